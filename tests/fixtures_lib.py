@@ -1,0 +1,52 @@
+"""Reading rule fixture folders: tests/fixtures/<CODE>/{bad_*,ok_*,exec_*}.py and expected/.
+
+- bad_*.py: positives; every line that must be reported ends with `# expect: <CODE>`.
+- ok_*.py: hard negatives; no finding of <CODE> at all.
+- expected/<case>.findings and expected/<case>.fixed: snapshots of the findings and of
+  `fix --unsafe-fixes` (rule selected alone). Regenerate with TFMIGRATE_UPDATE_SNAPSHOTS=1,
+  then read the diff before committing.
+- exec_*.py: programs run under TensorFlow 2.21 before and after the fix (see test_exec.py).
+"""
+import os
+import re
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures"
+UPDATE = os.environ.get("TFMIGRATE_UPDATE_SNAPSHOTS") == "1"
+EXPECT = re.compile(r"#\s*expect:\s*((?:TFM\d{3}[\s,]*)+)")
+
+
+def rule_dirs():
+    return sorted(p for p in FIXTURES.iterdir() if p.is_dir() and re.fullmatch(r"TFM\d{3}", p.name))
+
+
+def cases(prefix):
+    return [p for d in rule_dirs() for p in sorted(d.glob(f"{prefix}_*.py"))]
+
+
+def expected_lines(source: str, code: str):
+    lines = set()
+    for number, text in enumerate(source.splitlines(), 1):
+        match = EXPECT.search(text)
+        if match and code in match.group(1):
+            lines.add(number)
+    return lines
+
+
+def format_findings(findings) -> str:
+    out = []
+    for f in findings:
+        fix = "no fix" if f.fix is None else f.fix.applicability
+        out.append(f"{f.line}:{f.column}-{f.end_line}:{f.end_column} {f.rule} [{fix}] {f.message}")
+    return "\n".join(out) + "\n"
+
+
+def snapshot(path: Path, actual: str) -> str:
+    """The stored snapshot (written first when updating)."""
+    if UPDATE or not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if UPDATE:
+            path.write_text(actual, encoding="utf-8", newline="")
+        else:
+            raise AssertionError(f"missing snapshot {path}; run with TFMIGRATE_UPDATE_SNAPSHOTS=1")
+    return path.read_text(encoding="utf-8", newline="") if path.exists() else actual

@@ -1,0 +1,145 @@
+"""Apply a batch of fixes to one parsed module, leaving every byte outside their edits alone.
+
+Fixes whose edits overlap a fix already taken are left for the next pass: the engine re-parses
+and re-checks until nothing changes, as Ruff does.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from tfmigrate.findings import AddImport, Fix, Insert, Replace
+
+Span = Tuple[Tuple[int, int], Tuple[int, int]]
+
+
+def _span(rng: CodeRange) -> Span:
+    return ((rng.start.line, rng.start.column), (rng.end.line, rng.end.column))
+
+
+def _overlap(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+class _Plan:
+    """The non-conflicting subset of fixes, chosen greedily in order."""
+
+    def __init__(self, positions):
+        self.positions = positions
+        self.replace_spans: List[Span] = []
+        self.insert_spans: List[Tuple[Span, bool]] = []
+        self.replacements: Dict[int, cst.CSTNode] = {}
+        self.inserts: Dict[int, List[Insert]] = {}
+        self.imports: List[str] = []
+
+    def _fits(self, fix: Fix) -> bool:
+        replaces, inserts = [], []
+        for edit in fix.edits:
+            if isinstance(edit, Replace):
+                replaces.append(_span(self.positions[edit.node]))
+            elif isinstance(edit, Insert):
+                inserts.append((_span(self.positions[edit.owner]), edit.exclusive))
+        taken_inserts = self.insert_spans
+        for span in replaces:
+            if any(_overlap(span, s) for s in self.replace_spans):
+                return False
+            if any(_contains(span, s) for s, _ in taken_inserts):
+                return False
+        for span, exclusive in inserts:
+            if any(_contains(s, span) for s in self.replace_spans):
+                return False
+            if any(s == span and (exclusive or other) for s, other in taken_inserts):
+                return False
+        return True
+
+    def take(self, fix: Fix) -> bool:
+        if not self._fits(fix):
+            return False
+        for edit in fix.edits:
+            if isinstance(edit, Replace):
+                self.replace_spans.append(_span(self.positions[edit.node]))
+                self.replacements[id(edit.node)] = edit.new
+            elif isinstance(edit, Insert):
+                self.insert_spans.append((_span(self.positions[edit.owner]), edit.exclusive))
+                self.inserts.setdefault(id(edit.owner), []).append(edit)
+            elif isinstance(edit, AddImport) and edit.statement not in self.imports:
+                self.imports.append(edit.statement)
+        return True
+
+
+class _Applier(cst.CSTTransformer):
+    def __init__(self, plan: _Plan):
+        self.plan = plan
+
+    def on_leave(self, original, updated):
+        new = self.plan.replacements.get(id(original))
+        if new is not None:
+            return new
+        inserts = self.plan.inserts.get(id(original))
+        if inserts:
+            updated = _insert(updated, inserts)
+        if isinstance(original, cst.Module) and self.plan.imports:
+            updated = _add_imports(updated, self.plan.imports)
+        return updated
+
+
+def _insert(owner, inserts: Sequence[Insert]):
+    body = owner.body
+    if not isinstance(body, cst.IndentedBlock):  # `def f(): pass` on one line
+        body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(body.body))])
+    statements = list(body.body)
+    for edit in inserts:
+        if edit.where == "first_def":
+            index = next(
+                (i for i, s in enumerate(statements) if isinstance(s, cst.FunctionDef)),
+                len(statements),
+            )
+            statements[index:index] = list(edit.statements)
+        else:
+            statements.extend(edit.statements)
+    return owner.with_changes(body=body.with_changes(body=statements))
+
+
+def _is_docstring(stmt) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+    )
+
+
+def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
+    """Put new imports after the last top-level import (or the docstring), once each."""
+    body = list(module.body)
+    existing = {module.code_for_node(s).strip() for s in body if _is_import(s)}
+    new = [cst.parse_statement(s + "\n") for s in statements if s not in existing]
+    if not new:
+        return module
+    index = 0
+    for i, stmt in enumerate(body):
+        if _is_import(stmt) or (i == 0 and _is_docstring(stmt)):
+            index = i + 1
+    body[index:index] = new
+    return module.with_changes(body=body)
+
+
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix], positions) -> Tuple[cst.Module, int]:
+    """Apply every fix that does not overlap an earlier one; return the new module and count."""
+    plan = _Plan(positions)
+    taken = sum(1 for fix in fixes if plan.take(fix))
+    if not taken:
+        return module, 0
+    return module.visit(_Applier(plan)), taken

@@ -1,0 +1,70 @@
+"""rules.yaml, the one catalogue of rule metadata, and rule selection by code or prefix."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional
+
+_FIELDS = ("name", "severity", "summary", "rationale", "bad", "good", "fix")
+_SEVERITIES = ("error", "warning")
+_FIX = ("safe", "unsafe", "sometimes", "none")
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    rationale: str
+    bad: str
+    good: str
+    fix: str
+    default: bool = True
+
+
+def _catalogue_path() -> Path:
+    packaged = Path(__file__).with_name("rules.yaml")
+    return packaged if packaged.exists() else Path(__file__).resolve().parent.parent / "rules.yaml"
+
+
+@lru_cache(maxsize=None)
+def catalogue() -> Dict[str, RuleInfo]:
+    import yaml
+
+    raw = yaml.safe_load(_catalogue_path().read_text(encoding="utf-8"))
+    result: Dict[str, RuleInfo] = {}
+    for code, entry in raw.items():
+        missing = [f for f in _FIELDS if f not in entry]
+        if missing:
+            raise ValueError(f"rules.yaml: {code} lacks {', '.join(missing)}")
+        if entry["severity"] not in _SEVERITIES or entry["fix"] not in _FIX:
+            raise ValueError(f"rules.yaml: {code} has a bad severity or fix value")
+        result[code] = RuleInfo(code=code, default=entry.get("default", True), **{f: entry[f] for f in _FIELDS})
+    return result
+
+
+class SelectionError(ValueError):
+    pass
+
+
+def select(select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str]] = None) -> List[str]:
+    """Codes enabled by `--select` / `--ignore`, each taking codes or prefixes (TFM1, TFM104)."""
+    codes = list(catalogue())
+
+    def expand(patterns: Iterable[str]) -> List[str]:
+        out = []
+        for raw in patterns:
+            for pattern in filter(None, (p.strip().upper() for p in raw.split(","))):
+                matched = [c for c in codes if c.startswith(pattern)]
+                if pattern == "ALL":
+                    matched = codes
+                if not matched:
+                    raise SelectionError(f"unknown rule code or prefix: {pattern}")
+                out.extend(matched)
+        return out
+
+    chosen = expand(select) if select else [c for c in codes if catalogue()[c].default]
+    dropped = set(expand(ignore or ()))
+    return [c for c in codes if c in chosen and c not in dropped]

@@ -1,0 +1,32 @@
+"""What a rule may ask about the file it is looking at, computed once per file and shared."""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import List
+
+import libcst as cst
+
+from tfmigrate.names import ImportTable
+
+
+class FileContext:
+    def __init__(self, path: str, module: cst.Module, source: str):
+        self.path = path
+        self.module = module
+        self.source = source
+        self.names = ImportTable(module, source)
+        # Ancestors of the node being visited (outermost first), kept by the engine's walk.
+        self.stack: List[cst.CSTNode] = []
+
+    @cached_property
+    def datasets(self):
+        from tfmigrate.datasets import DatasetNames
+
+        return DatasetNames(self.module, self.names)
+
+    def enclosing(self, kind):
+        """Innermost ancestor of type `kind` in the current walk, or None."""
+        for node in reversed(self.stack):
+            if isinstance(node, kind):
+                return node
+        return None

@@ -1,0 +1,77 @@
+"""The data every part of tfmigrate speaks: findings, fixes and the edits a fix is made of.
+
+Edits point at libcst nodes of the tree they were found in, so that applying a fix rewrites
+exactly the matched nodes and every other byte of the file round-trips unchanged.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional, Tuple
+
+Applicability = Literal["safe", "unsafe"]
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Replace `node` (by identity) with `new`."""
+
+    node: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class Insert:
+    """Insert statements into the body of `owner` (a FunctionDef or ClassDef).
+
+    `where` is "end" (after the last statement) or "first_def" (before the first method).
+    Inserts into the same owner compose; `exclusive` ones (such as creating `__init__`) do not.
+    """
+
+    owner: Any
+    statements: Tuple[Any, ...]
+    where: Literal["end", "first_def"] = "end"
+    exclusive: bool = False
+
+
+@dataclass(frozen=True)
+class AddImport:
+    """A top-level import statement the fix needs, e.g. "import tensorflow as tf2"."""
+
+    statement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    description: str
+    edits: Tuple[Any, ...] = field(default=(), repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    name: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    severity: str
+    message: str
+    fix: Optional[Fix] = field(default=None, compare=False)
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "severity": self.severity,
+            "message": self.message,
+            "fix": None
+            if self.fix is None
+            else {"applicability": self.fix.applicability, "description": self.fix.description},
+        }

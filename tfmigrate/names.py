@@ -1,0 +1,190 @@
+"""Which local names mean TensorFlow: a light, per-module import table.
+
+libcst's QualifiedNameProvider costs 6-12x the parse (FACTS.md), so tfmigrate resolves names with
+its own table: every import anywhere in the module (statements only, no expression walk), keyed by
+the local name it binds. `api()` turns an expression into a path relative to TensorFlow with the
+`compat.v1` / `compat.v2` prefix removed, so rules match one spelling for all of them:
+
+    import tensorflow.compat.v1 as tf      tf.layers.dense        -> "layers.dense"
+    from tensorflow.keras import layers    layers.Dense           -> "keras.layers.Dense"
+    import keras                           keras.Variable         -> "keras.Variable"
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, Iterator, Optional, Set
+
+import libcst as cst
+
+_TF_ROOTS = ("tensorflow", "keras", "tf_keras")
+_COMPAT = ("tensorflow.compat.v1.", "tensorflow.compat.v2.")
+
+
+def dotted(node: cst.CSTNode) -> Optional[str]:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _module_name(node: cst.CSTNode) -> str:
+    return dotted(node) or ""
+
+
+def normalize(full: str) -> Optional[str]:
+    """Full dotted path -> TensorFlow API path without compat prefixes; None if not TF/Keras."""
+    for prefix in _COMPAT:
+        if full.startswith(prefix):
+            return full[len(prefix):]
+        if full == prefix[:-1]:
+            return ""
+    if full.startswith("tensorflow.python.keras."):
+        return "keras." + full[len("tensorflow.python.keras."):]
+    if full == "tensorflow":
+        return ""
+    if full.startswith("tensorflow."):
+        return full[len("tensorflow."):]
+    if full == "keras" or full.startswith("keras."):
+        return full
+    if full == "tf_keras" or full.startswith("tf_keras."):
+        return "keras" + full[len("tf_keras"):]
+    return None
+
+
+def _statements(body) -> Iterator[cst.CSTNode]:
+    """Every statement, recursing into compound statements but never into expressions."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        children = []
+        for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
+            child = getattr(stmt, attr, None)
+            if child is None:
+                continue
+            if isinstance(child, (list, tuple)):
+                children.extend(child)
+            else:
+                children.append(child)
+        for child in reversed(children):
+            if isinstance(child, (cst.IndentedBlock,)):
+                stack.extend(reversed(child.body))
+            elif isinstance(child, cst.SimpleStatementSuite):
+                stack.extend(reversed(child.body))
+            elif isinstance(child, cst.CSTNode):
+                stack.append(child)
+
+
+class ImportTable:
+    """Local name -> full dotted path, for names bound by imports of TensorFlow or Keras."""
+
+    def __init__(self, module: cst.Module, source: str = ""):
+        self.aliases: Dict[str, str] = {}
+        self.bound: Set[str] = set()
+        self._source = source
+        for stmt in _statements(module.body):
+            small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+            for s in small:
+                if isinstance(s, cst.Import):
+                    self._add_import(s)
+                elif isinstance(s, cst.ImportFrom):
+                    self._add_import_from(s)
+
+    def _bind(self, local: str, target: str) -> None:
+        self.bound.add(local)
+        if target.split(".")[0] in _TF_ROOTS:
+            self.aliases[local] = target
+        else:
+            self.aliases.pop(local, None)
+
+    def _add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None:
+                self._bind(alias.asname.name.value, full)
+            else:
+                head = full.split(".")[0]
+                self._bind(head, head)
+
+    def _add_import_from(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        base = _module_name(node.module)
+        for alias in node.names:
+            name = _module_name(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            self._bind(local, f"{base}.{name}")
+
+    @property
+    def has_tensorflow(self) -> bool:
+        return bool(self.aliases)
+
+    def full_name(self, node: cst.CSTNode) -> Optional[str]:
+        """The full dotted path an expression names, if its head is a TF/Keras import."""
+        name = dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        target = self.aliases.get(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def api(self, node: cst.CSTNode) -> Optional[str]:
+        """TensorFlow API path of an expression ("layers.dense"), or None if not TensorFlow."""
+        full = self.full_name(node)
+        return None if full is None else normalize(full)
+
+    def is_v1_alias(self, local: str) -> bool:
+        return self.aliases.get(local) == "tensorflow.compat.v1"
+
+    def reference(self, api: str) -> "Reference":
+        """How to spell a TF2 API path in this module, and the import that makes it valid.
+
+        Any alias of `tensorflow` or `tensorflow.compat.v1` works for the paths fixes emit
+        (`keras.*`, `shape`), measured under TF 2.21; `import keras` serves `keras.*` paths.
+        """
+        for local, target in sorted(self.aliases.items()):
+            if target == "tensorflow":
+                return Reference(f"{local}.{api}", None)
+        for local, target in sorted(self.aliases.items()):
+            if target == "tensorflow.compat.v1":
+                return Reference(f"{local}.{api}", None)
+        if api.startswith("keras."):
+            for local, target in sorted(self.aliases.items()):
+                if target in ("keras", "tensorflow.keras"):
+                    return Reference(f"{local}.{api[len('keras.'):]}", None)
+        local = self.free_name("tf")
+        stmt = "import tensorflow" if local == "tensorflow" else f"import tensorflow as {local}"
+        return Reference(f"{local}.{api}", stmt)
+
+    def free_name(self, preferred: str) -> str:
+        for candidate in (preferred, preferred + "2", "tensorflow"):
+            if candidate not in self.bound and not re.search(
+                rf"\b{re.escape(candidate)}\b", self._source
+            ):
+                return candidate
+        return "tensorflow"
+
+
+class Reference:
+    """A spelled API path plus the import statement it needs (None when already imported)."""
+
+    __slots__ = ("code", "import_statement")
+
+    def __init__(self, code: str, import_statement: Optional[str]):
+        self.code = code
+        self.import_statement = import_statement
+
+    def expression(self) -> cst.BaseExpression:
+        return cst.parse_expression(self.code)
+
+    def __repr__(self) -> str:
+        return f"Reference({self.code!r}, {self.import_statement!r})"

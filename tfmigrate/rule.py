@@ -1,0 +1,72 @@
+"""The Rule base class and automatic discovery of rule modules in `tfmigrate/rules/`.
+
+A rule is a small visitor: it defines `visit_<Node>` / `leave_<Node>` methods, which the engine
+runs for all rules in one walk of the tree, and calls `self.report(node, message, fix)` on the
+smallest node that is wrong. Metadata (name, severity, rationale, examples) lives in rules.yaml.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Type
+
+import libcst as cst
+
+from tfmigrate.findings import Fix
+
+if TYPE_CHECKING:
+    from tfmigrate.context import FileContext
+
+
+@dataclass
+class Report:
+    """A finding before positions are known: the node, the rule's words, the optional fix."""
+
+    code: str
+    node: cst.CSTNode
+    message: str
+    fix: Optional[Fix]
+
+
+class Rule:
+    code: ClassVar[str] = ""
+
+    def __init__(self, ctx: "FileContext"):
+        self.ctx = ctx
+        self.reports: List[Report] = []
+
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
+        self.reports.append(Report(self.code, node, message, fix))
+
+    @classmethod
+    def applies_to(cls, ctx: "FileContext") -> bool:
+        """Cheap per-file precondition; rules that cannot fire are not walked at all."""
+        return ctx.names.has_tensorflow
+
+
+_REGISTRY: Optional[Dict[str, Type[Rule]]] = None
+
+
+def all_rules() -> Dict[str, Type[Rule]]:
+    """Every Rule subclass defined in a module of `tfmigrate.rules`, keyed by code."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        import tfmigrate.rules as package
+
+        registry: Dict[str, Type[Rule]] = {}
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                if (
+                    isinstance(value, type)
+                    and issubclass(value, Rule)
+                    and value is not Rule
+                    and value.code
+                    and value.__module__ == module.__name__
+                ):
+                    if value.code in registry:
+                        raise RuntimeError(f"two rules claim {value.code}")
+                    registry[value.code] = value
+        _REGISTRY = dict(sorted(registry.items()))
+    return _REGISTRY

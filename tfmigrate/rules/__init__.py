@@ -1,0 +1,1 @@
+"""One module per rule; every Rule subclass here is found automatically (see tfmigrate.rule)."""
