@@ -45,8 +45,7 @@ def snapshot(path: Path, actual: str) -> str:
     """The stored snapshot (written first when updating)."""
     if UPDATE or not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        if UPDATE:
-            path.write_text(actual, encoding="utf-8", newline="")
-        else:
+        if not UPDATE:
             raise AssertionError(f"missing snapshot {path}; run with TFMIGRATE_UPDATE_SNAPSHOTS=1")
-    return path.read_text(encoding="utf-8", newline="") if path.exists() else actual
+        path.write_bytes(actual.encode("utf-8"))
+    return path.read_bytes().decode("utf-8")

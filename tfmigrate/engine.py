@@ -43,7 +43,7 @@ def might_use_tensorflow(data: bytes) -> bool:
     return b"tensorflow" in data or b"keras" in data
 
 
-def _finding(code: str, path: str, message: str, start, end, fix=None) -> Finding:
+def make_finding(code: str, path: str, message: str, start, end, fix=None) -> Finding:
     info = catalogue()[code]
     return Finding(
         rule=code,
@@ -85,7 +85,7 @@ def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
         f"Cannot parse this file: {text}{stop} Fix the syntax (Python 2 code must be ported "
         "to Python 3) to have it checked."
     )
-    return _finding(PARSE_ERROR, path, message, (line, col), (line, col))
+    return make_finding(PARSE_ERROR, path, message, (line, col), (line, col))
 
 
 class _Walk(cst.CSTVisitor):
@@ -160,10 +160,10 @@ def _lint(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     for rep in reports:
         rng = positions[rep.node]
         start, end = (rng.start.line, rng.start.column), (rng.end.line, rng.end.column)
-        findings.append(_finding(rep.code, path, rep.message, start, end, rep.fix))
+        findings.append(make_finding(rep.code, path, rep.message, start, end, rep.fix))
     for code, error in errors:
         findings.append(
-            _finding(
+            make_finding(
                 INTERNAL_ERROR,
                 path,
                 f"Internal error in rule {code}: {type(error).__name__}: {error}. "

@@ -1,0 +1,150 @@
+"""Renderers: each a function of findings (and the source text, to show the offending line).
+
+`rich` output is for people (grouped by file, the line with its span underlined, why, how, and
+the fix on offer, then a summary per rule); `json` is the machine contract of the core issue.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Dict, Iterable, List, Mapping, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from tfmigrate.catalogue import RuleInfo, catalogue
+from tfmigrate.findings import Finding
+
+STYLE = {"error": "bold red", "warning": "bold yellow"}
+
+
+def render_json(findings: Sequence[Finding]) -> str:
+    return json.dumps([f.to_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
+
+
+def _fix_label(finding: Finding) -> Text:
+    fix = finding.fix
+    if fix is None or not fix.edits:
+        return Text("no automatic fix", style="dim")
+    if fix.applicability == "safe":
+        return Text.assemble(("fix (safe): ", "green"), fix.description)
+    return Text.assemble(("fix (unsafe, with --unsafe-fixes): ", "yellow"), fix.description)
+
+
+def _snippet(lines: List[str], finding: Finding) -> Text:
+    """The reported line, with its span underlined (tabs expanded alike on both lines)."""
+    if not 1 <= finding.line <= len(lines):
+        return Text()
+    raw = lines[finding.line - 1].rstrip("\r\n")
+    start = finding.column - 1
+    end = finding.end_column - 1 if finding.end_line == finding.line else len(raw)
+    end = max(end, start + 1)
+    prefix = raw[:start].expandtabs(4)
+    marked = raw[start:end].expandtabs(4)
+    number = str(finding.line)
+    gutter = " " * len(number)
+    text = Text()
+    text.append(f" {number} │ ", style="blue")
+    text.append(raw.expandtabs(4))
+    text.append(f"\n {gutter} │ ", style="blue")
+    text.append(" " * len(prefix) + "^" * max(len(marked), 1), style=STYLE.get(finding.severity, "bold"))
+    return text
+
+
+def render_rich(
+    findings: Sequence[Finding],
+    sources: Mapping[str, str],
+    console: Console,
+    files_checked: int,
+    fixed: int = 0,
+    fixed_files: int = 0,
+) -> None:
+    by_file: Dict[str, List[Finding]] = defaultdict(list)
+    for f in findings:
+        by_file[f.path].append(f)
+    for path, items in by_file.items():
+        console.print(Text(path, style="bold underline"), soft_wrap=True)
+        lines = sources.get(path, "").splitlines()
+        for f in items:
+            head = Text.assemble(
+                (f"{path}:{f.line}:{f.column}: ", "bold"),
+                (f.rule, STYLE.get(f.severity, "bold")),
+                " ",
+                (f.name, "cyan"),
+            )
+            console.print(head, soft_wrap=True)
+            snippet = _snippet(lines, f)
+            if snippet:
+                console.print(snippet, soft_wrap=True)
+            console.print(Text("   = ", style="blue") + Text(f.message), soft_wrap=True)
+            console.print(Text("   = ", style="blue") + _fix_label(f), soft_wrap=True)
+            console.print()
+    if findings:
+        console.print(summary_table(findings))
+    console.print(_closing_line(findings, files_checked, fixed, fixed_files), soft_wrap=True)
+
+
+def summary_table(findings: Iterable[Finding]) -> Table:
+    rows: Dict[str, dict] = {}
+    for f in findings:
+        row = rows.setdefault(f.rule, {"name": f.name, "n": 0, "safe": 0, "unsafe": 0, "files": set()})
+        row["n"] += 1
+        row["files"].add(f.path)
+        if f.fix is not None and f.fix.edits:
+            row[f.fix.applicability] += 1
+    table = Table(title="Findings by rule", title_justify="left")
+    for column in ("Rule", "Name", "Findings", "Safe fixes", "Unsafe fixes", "Files"):
+        table.add_column(column, justify="left" if column in ("Rule", "Name") else "right")
+    for code in sorted(rows):
+        row = rows[code]
+        table.add_row(code, row["name"], str(row["n"]), str(row["safe"]), str(row["unsafe"]), str(len(row["files"])))
+    return table
+
+
+def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, fixed_files: int) -> Text:
+    files = len({f.path for f in findings})
+    parts = []
+    if fixed:
+        parts.append(f"Fixed {fixed} finding{'s' * (fixed != 1)} in {fixed_files} file{'s' * (fixed_files != 1)}. ")
+    if not findings:
+        parts.append(f"No findings in {files_checked} file{'s' * (files_checked != 1)} checked.")
+        return Text("".join(parts), style="green")
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.edits and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.edits and f.fix.applicability == "unsafe")
+    parts.append(
+        f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} of "
+        f"{files_checked} file{'s' * (files_checked != 1)} checked."
+    )
+    if safe:
+        parts.append(f" {safe} fixable with `tfmigrate fix`.")
+    if unsafe:
+        parts.append(f" {unsafe} more with `tfmigrate fix --unsafe-fixes`.")
+    return Text("".join(parts), style="bold")
+
+
+def render_rules(console: Console, enabled: Iterable[str]) -> None:
+    enabled = set(enabled)
+    table = Table(title="tfmigrate rules")
+    for column in ("Code", "Name", "Severity", "Fix", "Default", "Summary"):
+        table.add_column(column)
+    for info in catalogue().values():
+        table.add_row(info.code, info.name, info.severity, info.fix, "on" if info.code in enabled else "off", escape(info.summary))
+    console.print(table)
+
+
+def render_explain(console: Console, info: RuleInfo) -> None:
+    console.print(Text(f"{info.code} {info.name} ({info.severity}, fix: {info.fix})", style="bold"))
+    console.print()
+    console.print(Text(info.summary))
+    console.print()
+    console.print(Text("Why", style="bold"))
+    console.print(Text(info.rationale))
+    if info.bad.strip():
+        console.print()
+        console.print(Text("Before", style="bold red"))
+        console.print(Text(info.bad.rstrip()), soft_wrap=True)
+        console.print()
+        console.print(Text("After", style="bold green"))
+        console.print(Text(info.good.rstrip()), soft_wrap=True)
