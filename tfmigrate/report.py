@@ -134,6 +134,15 @@ def render_rules(console: Console, enabled: Iterable[str]) -> None:
     console.print(table)
 
 
+def rules_markdown() -> str:
+    """The README's rule table."""
+    lines = ["| Code | Name | Fix | What it finds |", "|---|---|---|---|"]
+    for info in catalogue().values():
+        summary = info.summary.replace("|", "\\|")
+        lines.append(f"| {info.code} | {info.name} | {info.fix} | {summary} |")
+    return "\n".join(lines) + "\n"
+
+
 def render_explain(console: Console, info: RuleInfo) -> None:
     console.print(Text(f"{info.code} {info.name} ({info.severity}, fix: {info.fix})", style="bold"))
     console.print()

@@ -1,0 +1,142 @@
+"""The command line as a user meets it: exit codes, formats, selection, fix, diff, bad input."""
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from tfmigrate.cli import app
+
+runner = CliRunner()
+
+TF1 = b"""import tensorflow as tf
+
+ds = tf.data.Dataset.range(3)
+once = (ds.shuffle(3)
+        .repeat(False))  # keep me
+forever = ds.repeat(True)
+"""
+
+
+def run(*args, cwd=None):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "train.py").write_bytes(TF1)
+    (tmp_path / "pkg" / "clean.py").write_bytes(b"import tensorflow as tf\nx = tf.constant(1)\n")
+    return tmp_path
+
+
+def test_check_exit_codes(project):
+    assert run("check", "pkg/clean.py").exit_code == 0
+    assert run("check").exit_code == 1
+    assert run("check", "--exit-zero").exit_code == 0
+    assert run("check", "--select", "TFM9").exit_code == 2
+    assert run("check", "does/not/exist.py").exit_code == 2
+    assert run("check", "--format", "yaml").exit_code == 2
+
+
+def test_json_contract(project):
+    result = run("check", "--format", "json")
+    data = json.loads(result.stdout)
+    assert [(d["rule"], d["line"], d["column"]) for d in data] == [("TFM105", 5, 10), ("TFM105", 6, 14)]
+    first = data[0]
+    assert set(first) == {"rule", "name", "path", "line", "column", "end_line", "end_column", "severity", "message", "fix"}
+    assert first["path"] == os.path.join("pkg", "train.py")
+    assert (first["end_line"], first["end_column"]) == (5, 16)
+    assert first["fix"] == {"applicability": "safe", "description": "Remove `.repeat(False)`"}
+    assert data[1]["fix"]["applicability"] == "unsafe"
+
+
+def test_select_and_ignore_take_prefixes(project):
+    assert json.loads(run("check", "--format", "json", "--select", "TFM1").stdout)
+    assert json.loads(run("check", "--format", "json", "--ignore", "TFM10").stdout) == []
+    assert json.loads(run("check", "--format", "json", "--select", "TFM104,TFM001").stdout) == []
+
+
+def test_parse_error_is_reported_and_the_run_goes_on(project):
+    (project / "pkg" / "old.py").write_bytes(b"import tensorflow as tf\nprint 'hello'\n")
+    (project / "pkg" / "junk.py").write_bytes(b"\x00\x01tensorflow\xff\xfe")
+    data = json.loads(run("check", "--format", "json").stdout)
+    rules = {(d["path"], d["rule"]) for d in data}
+    assert (os.path.join("pkg", "old.py"), "TFM001") in rules
+    assert (os.path.join("pkg", "junk.py"), "TFM001") in rules
+    assert (os.path.join("pkg", "train.py"), "TFM105") in rules
+    old = next(d for d in data if d["path"].endswith("old.py"))
+    assert old["line"] == 2 and "print" in old["message"]
+
+
+def test_skips_virtualenvs_build_and_caches(project):
+    for folder in (".venv/lib", "build", "__pycache__", ".git", "env_custom"):
+        (project / folder).mkdir(parents=True)
+        (project / folder / "x.py").write_bytes(TF1)
+    (project / "env_custom" / "pyvenv.cfg").write_text("home = /usr\n")
+    data = json.loads(run("check", "--format", "json").stdout)
+    assert {d["path"] for d in data} == {os.path.join("pkg", "train.py")}
+
+
+def test_rich_report_is_plain_when_piped(project):
+    out = run("check").stdout
+    assert "\x1b[" not in out
+    assert "pkg/train.py:5:10: TFM105 repeat-bool" in out.replace(os.sep, "/")
+    assert "^^^^^^" in out
+    assert "fix (safe): Remove `.repeat(False)`" in out
+    assert "Findings by rule" in out
+    assert "1 fixable with `tfmigrate fix`. 1 more with `tfmigrate fix --unsafe-fixes`." in out
+
+
+def test_fix_applies_safe_fixes_only_and_keeps_other_bytes(project):
+    path = project / "pkg" / "train.py"
+    os.chmod(path, 0o755)
+    result = run("fix")
+    assert result.exit_code == 1  # the unsafe finding remains
+    assert path.read_bytes() == TF1.replace(b"\n        .repeat(False))", b")")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o755
+    assert "Fixed 1 finding in 1 file" in result.stdout
+    assert run("fix").exit_code == 1 and path.read_bytes() == TF1.replace(b"\n        .repeat(False))", b")")
+    assert run("fix", "--unsafe-fixes").exit_code == 0
+    assert b"ds.repeat()" in path.read_bytes()
+    assert not [p for p in os.listdir(path.parent) if p.endswith(".tfmigrate")]
+
+
+def test_fix_diff_writes_nothing(project):
+    result = run("fix", "--diff", "--unsafe-fixes")
+    assert result.exit_code == 1
+    assert "-forever = ds.repeat(True)" in result.stdout and "+forever = ds.repeat()" in result.stdout
+    assert (project / "pkg" / "train.py").read_bytes() == TF1
+    assert run("fix", "--diff", "pkg/clean.py").exit_code == 0
+
+
+def test_fix_preserves_crlf_bom_and_latin1(project):
+    crlf = b"\xef\xbb\xbfimport tensorflow as tf\r\n\r\nds = tf.data.Dataset.range(3)  # \xc3\xa9\r\nds = ds.repeat(False)\r\n"
+    latin = b"# -*- coding: latin-1 -*-\nimport tensorflow as tf\n# caf\xe9\nds = tf.data.Dataset.range(3).repeat(False)\n"
+    (project / "crlf.py").write_bytes(crlf)
+    (project / "latin.py").write_bytes(latin)
+    run("fix", "crlf.py", "latin.py")
+    assert (project / "crlf.py").read_bytes() == crlf.replace(b"ds.repeat(False)", b"ds")
+    assert (project / "latin.py").read_bytes() == latin.replace(b".repeat(False)", b"")
+
+
+def test_rules_and_explain(project):
+    out = run("rules").stdout
+    for code in ("TFM001", "TFM101", "TFM102", "TFM103", "TFM104", "TFM105"):
+        assert code in out
+    explained = run("explain", "tfm104")
+    assert explained.exit_code == 0
+    assert "Before" in explained.stdout and "tf.shape(img)[-1]" in explained.stdout
+    assert run("explain", "TFM999").exit_code == 2
+
+
+def test_module_entry_point_and_version(project):
+    result = subprocess.run([sys.executable, "-m", "tfmigrate", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("tfmigrate ")
+    result = subprocess.run([sys.executable, "-m", "tfmigrate", "check", "pkg"], capture_output=True, text=True,
+                            env=dict(os.environ, NO_COLOR="1"))
+    assert result.returncode == 1 and "TFM105" in result.stdout and "\x1b[" not in result.stdout
