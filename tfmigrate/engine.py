@@ -4,10 +4,11 @@ re-check until nothing changes (bounded), refusing any result that does not pars
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -88,8 +89,36 @@ def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
     return make_finding(PARSE_ERROR, path, message, (line, col), (line, col))
 
 
-class _Walk(cst.CSTVisitor):
-    """One walk of the tree that dispatches each node to every rule's visit_/leave_ method."""
+# Fields that hold only formatting (whitespace, parentheses, commas): no rule looks at them.
+_FORMATTING = frozenset(
+    """lpar rpar comma dot semicolon equal colon leading_lines lines_after_decorators header
+    footer newline trailing_whitespace indent""".split()
+)
+# Fields in source order where the dataclass order differs.
+_ORDER = {
+    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+}
+_FIELDS: Dict[type, tuple] = {}
+
+
+def _child_fields(kind: type) -> tuple:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _ORDER.get(kind) or tuple(
+            f.name
+            for f in dataclasses.fields(kind)
+            if f.name not in _FORMATTING and not f.name.startswith("whitespace")
+        )
+        _FIELDS[kind] = names
+    return names
+
+
+class _Walk:
+    """One pre/post-order walk of the tree that dispatches each node to every rule's visit_ and
+    leave_ methods. It reads dataclass fields directly: libcst's own visitor rebuilds every node
+    and costs as much as the parse."""
 
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]):
         self.ctx = ctx
@@ -99,9 +128,9 @@ class _Walk(cst.CSTVisitor):
         for rule in rules:
             for attr in dir(type(rule)):
                 if attr.startswith("visit_"):
-                    self.visits[attr[6:]].append((rule, getattr(rule, attr)))
+                    self.visits[getattr(cst, attr[6:])].append((rule, getattr(rule, attr)))
                 elif attr.startswith("leave_"):
-                    self.leaves[attr[6:]].append((rule, getattr(rule, attr)))
+                    self.leaves[getattr(cst, attr[6:])].append((rule, getattr(rule, attr)))
 
     def _run(self, handlers, node) -> None:
         for rule, method in handlers:
@@ -112,18 +141,30 @@ class _Walk(cst.CSTVisitor):
             except Exception as error:  # one broken rule must not stop the others
                 self.failed[rule] = error
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        handlers = self.visits.get(type(node).__name__)
-        if handlers:
-            self._run(handlers, node)
-        self.ctx.stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.ctx.stack.pop()
-        handlers = self.leaves.get(type(original_node).__name__)
-        if handlers:
-            self._run(handlers, original_node)
+    def walk(self, root: cst.CSTNode) -> None:
+        visits, leaves, ancestors = self.visits, self.leaves, self.ctx.stack
+        node_type = cst.CSTNode
+        todo = [(root, False)]
+        while todo:
+            node, leaving = todo.pop()
+            kind = type(node)
+            if leaving:
+                ancestors.pop()
+                if kind in leaves:
+                    self._run(leaves[kind], node)
+                continue
+            if kind in visits:
+                self._run(visits[kind], node)
+            ancestors.append(node)
+            todo.append((node, True))
+            children = []
+            for name in _child_fields(kind):
+                value = getattr(node, name)
+                if isinstance(value, node_type):
+                    children.append(value)
+                elif type(value) in (list, tuple):
+                    children.extend(v for v in value if isinstance(v, node_type))
+            todo.extend((child, False) for child in reversed(children))
 
 
 @dataclass
@@ -133,12 +174,33 @@ class _Pass:
     positions: object = None
 
 
+def _internal_error(path: str, what: str, error: BaseException) -> Finding:
+    return make_finding(
+        INTERNAL_ERROR,
+        path,
+        f"Internal error {what}: {type(error).__name__}: {error}. "
+        "The rest of the run went on; please report this with the file.",
+        (1, 0),
+        (1, 0),
+    )
+
+
 def _lint(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
+    """Lint one file; no exception escapes (it becomes a TFM000 finding)."""
+    try:
+        return _lint_unguarded(data, path, codes)
+    except RecursionError as error:  # pathologically nested code, in libcst's recursive passes
+        return _Pass(None, [_internal_error(path, "while checking this file (nesting too deep)", error)])
+    except Exception as error:
+        return _Pass(None, [_internal_error(path, "while checking this file", error)])
+
+
+def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     if not might_use_tensorflow(data):
         return _Pass(None, [])
     try:
         module = cst.parse_module(data)
-        source = module.code
+        source = data.decode(module.encoding, errors="replace")  # cheaper than module.code
     except Exception as error:  # libcst raises several types for bad input
         if PARSE_ERROR in codes:
             return _Pass(None, [_parse_error(path, error, data)])
@@ -150,7 +212,7 @@ def _lint(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     if not rules:
         return _Pass(module, [])
     walk = _Walk(ctx, rules)
-    module.visit(walk)
+    walk.walk(module)
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]
     errors = [(rule.code, error) for rule, error in walk.failed.items()]
     if not reports and not errors:
@@ -162,16 +224,7 @@ def _lint(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
         start, end = (rng.start.line, rng.start.column), (rng.end.line, rng.end.column)
         findings.append(make_finding(rep.code, path, rep.message, start, end, rep.fix))
     for code, error in errors:
-        findings.append(
-            make_finding(
-                INTERNAL_ERROR,
-                path,
-                f"Internal error in rule {code}: {type(error).__name__}: {error}. "
-                "The other rules still ran; please report this with the file.",
-                (1, 0),
-                (1, 0),
-            )
-        )
+        findings.append(_internal_error(path, f"in rule {code}", error))
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return _Pass(module, findings, positions)
 
@@ -180,34 +233,82 @@ def check_source(data: bytes, path: str, codes: Sequence[str]) -> List[Finding]:
     return _lint(data, path, codes).findings
 
 
+def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List[Finding]:
+    return [
+        f
+        for f in findings
+        if f.fix is not None
+        and f.fix.edits
+        and (unsafe or f.fix.applicability == "safe")
+        and (f.rule, f.line, f.column) not in refused
+    ]
+
+
+def _apply(module: cst.Module, fixable: Sequence[Finding], positions) -> Tuple[Optional[bytes], int, List[Finding]]:
+    """Apply the fixes together; if that fails or breaks the syntax, find the culprits one by
+    one, refuse them, and apply the rest. Returns (new bytes or None, fixes applied, refused)."""
+
+    def attempt(batch):
+        new_module, taken = apply_fixes(module, [f.fix for f in batch], positions)
+        new = new_module.bytes
+        cst.parse_module(new)
+        return new, taken
+
+    try:
+        return (*attempt(fixable), [])
+    except Exception:
+        pass
+    good, refused = [], []
+    for finding in fixable:
+        try:
+            attempt([finding])
+            good.append(finding)
+        except Exception:
+            refused.append(finding)
+    if good:
+        try:
+            return (*attempt(good), refused)
+        except Exception:
+            refused.extend(good)
+    return None, 0, refused
+
+
 def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False) -> FileResult:
-    """Fix to a fixed point. The result's `fixed` is None when nothing changed."""
+    """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
+    result would not parse is refused (reported as TFM000) and the others still apply."""
     result = FileResult(path, data)
     current = data
+    refused: set = set()
+    failures: List[Finding] = []
+    lint = None
     for _ in range(MAX_FIX_PASSES):
         lint = _lint(current, path, codes)
-        fixes = [
-            f.fix
-            for f in lint.findings
-            if f.fix is not None and f.fix.edits and (unsafe or f.fix.applicability == "safe")
-        ]
-        if lint.module is None or not fixes:
-            result.findings = lint.findings
+        fixable = _applicable(lint.findings, unsafe, refused)
+        if lint.module is None or not fixable:
             break
-        new_module, taken = apply_fixes(lint.module, fixes, lint.positions)
-        new = new_module.bytes
-        try:
-            cst.parse_module(new)
-        except Exception:  # a fix that breaks the syntax is refused, the file kept as it was
-            result.findings = lint.findings
-            break
-        if new == current:
-            result.findings = lint.findings
-            break
+        new, taken, bad = _apply(lint.module, fixable, lint.positions)
+        for finding in bad:
+            refused.add((finding.rule, finding.line, finding.column))
+            failures.append(
+                make_finding(
+                    INTERNAL_ERROR,
+                    path,
+                    f"The {finding.rule} fix at line {finding.line} would have produced invalid code and "
+                    "was not applied; the finding stays. Please report this with the file.",
+                    (finding.line, finding.column - 1),
+                    (finding.line, finding.column - 1),
+                )
+            )
+        if new is None or new == current:
+            if not bad:
+                break
+            continue
         current = new
         result.applied += taken
-    else:
-        result.findings = _lint(current, path, codes).findings
+        lint = None
+    if lint is None:
+        lint = _lint(current, path, codes)
+    result.findings = sorted(lint.findings + failures, key=lambda f: (f.line, f.column, f.rule))
     if current != data:
         result.fixed = current
     return result

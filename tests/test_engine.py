@@ -1,0 +1,67 @@
+"""Engine guarantees: a failing rule or a bad fix never stops the run or corrupts a file."""
+import libcst as cst
+import pytest
+
+from tfmigrate import rule as rule_module
+from tfmigrate.engine import check_source, fix_source
+from tfmigrate.findings import Fix, Replace
+from tfmigrate.rule import Rule, all_rules
+
+SOURCE = b"import tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)\n"
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    rules = dict(all_rules())
+    monkeypatch.setattr(rule_module, "_REGISTRY", rules)
+    return rules
+
+
+def test_a_crashing_rule_is_reported_and_the_others_still_run(registry):
+    class Crashes(Rule):
+        code = "TFM104"
+
+        def visit_Call(self, node):
+            raise ZeroDivisionError("boom")
+
+    registry["TFM104"] = Crashes
+    findings = check_source(SOURCE, "x.py", ["TFM104", "TFM105"])
+    assert [f.rule for f in findings] == ["TFM000", "TFM105"]
+    assert "in rule TFM104" in findings[0].message and "ZeroDivisionError" in findings[0].message
+
+
+def test_a_fix_that_breaks_the_syntax_is_refused_and_the_others_apply(registry):
+    class BadFix(Rule):
+        code = "TFM104"
+
+        def visit_Assign(self, node):
+            broken = cst.Name("if")  # valid node, invalid code: `if = ...`
+            self.report(node.targets[0].target, "bad", Fix("safe", "breaks", (Replace(node.targets[0].target, broken),)))
+
+    registry["TFM104"] = BadFix
+    result = fix_source(SOURCE, "x.py", ["TFM104", "TFM105"])
+    assert result.fixed == b"import tensorflow as tf\nds = tf.data.Dataset.range(3)\n"
+    assert [f.rule for f in result.findings] == ["TFM000", "TFM104"]
+    assert "was not applied" in result.findings[0].message
+
+
+def test_files_without_tensorflow_are_not_parsed(registry):
+    assert check_source(b"print 'python 2, but no TF here'\n", "x.py", ["TFM001", "TFM105"]) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"import tensorflow as tf\nif (n := 3) > 2:\n    pass\n",
+        b"import tensorflow as tf\nmatch tf:\n    case {'a': 1}:\n        pass\n    case _:\n        pass\n",
+        b"import tensorflow as tf\ntry:\n    pass\nexcept* ValueError:\n    pass\n",
+        b"import tensorflow as tf\nx = 1\nprint(f'{x=}')\n",
+        b"import tensorflow as tf\ndef first[T](xs: list[T]) -> T:\n    return xs[0]\ntype Alias = list[int]\n",
+        b"import tensorflow as tf\nasync def f(xs):\n    return [x async for x in xs]\n",
+    ],
+    ids=["walrus", "match", "except-star", "fstring-equals", "pep695", "async-comprehension"],
+)
+def test_modern_syntax_is_checked_like_any_code(source, registry):
+    source += b"ds = tf.data.Dataset.range(3).repeat(False)\n"
+    findings = check_source(source, "x.py", ["TFM001", "TFM000", "TFM105"])
+    assert [f.rule for f in findings] == ["TFM105"]
