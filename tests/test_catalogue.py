@@ -26,7 +26,7 @@ def test_every_rule_has_a_fixture_folder_with_positives_and_negatives():
 
 def test_rules_that_fix_have_an_executable_test():
     for code, info in catalogue().items():
-        if info.fix != "none":
+        if info.fix != "none" and not code.startswith("TFM0"):  # TFM0xx fixes edit comments only
             assert list((FIXTURES / code).glob("exec_*.py")), f"{code} fixes but has no exec_*.py"
 
 

@@ -22,6 +22,7 @@ class RuleInfo:
     good: str
     fix: str
     default: bool = True
+    min_tf: str = "2.0"  # the first TensorFlow version where the rule's fact holds
 
 
 def _catalogue_path() -> Path:
@@ -41,7 +42,12 @@ def catalogue() -> Dict[str, RuleInfo]:
             raise ValueError(f"rules.yaml: {code} lacks {', '.join(missing)}")
         if entry["severity"] not in _SEVERITIES or entry["fix"] not in _FIX:
             raise ValueError(f"rules.yaml: {code} has a bad severity or fix value")
-        result[code] = RuleInfo(code=code, default=entry.get("default", True), **{f: entry[f] for f in _FIELDS})
+        result[code] = RuleInfo(
+            code=code,
+            default=entry.get("default", True),
+            min_tf=str(entry.get("min-tf", "2.0")),
+            **{f: entry[f] for f in _FIELDS},
+        )
     return result
 
 

@@ -1,22 +1,18 @@
-"""The `tfmigrate` command: check | fix | rules | explain. Thin: parse flags, call the engine,
-render. Exit codes as Ruff: 0 clean, 1 findings (or, with --diff, changes), 2 usage or internal error.
+"""The `tfmigrate` command: check | fix | rules | explain | clean. Thin: parse flags, resolve
+settings, hand files to the runner, render. Exit codes as Ruff: 0 clean, 1 findings (with
+`fix --diff`: changes), 2 usage, configuration or internal error.
 """
 from __future__ import annotations
 
-import difflib
 import os
+import signal
 import sys
-import tokenize
 from enum import Enum
-from io import BytesIO
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional
 
 import typer
-from rich.console import Console
 
 from tfmigrate import __version__
-from tfmigrate.catalogue import SelectionError, catalogue, select as select_codes
-from tfmigrate.findings import Finding
 
 app = typer.Typer(
     add_completion=False,
@@ -28,13 +24,26 @@ app = typer.Typer(
 
 class Format(str, Enum):
     rich = "rich"
+    concise = "concise"
     json = "json"
+    json_lines = "json-lines"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
 
 
-PATHS = typer.Argument(None, help="Files or directories to check (default: the current directory).")
-SELECT = typer.Option(None, "--select", help="Rule codes or prefixes to enable (TFM1, TFM104); comma-separated or repeated.")
+PATHS = typer.Argument(None, help="Files or directories (default: .); '-' reads standard input.")
+CONFIG = typer.Option(None, "--config", help="A tfmigrate.toml or pyproject.toml to use instead of the nearest one.")
+SELECT = typer.Option(None, "--select", help="Rule codes or prefixes to enable instead of the defaults (TFM1, TFM104).")
+EXTEND_SELECT = typer.Option(None, "--extend-select", help="Rule codes or prefixes to enable in addition.")
 IGNORE = typer.Option(None, "--ignore", help="Rule codes or prefixes to disable.")
+TARGET = typer.Option(None, "--target-version", help="TensorFlow version to migrate to (default 2.21).")
 FORMAT = typer.Option(Format.rich, "--format", help="Output format.")
+OUTPUT = typer.Option(None, "--output-file", "-o", help="Write the report to this file instead of standard output.")
+JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes (default: the number of cores).")
+NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write .tfmigrate_cache/.")
+STDIN_NAME = typer.Option(None, "--stdin-filename", help="The path to report (and match config against) for '-'.")
+STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings.")
 
 
 def _version(value: bool) -> None:
@@ -50,176 +59,222 @@ def _root(
     """tfmigrate: a TF1-to-TF2 migration linter."""
 
 
+def _stderr():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
 def _fail(message: str) -> None:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    _stderr().print(f"[bold red]error:[/] {message}", soft_wrap=True, markup=True)
     raise typer.Exit(2)
 
 
-def _codes(select: Optional[List[str]], ignore: Optional[List[str]]) -> List[str]:
+def _settings(paths, config, select, extend_select, ignore, target, unsafe=None):
+    from tfmigrate.config import ConfigError, resolve
+
     try:
-        return select_codes(select, ignore)
-    except SelectionError as error:
+        settings = resolve(paths, config, select, extend_select, ignore, unsafe, target)
+        settings.codes()
+        return settings
+    except ConfigError as error:
         _fail(str(error))
-        raise  # unreachable
 
 
-def _files(paths: Optional[List[str]]) -> List[str]:
-    from tfmigrate.files import discover
+def _tasks(paths: List[str], settings, mode: str, unsafe=False, diff=False, no_cache=False, stdin_name=None):
+    from tfmigrate import runner
 
-    paths = paths or ["."]
+    if paths == ["-"]:
+        shown = stdin_name or "-"
+        codes = settings.codes_for(shown, settings.codes()) if stdin_name else settings.codes()
+        return [runner.Task(shown, shown, codes, mode, unsafe, diff, data=sys.stdin.buffer.read())]
+    if "-" in paths:
+        _fail("'-' (standard input) cannot be mixed with other paths")
     missing = [p for p in paths if not os.path.lexists(p)]
     if missing:
         _fail(f"no such file or directory: {', '.join(missing)}")
-    return discover(paths)
+    files = runner.collect(paths, settings)
+    return runner.tasks_for(files, settings, mode, unsafe, diff, use_cache=not no_cache)
 
 
-def _read(path: str) -> Tuple[Optional[bytes], Optional[Finding]]:
-    """The file's bytes, or a TFM001 finding saying why it cannot be read."""
-    from tfmigrate.engine import PARSE_ERROR, make_finding
+def _execute(tasks, jobs: int, show_progress: bool):
+    from tfmigrate import runner
 
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(), None
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        message = f"Cannot read this file: {reason}. It was skipped; the other files are still checked."
-        return None, make_finding(PARSE_ERROR, path, message, (1, 0), (1, 0))
+    jobs = jobs or os.cpu_count() or 1
+    if not (show_progress and len(tasks) > 8 and sys.stderr.isatty()):
+        return runner.run(tasks, jobs)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-
-def _text(data: bytes) -> str:
-    try:
-        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-        return data.decode(encoding, errors="replace")
-    except (SyntaxError, LookupError):
-        return data.decode("utf-8", errors="replace")
+    with Progress(
+        TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_stderr(), transient=True,
+    ) as progress:
+        bar = progress.add_task("files", total=len(tasks))
+        return runner.run(tasks, jobs, on_result=lambda _: progress.advance(bar))
 
 
-def _console() -> Console:
-    return Console(highlight=False)
-
-
-def _emit(fmt: Format, findings: List[Finding], sources: Dict[str, str], files: int, fixed=0, fixed_files=0):
+def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fixed=0, fixed_files=0, extra=""):
     from tfmigrate import report
 
-    if fmt is Format.json:
-        sys.stdout.write(report.render_json(findings))
-    else:
-        report.render_rich(findings, sources, _console(), files, fixed, fixed_files)
+    findings = [f for o in outcomes for f in o.findings]
+    sources = {o.shown: o.text for o in outcomes if o.text is not None}
+    handle = open(output_file, "w", encoding="utf-8", newline="") if output_file else None
+    try:
+        if statistics:
+            text = report.render_statistics(findings)
+            (handle or sys.stdout).write(text)
+        elif fmt is Format.rich:
+            from rich.console import Console
+
+            console = Console(file=handle, highlight=False) if handle else Console(highlight=False)
+            report.render_rich(findings, sources, console, files, fixed, fixed_files, extra)
+        else:
+            (handle or sys.stdout).write(report.RENDERERS[fmt.value](findings))
+    finally:
+        if handle:
+            handle.close()
+    return findings
 
 
 @app.command()
 def check(
     paths: Optional[List[str]] = PATHS,
+    config: Optional[str] = CONFIG,
     select: Optional[List[str]] = SELECT,
+    extend_select: Optional[List[str]] = EXTEND_SELECT,
     ignore: Optional[List[str]] = IGNORE,
+    target_version: Optional[str] = TARGET,
     fmt: Format = FORMAT,
+    output_file: Optional[str] = OUTPUT,
+    statistics: bool = STATISTICS,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Record findings here the first time; then report only new ones."),
+    jobs: int = JOBS,
+    no_cache: bool = NO_CACHE,
+    stdin_filename: Optional[str] = STDIN_NAME,
 ) -> None:
     """Report TF1 code and TF2 pitfalls."""
-    from tfmigrate.engine import check_source
-    from tfmigrate.files import display_path
+    paths = paths or ["."]
+    settings = _settings(paths, config, select, extend_select, ignore, target_version)
+    tasks = _tasks(paths, settings, "check", no_cache=no_cache, stdin_name=stdin_filename)
+    outcomes = _execute(tasks, jobs, fmt is Format.rich)
+    extra = ""
+    if baseline:
+        from tfmigrate import baseline as baselines
 
-    codes = _codes(select, ignore)
-    files = _files(paths)
-    findings: List[Finding] = []
-    sources: Dict[str, str] = {}
-    for path in files:
-        shown = display_path(path)
-        data, unreadable = _read(path)
-        found = [unreadable] if unreadable else check_source(data, shown, codes)
-        if found and data is not None:
-            sources[shown] = _text(data)
-        findings.extend(found)
-    _emit(fmt, findings, sources, len(files))
+        try:
+            outcomes, extra = baselines.apply(baseline, outcomes)
+        except ValueError as error:
+            _fail(str(error))
+    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra)
     raise typer.Exit(1 if findings and not exit_zero else 0)
 
 
 @app.command()
 def fix(
     paths: Optional[List[str]] = PATHS,
-    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that may change behaviour beyond the finding."),
+    unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that may change behaviour beyond the finding."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes and write nothing."),
+    config: Optional[str] = CONFIG,
     select: Optional[List[str]] = SELECT,
+    extend_select: Optional[List[str]] = EXTEND_SELECT,
     ignore: Optional[List[str]] = IGNORE,
+    target_version: Optional[str] = TARGET,
     fmt: Format = FORMAT,
+    output_file: Optional[str] = OUTPUT,
+    statistics: bool = STATISTICS,
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings remain."),
+    jobs: int = JOBS,
+    no_cache: bool = NO_CACHE,
+    stdin_filename: Optional[str] = STDIN_NAME,
 ) -> None:
     """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point."""
-    from tfmigrate.engine import fix_source
-    from tfmigrate.files import display_path, write_atomic
+    paths = paths or ["."]
+    settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes)
+    tasks = _tasks(paths, settings, "fix", settings.unsafe_fixes, diff, no_cache, stdin_filename)
+    outcomes = _execute(tasks, jobs, fmt is Format.rich and not diff)
+    fixed = sum(o.applied for o in outcomes)
+    fixed_files = sum(1 for o in outcomes if o.changed)
+    if paths == ["-"] and not diff:
+        sys.stdout.buffer.write(outcomes[0].output or b"")
+        findings = [f for o in outcomes for f in o.findings]
+        if findings:
+            from tfmigrate import report
 
-    codes = _codes(select, ignore)
-    files = _files(paths)
-    remaining: List[Finding] = []
-    sources: Dict[str, str] = {}
-    fixed = fixed_files = 0
-    for path in files:
-        shown = display_path(path)
-        data, unreadable = _read(path)
-        if unreadable:
-            remaining.append(unreadable)
-            continue
-        result = fix_source(data, shown, codes, unsafe=unsafe_fixes)
-        if result.fixed is not None:
-            fixed += result.applied
-            fixed_files += 1
-            if diff:
-                sys.stdout.writelines(
-                    difflib.unified_diff(
-                        _text(data).splitlines(keepends=True),
-                        _text(result.fixed).splitlines(keepends=True),
-                        fromfile=f"a/{shown}",
-                        tofile=f"b/{shown}",
-                    )
-                )
-            else:
-                write_atomic(path, result.fixed)
-        if result.findings:
-            sources[shown] = _text(result.fixed if result.fixed is not None and not diff else data)
-        remaining.extend(result.findings)
+            sys.stderr.write(report.render_concise(findings))
+        raise typer.Exit(1 if findings and not exit_zero else 0)
     if diff:
-        Console(stderr=True, highlight=False).print(
+        sys.stdout.write("".join(o.diff for o in outcomes))
+        _stderr().print(
             f"Would fix {fixed} finding{'s' * (fixed != 1)} in {fixed_files} file{'s' * (fixed_files != 1)}.",
             soft_wrap=True,
         )
-        raise typer.Exit(1 if fixed else 0)
-    _emit(fmt, remaining, sources, len(files), fixed, fixed_files)
-    raise typer.Exit(1 if remaining else 0)
+        raise typer.Exit(1 if fixed_files else 0)
+    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), fixed, fixed_files)
+    raise typer.Exit(1 if findings and not exit_zero else 0)
 
 
 @app.command()
 def rules(
+    config: Optional[str] = CONFIG,
     select: Optional[List[str]] = SELECT,
     ignore: Optional[List[str]] = IGNORE,
 ) -> None:
-    """List every rule: code, name, severity, fix, whether enabled."""
+    """List every rule: code, name, severity, fix, and whether it is enabled here."""
+    from rich.console import Console
+
     from tfmigrate import report
 
-    report.render_rules(_console(), _codes(select, ignore))
+    settings = _settings(["."], config, select, None, ignore, None)
+    report.render_rules(Console(highlight=False), settings.codes())
 
 
 @app.command()
 def explain(code: str = typer.Argument(..., help="A rule code, e.g. TFM104.")) -> None:
     """Why a rule exists, and a before/after example."""
+    from rich.console import Console
+
     from tfmigrate import report
+    from tfmigrate.catalogue import catalogue
 
     info = catalogue().get(code.upper())
     if info is None:
         _fail(f"unknown rule code: {code}")
-    report.render_explain(_console(), info)
+    report.render_explain(Console(highlight=False), info)
+
+
+@app.command()
+def clean(config: Optional[str] = CONFIG) -> None:
+    """Remove the .tfmigrate_cache folder."""
+    import shutil
+
+    from tfmigrate.runner import CACHE_DIR
+
+    settings = _settings(["."], config, None, None, None, None)
+    folder = settings.root / CACHE_DIR
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"Removed {folder}")
+
+
+def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, so atomic writes clean up
+    raise KeyboardInterrupt
 
 
 def main() -> None:
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except SystemExit:
         raise
     except KeyboardInterrupt:
+        sys.stderr.write("tfmigrate: interrupted; every file is either untouched or completely fixed\n")
         sys.exit(130)
     except Exception as error:  # an internal error is exit 2, never a traceback-only exit 1
         import traceback
 
         traceback.print_exc()
-        Console(stderr=True, highlight=False).print(f"[bold red]tfmigrate: internal error:[/] {error}", soft_wrap=True)
+        sys.stderr.write(f"tfmigrate: internal error: {error}\n")
         sys.exit(2)
 
 

@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from tfmigrate import noqa
 from tfmigrate.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
 from tfmigrate.context import FileContext
@@ -196,7 +197,7 @@ def _lint(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
 
 
 def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
-    if not might_use_tensorflow(data):
+    if not might_use_tensorflow(data) or noqa.skips_file(data):
         return _Pass(None, [])
     try:
         module = cst.parse_module(data)
@@ -209,13 +210,13 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
     rules = [r for r in rules if any(a.startswith(("visit_", "leave_")) for a in dir(type(r)))]
-    if not rules:
-        return _Pass(module, [])
     walk = _Walk(ctx, rules)
-    walk.walk(module)
+    if rules:
+        walk.walk(module)
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]
     errors = [(rule.code, error) for rule, error in walk.failed.items()]
-    if not reports and not errors:
+    may_be_stale = noqa.UNUSED_NOQA in codes and "noqa" in source
+    if not reports and not errors and not may_be_stale:
         return _Pass(module, [])
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     findings = []
@@ -225,6 +226,9 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
         findings.append(make_finding(rep.code, path, rep.message, start, end, rep.fix))
     for code, error in errors:
         findings.append(_internal_error(path, f"in rule {code}", error))
+    findings, stale = noqa.suppress(findings, source, codes, list(catalogue()))
+    if stale:
+        findings += noqa.unused_findings(module, stale, path, make_finding, positions)
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return _Pass(module, findings, positions)
 

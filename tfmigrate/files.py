@@ -5,22 +5,20 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Iterable, Iterator, List, Set
+from typing import Callable, Iterable, Iterator, List, Set
 
-# Directories never worth linting: VCS metadata, caches, build output, virtualenvs.
-SKIP_DIRS = frozenset(
-    """.git .hg .svn .bzr __pycache__ build dist .venv venv .tox .nox .eggs node_modules
-    site-packages .mypy_cache .pytest_cache .ruff_cache .tfmigrate_cache .ipynb_checkpoints""".split()
-)
+SOURCE_SUFFIXES = (".py",)
 
 
 def _is_virtualenv(path: str) -> bool:
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
-def discover(paths: Iterable[str]) -> List[str]:
-    """Python files under `paths`, sorted, each once. A file named explicitly is always taken;
-    directories are walked without following symlinked directories, skipping SKIP_DIRS."""
+def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path: False) -> List[str]:
+    """Source files under `paths`, each once, in a stable order. A file named explicitly is
+    always taken; directories are walked in sorted order without following symlinked
+    directories (so a link loop or a link out of the tree is never walked), skipping
+    virtualenvs and whatever `excluded` says. Symlinked files are checked once, by real path."""
     found: List[str] = []
     seen: Set[str] = set()
 
@@ -32,21 +30,23 @@ def discover(paths: Iterable[str]) -> List[str]:
 
     for root in paths:
         if os.path.isdir(root):
-            for path in _walk(root):
+            for path in _walk(root, excluded):
                 add(path)
         else:
             add(root)
     return found
 
 
-def _walk(root: str) -> Iterator[str]:
+def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(
-            d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
+            d for d in dirs
+            if not d.endswith(".egg-info")
+            and not excluded(os.path.join(directory, d))
             and not _is_virtualenv(os.path.join(directory, d))
         )
         for name in sorted(files):
-            if name.endswith(".py"):
+            if name.endswith(SOURCE_SUFFIXES):
                 yield os.path.join(directory, name)
 
 
@@ -59,11 +59,12 @@ def display_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def write_atomic(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes, new: bool = False) -> None:
     """Write via a temporary file in the same directory and a rename, keeping the mode bits,
-    so a reader (or a crash) sees the old file or the new one, never half of one."""
-    target = Path(path)
-    mode = stat.S_IMODE(os.stat(target).st_mode)
+    so a reader (or a crash) sees the old file or the new one, never half of one. A symlink is
+    written through to its target, never replaced by a plain file."""
+    target = Path(os.path.realpath(path))
+    mode = 0o644 if new else stat.S_IMODE(os.stat(target).st_mode)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

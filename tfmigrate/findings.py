@@ -5,7 +5,7 @@ exactly the matched nodes and every other byte of the file round-trips unchanged
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Optional, Tuple
 
 Applicability = Literal["safe", "unsafe"]
@@ -42,6 +42,9 @@ class AddImport:
 
 @dataclass(frozen=True)
 class Fix:
+    """A fix on offer. Rules give `fix=None` when there is none; `edits` is empty only on a
+    finding that came from the cache or another process (see Finding.portable)."""
+
     applicability: Applicability
     description: str
     edits: Tuple[Any, ...] = field(default=(), repr=False, compare=False)
@@ -59,6 +62,17 @@ class Finding:
     severity: str
     message: str
     fix: Optional[Fix] = field(default=None, compare=False)
+
+    def portable(self) -> "Finding":
+        """This finding without the fix's edits (libcst nodes), to cache or send between processes."""
+        if self.fix is None or not self.fix.edits:
+            return self
+        return replace(self, fix=Fix(self.fix.applicability, self.fix.description))
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Finding":
+        fix = data.get("fix")
+        return cls(**{**data, "fix": None if fix is None else Fix(fix["applicability"], fix["description"])})
 
     def to_json(self) -> dict:
         return {

@@ -24,9 +24,145 @@ def render_json(findings: Sequence[Finding]) -> str:
     return json.dumps([f.to_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
 
 
+def render_json_lines(findings: Sequence[Finding]) -> str:
+    return "".join(json.dumps(f.to_json(), ensure_ascii=False) + "\n" for f in findings)
+
+
+def render_concise(findings: Sequence[Finding]) -> str:
+    """flake8-style: one `path:line:col: CODE message` line per finding."""
+    return "".join(f"{f.path}:{f.line}:{f.column}: {f.rule} {f.message}\n" for f in findings)
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def render_github(findings: Sequence[Finding]) -> str:
+    """GitHub Actions workflow commands: annotations on the pull request's diff."""
+    out = []
+    for f in findings:
+        level = "error" if f.severity == "error" else "warning"
+        props = (
+            f"title={_gh_escape(f'tfmigrate {f.rule} ({f.name})', True)},file={_gh_escape(f.path, True)},"
+            f"line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
+        )
+        out.append(f"::{level} {props}::{_gh_escape(f.message)}\n")
+    return "".join(out)
+
+
+def render_junit(findings: Sequence[Finding]) -> str:
+    """JUnit XML: a test suite per file, a failing test case per finding (CI test reporters)."""
+    from xml.etree import ElementTree as ET
+
+    root = ET.Element("testsuites", name="tfmigrate", tests=str(len(findings)), failures=str(len(findings)), errors="0")
+    by_file: Dict[str, List[Finding]] = defaultdict(list)
+    for f in findings:
+        by_file[f.path].append(f)
+    for path, items in by_file.items():
+        suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(items)), failures=str(len(items)), errors="0")
+        for f in items:
+            case = ET.SubElement(suite, "testcase", name=f"tfmigrate.{f.rule}", classname=path, line=str(f.line), column=str(f.column))
+            failure = ET.SubElement(case, "failure", message=f.message, type=f.rule)
+            failure.text = f"line {f.line}, col {f.column}, {f.rule} {f.name}: {f.message}"
+    if not findings:
+        ET.SubElement(root, "testsuite", name="tfmigrate", tests="0", failures="0", errors="0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def render_sarif(findings: Sequence[Finding]) -> str:
+    """SARIF 2.1.0, as GitHub code scanning reads it: every rule with its help and fix
+    availability, every finding with its region."""
+    from tfmigrate import __version__
+
+    infos = list(catalogue().values())
+    index = {info.code: i for i, info in enumerate(infos)}
+    rules = [
+        {
+            "id": info.code,
+            "name": info.name,
+            "shortDescription": {"text": info.summary},
+            "fullDescription": {"text": info.rationale},
+            "help": {
+                "text": f"{info.rationale}\n\nBefore:\n{info.bad}\nAfter:\n{info.good}",
+                "markdown": f"{info.rationale}\n\nBefore:\n```python\n{info.bad}```\nAfter:\n```python\n{info.good}```",
+            },
+            "defaultConfiguration": {"level": "error" if info.severity == "error" else "warning"},
+            "properties": {"fix": info.fix, "tags": ["tensorflow", "migration"]},
+        }
+        for info in infos
+    ]
+    results = []
+    for f in findings:
+        result = {
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": "error" if f.severity == "error" else "warning",
+            "message": {"text": f.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                        "region": {
+                            "startLine": f.line,
+                            "startColumn": f.column,
+                            "endLine": f.end_line,
+                            "endColumn": f.end_column,
+                        },
+                    }
+                }
+            ],
+            "properties": {
+                "fix": None if f.fix is None else {"applicability": f.fix.applicability, "description": f.fix.description}
+            },
+        }
+        results.append(result)
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tfmigrate",
+                        "version": __version__,
+                        "informationUri": "https://pypi.org/project/tfmigrate/",
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_statistics(findings: Sequence[Finding]) -> str:
+    """Counts per rule, most frequent first, as `ruff --statistics`."""
+    counts: Dict[str, List[Finding]] = defaultdict(list)
+    for f in findings:
+        counts[f.rule].append(f)
+    lines = []
+    for code, items in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        fixable = "[*]" if any(f.fix is not None for f in items) else "[ ]"
+        lines.append(f"{len(items):6}  {code}  {fixable} {items[0].name}\n")
+    return "".join(lines)
+
+
+RENDERERS = {
+    "json": render_json,
+    "json-lines": render_json_lines,
+    "concise": render_concise,
+    "github": render_github,
+    "junit": render_junit,
+    "sarif": render_sarif,
+}
+
+
 def _fix_label(finding: Finding) -> Text:
     fix = finding.fix
-    if fix is None or not fix.edits:
+    if fix is None:
         return Text("no automatic fix", style="dim")
     if fix.applicability == "safe":
         return Text.assemble(("fix (safe): ", "green"), fix.description)
@@ -60,6 +196,7 @@ def render_rich(
     files_checked: int,
     fixed: int = 0,
     fixed_files: int = 0,
+    extra: str = "",
 ) -> None:
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
@@ -84,6 +221,8 @@ def render_rich(
     if findings:
         console.print(summary_table(findings))
     console.print(_closing_line(findings, files_checked, fixed, fixed_files), soft_wrap=True)
+    if extra:
+        console.print(Text(extra), soft_wrap=True)
 
 
 def summary_table(findings: Iterable[Finding]) -> Table:
@@ -92,7 +231,7 @@ def summary_table(findings: Iterable[Finding]) -> Table:
         row = rows.setdefault(f.rule, {"name": f.name, "n": 0, "safe": 0, "unsafe": 0, "files": set()})
         row["n"] += 1
         row["files"].add(f.path)
-        if f.fix is not None and f.fix.edits:
+        if f.fix is not None:
             row[f.fix.applicability] += 1
     table = Table(title="Findings by rule", title_justify="left")
     for column in ("Rule", "Name", "Findings", "Safe fixes", "Unsafe fixes", "Files"):
@@ -111,8 +250,8 @@ def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, f
     if not findings:
         parts.append(f"No findings in {files_checked} file{'s' * (files_checked != 1)} checked.")
         return Text("".join(parts), style="green")
-    safe = sum(1 for f in findings if f.fix is not None and f.fix.edits and f.fix.applicability == "safe")
-    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.edits and f.fix.applicability == "unsafe")
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "unsafe")
     parts.append(
         f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} of "
         f"{files_checked} file{'s' * (files_checked != 1)} checked."

@@ -1,0 +1,261 @@
+"""Runs check or fix over many files: a process pool (`--jobs`), results in input order, and a
+per-file cache keyed by content hash, tool version and settings, so a re-run on unchanged files
+neither parses nor imports libcst.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import subprocess
+import tokenize
+from dataclasses import dataclass, field
+from io import BytesIO
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence
+
+from tfmigrate import __version__
+from tfmigrate.config import Settings
+from tfmigrate.files import discover, display_path, write_atomic
+from tfmigrate.findings import Finding
+
+CACHE_DIR = ".tfmigrate_cache"
+
+
+@dataclass
+class Task:
+    path: str
+    shown: str
+    codes: List[str]
+    mode: str  # "check" | "fix"
+    unsafe: bool = False
+    diff: bool = False
+    key: str = ""  # cache key of the settings; empty: no cache
+    cache_dir: Optional[str] = None
+    data: Optional[bytes] = None  # stdin
+
+
+@dataclass
+class Outcome:
+    shown: str
+    findings: List[Finding] = field(default_factory=list)
+    text: Optional[str] = None  # the source, kept only when there is something to show
+    applied: int = 0
+    changed: bool = False
+    diff: str = ""
+    output: Optional[bytes] = None  # fixed bytes, for stdin mode
+
+
+def source_text(data: bytes) -> str:
+    try:
+        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+        return data.decode(encoding, errors="replace")
+    except (SyntaxError, LookupError):
+        return data.decode("utf-8", errors="replace")
+
+
+class Cache:
+    """One small JSON file per source path, holding the content hash, key and findings.
+    A corrupt or foreign entry is ignored (and rewritten), never fatal."""
+
+    def __init__(self, folder: str):
+        self.folder = Path(folder)
+
+    def _entry(self, path: str) -> Path:
+        digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
+        return self.folder / __version__ / digest[:2] / f"{digest}.json"
+
+    def get(self, path: str, fingerprint: str) -> Optional[List[Finding]]:
+        try:
+            entry = json.loads(self._entry(path).read_text(encoding="utf-8"))
+            if entry.get("fingerprint") != fingerprint:
+                return None
+            return [Finding.from_json(f) for f in entry["findings"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, path: str, fingerprint: str, findings: Sequence[Finding]) -> None:
+        entry = self._entry(path)
+        try:
+            if not self.folder.exists():
+                self.folder.mkdir(parents=True, exist_ok=True)
+                (self.folder / ".gitignore").write_text("# Created by tfmigrate\n*\n", encoding="utf-8")
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            payload = {"fingerprint": fingerprint, "findings": [f.to_json() for f in findings]}
+            write_atomic(str(entry), json.dumps(payload).encode("utf-8"), new=True)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def _fingerprint(data: bytes, key: str) -> str:
+    return hashlib.sha256(data).hexdigest() + "|" + key
+
+
+def _unreadable(task: Task, error: OSError) -> Outcome:
+    from tfmigrate.catalogue import catalogue
+
+    info = catalogue()["TFM001"]
+    reason = error.strerror or type(error).__name__
+    finding = Finding(
+        "TFM001", info.name, task.shown, 1, 1, 1, 1, info.severity,
+        f"Cannot read this file: {reason}. It was skipped; the other files are still checked.",
+    )
+    return Outcome(task.shown, [finding])
+
+
+def process(task: Task) -> Outcome:
+    """Check or fix one file. Runs in a worker process; never raises for a bad file."""
+    if task.data is not None:
+        data = task.data
+    else:
+        try:
+            with open(task.path, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            return _unreadable(task, error)
+    cache = Cache(task.cache_dir) if task.cache_dir and task.key and task.data is None else None
+    fingerprint = _fingerprint(data, task.key) if cache else ""
+    if cache:
+        cached = cache.get(task.path, fingerprint)
+        if cached is not None and (task.mode == "check" or not _fixable(cached, task.unsafe)):
+            findings = [_moved(f, task.shown) for f in cached]
+            return Outcome(task.shown, findings, source_text(data) if findings else None)
+    from tfmigrate import engine  # imported only on a cache miss
+
+    if task.mode == "check":
+        findings = [f.portable() for f in engine.check_source(data, task.shown, task.codes)]
+        if cache:
+            cache.put(task.path, fingerprint, findings)
+        return Outcome(task.shown, findings, source_text(data) if findings else None)
+
+    result = engine.fix_source(data, task.shown, task.codes, unsafe=task.unsafe)
+    findings = [f.portable() for f in result.findings]
+    outcome = Outcome(task.shown, findings, applied=result.applied)
+    final = data
+    if result.fixed is not None:
+        outcome.changed = True
+        if task.diff:
+            outcome.diff = "".join(
+                difflib.unified_diff(
+                    source_text(data).splitlines(keepends=True),
+                    source_text(result.fixed).splitlines(keepends=True),
+                    fromfile=f"a/{task.shown}",
+                    tofile=f"b/{task.shown}",
+                )
+            )
+        elif task.data is not None:
+            outcome.output = result.fixed
+            final = result.fixed
+        else:
+            try:
+                write_atomic(task.path, result.fixed)
+                final = result.fixed
+            except OSError as error:
+                outcome.changed = False
+                outcome.applied = 0
+                outcome.findings = _unreadable(task, error).findings + findings
+                outcome.findings[0] = _replace_message(
+                    outcome.findings[0], f"Cannot write the fixed file: {error.strerror or error}. It was left as it was."
+                )
+    elif task.data is not None:
+        outcome.output = data
+    if cache and final is not data and not task.diff:
+        cache.put(task.path, _fingerprint(final, task.key), findings)
+    if findings:
+        outcome.text = source_text(data if task.diff else final)
+    return outcome
+
+
+def _replace_message(finding: Finding, message: str) -> Finding:
+    from dataclasses import replace
+
+    return replace(finding, message=message)
+
+
+def _moved(finding: Finding, shown: str) -> Finding:
+    if finding.path == shown:
+        return finding
+    from dataclasses import replace
+
+    return replace(finding, path=shown)
+
+
+def _fixable(findings: Sequence[Finding], unsafe: bool) -> bool:
+    return any(f.fix is not None and (unsafe or f.fix.applicability == "safe") for f in findings)
+
+
+def gitignored(files: Sequence[str]) -> set:
+    """The files git ignores (empty outside a git checkout or without git)."""
+    if not files:
+        return set()
+    try:
+        result = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input="\0".join(files).encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if result.returncode not in (0, 1):
+        return set()
+    return set(result.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
+
+
+def collect(paths: Sequence[str], settings: Settings) -> List[str]:
+    """Files to visit: explicit files always; directories walked, less excluded globs and
+    (with respect-gitignore) what git ignores."""
+    explicit = {p for p in paths if not os.path.isdir(p)}
+    files = [f for f in discover(paths, lambda d: settings.excluded(d)) if f in explicit or not settings.excluded(f)]
+    if settings.respect_gitignore:
+        ignored = gitignored([f for f in files if f not in explicit])
+        files = [f for f in files if f in explicit or f not in ignored]
+    return files
+
+
+def run(
+    tasks: Sequence[Task],
+    jobs: int = 1,
+    on_result: Optional[Callable[[Outcome], None]] = None,
+) -> List[Outcome]:
+    """Process tasks, in parallel when worth it; outcomes come back in task order."""
+    outcomes: List[Outcome] = []
+    for outcome in _iterate(tasks, jobs):
+        outcomes.append(outcome)
+        if on_result:
+            on_result(outcome)
+    return outcomes
+
+
+def _iterate(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
+    if jobs <= 1 or len(tasks) < 4:
+        yield from map(process, tasks)
+        return
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    chunk = max(1, min(16, len(tasks) // (jobs * 8)))
+    with context.Pool(processes=min(jobs, len(tasks))) as pool:
+        yield from pool.imap(process, tasks, chunksize=chunk)
+
+
+def tasks_for(
+    files: Iterable[str],
+    settings: Settings,
+    mode: str,
+    unsafe: bool = False,
+    diff: bool = False,
+    use_cache: bool = True,
+) -> List[Task]:
+    codes = settings.codes()
+    cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
+    tasks = []
+    for path in files:
+        file_codes = settings.codes_for(path, codes)
+        tasks.append(
+            Task(path, display_path(path), file_codes, mode, unsafe, diff,
+                 key=settings.cache_key(file_codes) if use_cache else "", cache_dir=cache_dir)
+        )
+    return tasks
