@@ -221,13 +221,14 @@ def resolve(
         path = find_config(Path(paths[0]) if paths and paths[0] != "-" else Path.cwd())
     settings = load(path)
     changes: dict = {}
-    if select:
+    if select:  # as in Ruff, a --select on the command line replaces the file's selection
         changes["select"] = _codes("--select", select)
         changes["extend_select"] = []
+        changes["ignore"] = []
     if extend_select:
-        changes["extend_select"] = [*settings.extend_select, *_codes("--extend-select", extend_select)]
+        changes["extend_select"] = [*changes.get("extend_select", settings.extend_select), *_codes("--extend-select", extend_select)]
     if ignore:
-        changes["ignore"] = [*settings.ignore, *_codes("--ignore", ignore)]
+        changes["ignore"] = [*changes.get("ignore", settings.ignore), *_codes("--ignore", ignore)]
     if unsafe_fixes is not None:
         changes["unsafe_fixes"] = unsafe_fixes
     if target_version is not None:

@@ -1,0 +1,111 @@
+"""Configuration as Ruff users expect it: found by walking up, flags on top, every mistake an
+exit 2 that names the file and the key; noqa suppression and TFM002; baselines."""
+import json
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from tfmigrate.cli import app
+
+runner = CliRunner()
+TF1 = "import tensorflow as tf\nds = tf.data.Dataset.range(3)\nds = ds.repeat(False)\n"
+
+
+def run(*args):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def codes(*args):
+    return [(d["path"].replace(os.sep, "/"), d["rule"]) for d in json.loads(run("check", "--format", "json", *args).stdout)]
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text(TF1)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(TF1)
+    return tmp_path
+
+
+def test_pyproject_table_is_found_walking_up(repo, monkeypatch):
+    (repo / "pyproject.toml").write_text('[tool.tfmigrate]\nignore = ["TFM105"]\n')
+    monkeypatch.chdir(repo / "src")
+    assert codes() == []
+    assert codes("--select", "TFM105") == [("a.py", "TFM105")]
+
+
+def test_tfmigrate_toml_and_per_file_ignores_and_excludes(repo):
+    (repo / "tfmigrate.toml").write_text('per-file-ignores = { "tests/*" = ["TFM1"] }\n')
+    assert codes() == [("src/a.py", "TFM105")]
+    (repo / "tfmigrate.toml").write_text('extend-exclude = ["tests"]\n')
+    assert codes() == [("src/a.py", "TFM105")]
+    assert codes("tests/test_a.py") == [("tests/test_a.py", "TFM105")]  # named files are always checked
+
+
+def test_config_flag_and_extend_select(repo):
+    (repo / "other.toml").write_text('select = ["TFM104"]\nextend-select = ["TFM105"]\n')
+    assert len(codes("--config", "other.toml")) == 2
+    assert codes("--config", "other.toml", "--ignore", "TFM105") == []
+
+
+def test_target_version_skips_rules_whose_fact_does_not_hold(repo):
+    model = "import tensorflow as tf\nclass M(tf.keras.Model):\n    def __init__(self):\n        super().__init__()\n        self.v = tf.Variable(1.0)\n"
+    (repo / "src" / "m.py").write_text(model)
+    assert ("src/m.py", "TFM102") in codes("src/m.py")
+    assert codes("src/m.py", "--target-version", "2.15") == []  # Keras 2 tracked tf.Variable
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ('[tool.tfmigrate]\nselec = ["TFM1"]\n', "unknown key 'selec'"),
+        ('[tool.tfmigrate]\nselect = ["TFM9"]\n', "unknown rule code or prefix: TFM9"),
+        ('[tool.tfmigrate]\nselect = "TFM1"\n', "select: expected a list of strings"),
+        ('[tool.tfmigrate]\nper-file-ignores = { "tests/[a" = ["TFM1"] }\n', "bad glob"),
+        ('[tool.tfmigrate]\nrespect-gitignore = "yes"\n', "respect-gitignore: expected true or false"),
+        ('[tool.tfmigrate]\ntarget-version = "1.15"\n', "target-version: expected a TensorFlow 2 version"),
+        ("[tool.tfmigrate\n", "not valid TOML"),
+    ],
+)
+def test_bad_configuration_is_exit_2_naming_file_and_key(repo, content, expected):
+    (repo / "pyproject.toml").write_text(content)
+    result = runner.invoke(app, ["check"])
+    assert result.exit_code == 2
+    assert "pyproject.toml" in result.stderr and expected in result.stderr
+
+
+def test_gitignore_is_respected_unless_disabled(repo):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / ".gitignore").write_text("tests/\n")
+    assert codes() == [("src/a.py", "TFM105")]
+    (repo / "pyproject.toml").write_text("[tool.tfmigrate]\nrespect-gitignore = false\n")
+    assert len(codes()) == 2
+
+
+def test_noqa_suppresses_and_unused_noqa_is_opt_in(repo):
+    (repo / "src" / "a.py").write_text(
+        TF1.replace("ds.repeat(False)\n", "ds.repeat(False)  # noqa: TFM105\n") + "x = ds  # noqa: TFM104\n"
+    )
+    assert codes("src") == []
+    assert codes("src", "--extend-select", "TFM002") == [("src/a.py", "TFM002")]
+    run("fix", "src", "--extend-select", "TFM002")
+    assert (repo / "src" / "a.py").read_text().endswith("x = ds\n")
+    (repo / "src" / "b.py").write_text("# tfmigrate: noqa\n" + TF1)
+    assert codes("src/b.py") == []
+
+
+def test_baseline_records_then_reports_only_new_findings_across_line_shifts(repo):
+    first = run("check", "--baseline", "tfm-baseline.json")
+    assert first.exit_code == 0 and "Recorded 2 findings" in first.stdout
+    assert run("check", "--baseline", "tfm-baseline.json").exit_code == 0
+    (repo / "src" / "a.py").write_text("# a new comment shifts every line\n\n" + TF1)
+    assert run("check", "--baseline", "tfm-baseline.json").exit_code == 0
+    (repo / "src" / "a.py").write_text(TF1 + "again = ds.repeat(True)\n")
+    result = run("check", "--baseline", "tfm-baseline.json", "--format", "json")
+    assert result.exit_code == 1
+    assert [d["line"] for d in json.loads(result.stdout)] == [4]
