@@ -1,0 +1,655 @@
+"""Generate tfmigrate/data/tf1_api.json: the TF1 API facts the linter reads instead of TensorFlow.
+
+The linter must never import TensorFlow (about 7 s), so this script measures the installed
+TensorFlow 2.21 / Keras 3 once and writes what it found:
+
+* ``removed``: every public ``tf.compat.v1`` path that ``tf.<path>`` does not resolve, with its
+  kind, whether ``tf.compat.v1.<path>`` really works under Keras 3 (``v1_available``, measured by
+  access and, for a few families, by a cheap trial call), and a replacement where one resolves.
+* ``changed``: paths present in both ``tf`` and ``tf.compat.v1`` whose arguments changed (from
+  TensorFlow's own upgrade tables), so a rule can act on them only where code is TF1 by evidence.
+* ``contrib``: ``tf.contrib`` is absent from both; TensorFlow's renames of contrib symbols whose
+  targets still resolve.
+* ``dropped_targets``: renames in TensorFlow's tables whose target no longer resolves in 2.21.
+
+TensorFlow's tables (``tensorflow.tools.compatibility``) are read as a source of facts, never
+copied into tfmigrate; every replacement target and every argument mapping is checked against
+TF 2.21 here. Output is deterministic (sorted keys, one entry per line, no timestamps).
+
+    .venv/bin/python scripts/gen_api_table.py [--out PATH]
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import sys
+import types
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+warnings.filterwarnings("ignore")
+
+import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tensorflow.tools.compatibility import all_renames_v2  # noqa: E402
+from tensorflow.tools.compatibility import module_deprecations_v2  # noqa: E402
+from tensorflow.tools.compatibility import reorders_v2  # noqa: E402
+from tensorflow.tools.compatibility import tf_upgrade_v2  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tfmigrate" / "data" / "tf1_api.json"
+FORMAT = 1
+
+# Modules under tf.compat.v1 whose names cannot be listed under Keras 3 (their KerasLazyLoader
+# points at keras._tf_keras.keras.__internal__.legacy.*, which Keras 3 does not ship; dir()
+# raises ModuleNotFoundError and every attribute raises "`X` is not available with Keras 3").
+# Their members are taken from the TF 1.15 public API (these lists) plus TensorFlow's tables.
+KNOWN_V1_MEMBERS = {
+    "layers": [
+        "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNormalization",
+        "Conv1D", "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Dense", "Dropout",
+        "Flatten", "InputSpec", "Layer", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
+        "SeparableConv1D", "SeparableConv2D", "average_pooling1d", "average_pooling2d",
+        "average_pooling3d", "batch_normalization", "conv1d", "conv2d", "conv2d_transpose",
+        "conv3d", "conv3d_transpose", "dense", "dropout", "experimental", "flatten",
+        "max_pooling1d", "max_pooling2d", "max_pooling3d", "separable_conv1d",
+        "separable_conv2d",
+    ],
+    "layers.experimental": ["keras_style_scope", "set_keras_style"],
+    "nn.rnn_cell": [
+        "BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUCell",
+        "LSTMCell", "LSTMStateTuple", "MultiRNNCell", "RNNCell", "ResidualWrapper",
+    ],
+}
+
+# TF1-era names of the v1 Keras API (tf_keras / Keras 2) that Keras 3 no longer lists at all:
+# probed like any other path so the table says what happens to code that uses them.
+EXTRA_V1_PATHS = [
+    "keras.backend.get_session",
+    "keras.backend.set_session",
+    "keras.layers.CuDNNGRU",
+    "keras.layers.CuDNNLSTM",
+    "keras.utils.track_tf1_style_variables",
+]
+
+
+def _trial_rnn(fn_name):
+    def trial(fn):
+        cell = keras.layers.LSTMCell(2)
+        if fn_name == "dynamic_rnn":
+            return fn(cell, tf.zeros([1, 3, 2]), dtype=tf.float32)
+        if fn_name == "static_rnn":
+            return fn(cell, [tf.zeros([1, 2])], dtype=tf.float32)
+        if fn_name == "bidirectional_dynamic_rnn":
+            return fn(cell, keras.layers.LSTMCell(2), tf.zeros([1, 3, 2]), dtype=tf.float32)
+        return fn(cell, keras.layers.LSTMCell(2), [tf.zeros([1, 2])], dtype=tf.float32)
+
+    return trial
+
+
+# Cheap trial calls for families that resolve but may not work under Keras 3. The layers and
+# rnn_cell trials only run if access ever succeeds again (under TF 2.21 access already raises).
+# The rnn functions resolve, but the only cells they could be given are Keras 3 cells (the v1
+# cells are unavailable), which they reject.
+TRIALS = {
+    "layers.Dense": lambda c: c(units=1),
+    "layers.dense": lambda f: f(tf.zeros([1, 1]), 1),
+    "nn.rnn_cell.LSTMCell": lambda c: c(num_units=1),
+    "nn.rnn_cell.GRUCell": lambda c: c(num_units=1),
+    "nn.rnn_cell.BasicRNNCell": lambda c: c(num_units=1),
+    "nn.dynamic_rnn": _trial_rnn("dynamic_rnn"),
+    "nn.static_rnn": _trial_rnn("static_rnn"),
+    "nn.bidirectional_dynamic_rnn": _trial_rnn("bidirectional_dynamic_rnn"),
+    "nn.static_bidirectional_rnn": _trial_rnn("static_bidirectional_rnn"),
+}
+
+# Top-level modules checked for being gone from both tf and tf.compat.v1 (besides the heads of
+# TensorFlow's table keys, which already include contrib).
+GONE_NOTES = {
+    "contrib": "tf.contrib was removed in TF 2.0",
+    "estimator": "tf.estimator (and tf.compat.v1.estimator) were removed in TF 2.16; "
+                 "use Keras (model.fit) or a custom training loop",
+}
+
+# tfmigrate's own TF2-native replacements, for removed paths where TensorFlow's tables only
+# offer compat.v1. Every target and every argument mapping is verified below against the real
+# signatures; mappings whose target keyword does not exist are dropped.
+# (v1 path, target, {v1 keyword: target keyword}, drop_in, note)
+OWN_REPLACEMENTS = [
+    ("train.GradientDescentOptimizer", "keras.optimizers.SGD", {}, True, None),
+    ("train.MomentumOptimizer", "keras.optimizers.SGD", {"use_nesterov": "nesterov"}, True, None),
+    ("train.AdamOptimizer", "keras.optimizers.Adam",
+     {"beta1": "beta_1", "beta2": "beta_2"}, True, None),
+    ("train.AdagradOptimizer", "keras.optimizers.Adagrad", {}, True, None),
+    ("train.AdadeltaOptimizer", "keras.optimizers.Adadelta", {}, True, None),
+    ("train.RMSPropOptimizer", "keras.optimizers.RMSprop", {"decay": "rho"}, True, None),
+    ("train.FtrlOptimizer", "keras.optimizers.Ftrl", {}, True, None),
+    ("train.Saver", "train.Checkpoint", {}, False,
+     "object-based checkpoints: tf.train.Checkpoint(model=..., optimizer=...) with "
+     "CheckpointManager; the checkpoint format differs"),
+    ("layers.Dense", "keras.layers.Dense", {}, True, None),
+    ("layers.Conv1D", "keras.layers.Conv1D", {}, True, None),
+    ("layers.Conv2D", "keras.layers.Conv2D", {}, True, None),
+    ("layers.Conv3D", "keras.layers.Conv3D", {}, True, None),
+    ("layers.Conv2DTranspose", "keras.layers.Conv2DTranspose", {}, True, None),
+    ("layers.Conv3DTranspose", "keras.layers.Conv3DTranspose", {}, True, None),
+    ("layers.SeparableConv1D", "keras.layers.SeparableConv1D", {}, True, None),
+    ("layers.SeparableConv2D", "keras.layers.SeparableConv2D", {}, True, None),
+    ("layers.MaxPooling1D", "keras.layers.MaxPooling1D", {}, True, None),
+    ("layers.MaxPooling2D", "keras.layers.MaxPooling2D", {}, True, None),
+    ("layers.MaxPooling3D", "keras.layers.MaxPooling3D", {}, True, None),
+    ("layers.AveragePooling1D", "keras.layers.AveragePooling1D", {}, True, None),
+    ("layers.AveragePooling2D", "keras.layers.AveragePooling2D", {}, True, None),
+    ("layers.AveragePooling3D", "keras.layers.AveragePooling3D", {}, True, None),
+    ("layers.BatchNormalization", "keras.layers.BatchNormalization", {}, True, None),
+    ("layers.Dropout", "keras.layers.Dropout", {}, True, None),
+    ("layers.Flatten", "keras.layers.Flatten", {}, True, None),
+    ("layers.Layer", "keras.layers.Layer", {}, False,
+     "Keras 3 layers build weights in build() and track them as attributes"),
+    ("layers.InputSpec", "keras.layers.InputSpec", {}, True, None),
+    ("nn.rnn_cell.LSTMCell", "keras.layers.LSTMCell", {"num_units": "units"}, False,
+     "Keras cells return (output, [h, c]) and are run by keras.layers.RNN"),
+    ("nn.rnn_cell.BasicLSTMCell", "keras.layers.LSTMCell", {"num_units": "units"}, False,
+     "Keras cells return (output, [h, c]) and are run by keras.layers.RNN"),
+    ("nn.rnn_cell.GRUCell", "keras.layers.GRUCell", {"num_units": "units"}, False,
+     "Keras cells are run by keras.layers.RNN"),
+    ("nn.rnn_cell.BasicRNNCell", "keras.layers.SimpleRNNCell", {"num_units": "units"}, False,
+     "Keras cells are run by keras.layers.RNN"),
+    ("nn.rnn_cell.MultiRNNCell", "keras.layers.StackedRNNCells", {}, False,
+     "takes the list of cells as its first argument"),
+    ("nn.dynamic_rnn", "keras.layers.RNN", {}, False,
+     "keras.layers.RNN(cell, return_sequences=True, return_state=True)(inputs)"),
+    ("nn.static_rnn", "keras.layers.RNN", {}, False,
+     "keras.layers.RNN(cell, unroll=True, return_sequences=True, return_state=True)(inputs)"),
+]
+# tf.to_float(x) and friends: TensorFlow rewrites them with code (_cast_transformer).
+for _fn, _dtype in [("to_bfloat16", "bfloat16"), ("to_complex128", "complex128"),
+                    ("to_complex64", "complex64"), ("to_double", "float64"),
+                    ("to_float", "float32"), ("to_int32", "int32"), ("to_int64", "int64")]:
+    OWN_REPLACEMENTS.append((_fn, "cast", {}, False, f"tf.cast(x, tf.{_dtype})"))
+# Functional layers: the replacement is a layer object created once and called where the
+# function was (see TFM101); listed with their class and marked not drop-in.
+FUNCTIONAL_LAYERS = {
+    "average_pooling1d": "AveragePooling1D", "average_pooling2d": "AveragePooling2D",
+    "average_pooling3d": "AveragePooling3D", "batch_normalization": "BatchNormalization",
+    "conv1d": "Conv1D", "conv2d": "Conv2D", "conv2d_transpose": "Conv2DTranspose",
+    "conv3d": "Conv3D", "conv3d_transpose": "Conv3DTranspose", "dense": "Dense",
+    "dropout": "Dropout", "flatten": "Flatten", "max_pooling1d": "MaxPooling1D",
+    "max_pooling2d": "MaxPooling2D", "max_pooling3d": "MaxPooling3D",
+    "separable_conv1d": "SeparableConv1D", "separable_conv2d": "SeparableConv2D",
+}
+for _fn, _cls in sorted(FUNCTIONAL_LAYERS.items()):
+    OWN_REPLACEMENTS.append((
+        f"layers.{_fn}", f"keras.layers.{_cls}", {}, False,
+        f"create keras.layers.{_cls}(...) once (e.g. in __init__) and call it on the input",
+    ))
+
+# The value of a keep_prob argument is not the value of rate: TensorFlow handles these with
+# code (function_transformers); the table records the fact so a fixer can do the arithmetic.
+TRANSFORM_NOTES = {
+    "nn.dropout": "keep_prob=p became rate=1 - p",
+}
+
+
+# --------------------------------------------------------------------------- resolution
+_MISSING = object()
+
+
+def resolve(root, path):
+    """getattr chain from root; returns (object, None) or (_MISSING, "Error: message")."""
+    obj = root
+    if not path:
+        return obj, None
+    for part in path.split("."):
+        try:
+            obj = getattr(obj, part)
+        except Exception as exc:  # lazy loaders raise AttributeError, ImportError, ...
+            return _MISSING, _err(exc)
+    return obj, None
+
+
+def _err(exc):
+    msg = " ".join(str(exc).split())
+    if len(msg) > 160:
+        msg = msg[:157] + "..."
+    return f"{type(exc).__name__}: {msg}"
+
+
+def kind_of(obj):
+    if isinstance(obj, types.ModuleType):
+        return "module"
+    if inspect.isclass(obj):
+        return "class"
+    if callable(obj):
+        return "function"
+    return "other"
+
+
+def kind_by_name(name):
+    if name == "experimental":
+        return "module"
+    return "class" if name[:1].isupper() else "function"
+
+
+def is_api_module(obj):
+    """A generated public API module (recurse into it), not a module TF merely re-exports."""
+    name = getattr(obj, "__name__", "") or ""
+    if type(obj).__name__ in ("TFModuleWrapper", "KerasLazyLoader", "LazyLoader"):
+        return True
+    return name.startswith(("tensorflow._api.", "keras._tf_keras.keras"))
+
+
+def signature(obj):
+    """Parameter list [(name, kind, default)] of a function or a class constructor, or None."""
+    try:
+        target = obj.__init__ if inspect.isclass(obj) else obj
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return None
+    params = []
+    for p in sig.parameters.values():
+        if p.name == "self":
+            continue
+        params.append((p.name, p.kind, p.default))
+    return params
+
+
+def _jsonable(value):
+    if value is inspect.Parameter.empty:
+        return _MISSING
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value
+    return _MISSING
+
+
+# --------------------------------------------------------------------------- walking tf.compat.v1
+def walk_v1():
+    """{path: (object or _MISSING, error or None, listed_from)} for public tf.compat.v1 paths."""
+    v1 = tf.compat.v1
+    found = {}
+    unlistable = {}
+
+    def walk(mod, prefix, ancestors):
+        try:
+            names = sorted(n for n in dir(mod) if not n.startswith("_"))
+        except Exception as exc:
+            unlistable[prefix.rstrip(".")] = _err(exc)
+            return
+        api = is_api_module(mod)
+        for name in names:
+            path = prefix + name
+            if path == "compat":
+                continue  # tf.compat.v1.compat.v2 is TF2 itself
+            try:
+                obj = getattr(mod, name)
+            except Exception as exc:
+                found[path] = (_MISSING, _err(exc), "dir")
+                continue
+            is_mod = isinstance(obj, types.ModuleType)
+            if not api and is_mod:
+                continue  # e.g. `sys` inside tf.compat.v1.flags (absl.flags re-exported)
+            found[path] = (obj, None, "dir")
+            if is_mod and name != "compat" and id(obj) not in ancestors:
+                walk(obj, path + ".", ancestors | {id(obj)})
+
+    walk(v1, "", {id(v1)})
+    return found, unlistable
+
+
+def table_v1_paths():
+    """v1 paths TensorFlow's own tables mention (keys of its renames, reorders, keyword renames)."""
+    spec = tf_upgrade_v2.TFAPIChangeSpec()
+    keys = set(all_renames_v2.symbol_renames) | set(reorders_v2.reorders)
+    keys |= set(spec.function_keyword_renames) | set(spec.function_transformers)
+    return spec, sorted(k[3:] for k in keys if k.startswith("tf.") and not k.startswith("tf.contrib"))
+
+
+def probe_v1(path):
+    """(works, resolves, error, probe) for tf.compat.v1.<path> under Keras 3."""
+    obj, error = resolve(tf.compat.v1, path)
+    if obj is _MISSING:
+        return False, False, error, "access"
+    trial = TRIALS.get(path)
+    if trial is not None:
+        try:
+            trial(obj)
+        except Exception as exc:
+            return False, True, _err(exc), "call"
+        return True, True, None, "call"
+    return True, True, None, "access"
+
+
+# --------------------------------------------------------------------------- replacements
+def normalize_target(target):
+    """'tf.compat.v1.x' -> ('compat.v1.x', False); 'tf.x' -> ('x', True); not TF -> (None, None)."""
+    if not target.startswith("tf."):
+        return None, None
+    rest = target[3:]
+    if rest.startswith("compat.v2."):
+        return rest[len("compat.v2."):], True
+    return rest, not rest.startswith("compat.v1.")
+
+
+def check_target(target):
+    """Whether tf.<target> resolves under TF 2.21 / Keras 3 (layers & rnn_cell need more)."""
+    obj, error = resolve(tf, target)
+    if obj is _MISSING:
+        return None, error
+    if target.startswith("compat.v1."):
+        works, _, error, _ = probe_v1(target[len("compat.v1."):])
+        if not works:
+            return None, error
+    return obj, None
+
+
+def map_arguments(v1_obj, target_obj, renames, counters, where, compare=True):
+    """Argument facts for replacing v1_obj by target_obj: renames verified on the target.
+
+    With compare (a drop-in replacement), also the v1 arguments the target lacks, defaults
+    that changed, and how many leading positional arguments keep their meaning.
+    """
+    out = {}
+    tgt = signature(target_obj)
+    if tgt is None:
+        if renames:
+            counters["arg_mappings_unverifiable"] += len(renames)
+            out["args_unverified"] = True
+        return out
+    tgt_names = {name for name, kind, _ in tgt if kind not in (inspect.Parameter.VAR_KEYWORD,
+                                                                inspect.Parameter.VAR_POSITIONAL)}
+    args, removed = {}, []
+    for old, new in sorted(renames.items()):
+        if new is None:
+            removed.append(old)
+        elif new in tgt_names:
+            args[old] = new
+        else:
+            counters["arg_mappings_dropped"] += 1
+            counters["_dropped_args"].append(f"{where}: {old}->{new}")
+    src = signature(v1_obj) if v1_obj is not _MISSING and compare else None
+    if src is not None:
+        tgt_defaults = {name: default for name, _, default in tgt}
+        for name, kind, default in src:
+            if kind in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL):
+                continue
+            new = args.get(name, name)
+            if name in renames and renames[name] is None:
+                continue
+            if new not in tgt_names:
+                if name not in removed:
+                    removed.append(name)
+                continue
+            a, b = _jsonable(default), _jsonable(tgt_defaults.get(new))
+            if new != "name" and a is not _MISSING and b is not _MISSING and a != b:
+                out.setdefault("defaults_changed", {})[name] = [a, b]
+        pos_src = [n for n, k, _ in src if k in (inspect.Parameter.POSITIONAL_ONLY,
+                                                 inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        pos_tgt = [n for n, k, _ in tgt if k in (inspect.Parameter.POSITIONAL_ONLY,
+                                                 inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        same = 0
+        for old, new in zip(pos_src, pos_tgt):
+            if args.get(old, old) != new:
+                break
+            same += 1
+        out["positional_ok"] = same  # leading positional arguments that may stay positional
+    if args:
+        out["args"] = args
+    if removed:
+        out["args_removed"] = sorted(removed)
+    return out
+
+
+# --------------------------------------------------------------------------- build
+def build():
+    counters = {"arg_mappings_dropped": 0, "arg_mappings_unverifiable": 0, "_dropped_args": []}
+    walked, unlistable = walk_v1()
+    spec, table_paths = table_v1_paths()
+    kw_renames = {k[3:]: v for k, v in spec.function_keyword_renames.items()
+                  if k.startswith("tf.")}
+    transformers = {k[3:]: getattr(v, "func", v).__name__.strip("_").replace("_transformer", "")
+                    for k, v in spec.function_transformers.items() if k.startswith("tf.")}
+    reorders = {k[3:]: v for k, v in spec.function_reorders.items() if k.startswith("tf.")}
+
+    # Candidate paths: walked + members of unlistable modules + TF tables' v1 paths + extras.
+    candidates = {p: "dir" for p in walked}
+    for mod, names in KNOWN_V1_MEMBERS.items():
+        for name in names:
+            candidates.setdefault(f"{mod}.{name}", "tf1.15_api")
+    for p in table_paths:
+        head = p.split(".")[0]
+        if resolve(tf.compat.v1, head)[0] is not _MISSING:
+            candidates.setdefault(p, "tf_tables")
+    for p in EXTRA_V1_PATHS:
+        candidates.setdefault(p, "tf1_keras_api")
+    for mod in unlistable:
+        candidates.setdefault(mod, "dir")
+
+    removed, changed = {}, {}
+    for path in sorted(candidates):
+        if resolve(tf, path)[0] is not _MISSING:
+            continue
+        works, resolves, error, probe = probe_v1(path)
+        obj = resolve(tf.compat.v1, path)[0]
+        entry = {
+            "kind": kind_of(obj) if obj is not _MISSING else kind_by_name(path.split(".")[-1]),
+            "v1_available": works,
+        }
+        if path in unlistable:
+            entry["v1_available"] = False
+            error = unlistable[path]
+            probe = "dir"
+        if not works or path in unlistable:
+            entry["error"] = error
+            entry["probe"] = probe
+            if resolves:
+                entry["v1_resolves"] = True
+        if candidates[path] != "dir":
+            entry["listed_from"] = candidates[path]
+        removed[path] = entry
+
+    # Replacements from TensorFlow's tables.
+    dropped = {}
+    table_targets = {}
+    for old, new in sorted(all_renames_v2.symbol_renames.items()):
+        if not old.startswith("tf."):
+            continue
+        target, native = normalize_target(new)
+        ok = None
+        error = "not a TensorFlow path"
+        if target is not None:
+            ok, error = check_target(target)
+        if ok is None:
+            dropped[old[3:]] = {"target": new, "error": error}
+            continue
+        table_targets[old[3:]] = (target, native)
+
+    for path, entry in removed.items():
+        if path in table_targets:
+            target, native = table_targets[path]
+            if target == f"compat.v1.{path}":
+                continue  # "use compat.v1" is the loader's fallback, not a replacement
+            rep = {"target": target, "native": native, "source": "tf_tables"}
+            v1_obj = resolve(tf.compat.v1, path)[0]
+            rep.update(map_arguments(v1_obj, resolve(tf, target)[0], kw_renames.get(path, {}),
+                                     counters, path))
+            entry["replacement"] = rep
+    for path, target, renames, drop_in, note in OWN_REPLACEMENTS:
+        entry = removed.get(path)
+        if entry is None:
+            raise SystemExit(f"own replacement for {path}: not a removed v1 path")
+        obj, error = check_target(target)
+        if obj is None:
+            raise SystemExit(f"own replacement {path} -> {target} does not resolve: {error}")
+        rep = {"target": target, "native": not target.startswith("compat.v1."),
+               "source": "tfmigrate", "drop_in": drop_in}
+        if note:
+            rep["note"] = note
+        v1_obj = resolve(tf.compat.v1, path)[0]
+        rep.update(map_arguments(v1_obj, obj, renames, counters, path, compare=drop_in))
+        entry["replacement"] = rep
+
+    for path, entry in removed.items():
+        if path in transformers:
+            entry["transformer"] = transformers[path]
+        if path in reorders:
+            entry["v1_positional"] = reorders[path]
+
+    for path, (level, message) in module_deprecations_v2.MODULE_DEPRECATIONS.items():
+        p = path[3:]
+        if p in removed:
+            removed[p]["note"] = " ".join(message.split())
+
+    # Changed: in both tf and tf.compat.v1, with argument changes in TensorFlow's tables.
+    for path in sorted(set(kw_renames) | set(reorders) | set(transformers)):
+        if path.startswith("contrib") or path in removed:
+            continue
+        v2_obj = resolve(tf, path)[0]
+        v1_obj = resolve(tf.compat.v1, path)[0]
+        if v2_obj is _MISSING or v1_obj is _MISSING:
+            continue
+        entry = {"same_object": v1_obj is v2_obj}
+        ren = kw_renames.get(path, {})
+        if ren:
+            tgt = signature(v2_obj)
+            names = None if tgt is None else {n for n, _, _ in tgt}
+            kept = {}
+            for old, new in sorted(ren.items()):
+                if new is None:
+                    entry.setdefault("args_removed", []).append(old)
+                elif names is None or new in names:
+                    kept[old] = new
+                else:
+                    counters["arg_mappings_dropped"] += 1
+                    counters["_dropped_args"].append(f"{path}: {old}->{new}")
+            if kept:
+                entry["args"] = kept
+        if path in reorders:
+            entry["v1_positional"] = reorders[path]
+        if path in transformers:
+            entry["transformer"] = transformers[path]
+        if path in TRANSFORM_NOTES:
+            entry["note"] = TRANSFORM_NOTES[path]
+        s1, s2 = signature(v1_obj), signature(v2_obj)
+        if s1 is not None and s2 is not None:
+            entry["v1_params"] = [n for n, _, _ in s1]
+            entry["v2_params"] = [n for n, _, _ in s2]
+        changed[path] = entry
+
+    # contrib: absent from both tf and tf.compat.v1; renames whose targets resolve.
+    contrib = {}
+    for old, new in sorted(all_renames_v2.symbol_renames.items()):
+        if not old.startswith("tf.contrib."):
+            continue
+        p = old[3:]
+        if p in dropped:
+            continue
+        target, native = table_targets[p]
+        rep = {"target": target, "native": native, "source": "tf_tables"}
+        ren = spec.function_keyword_renames.get(old, {})
+        rep.update(map_arguments(_MISSING, resolve(tf, target)[0], ren, counters, p))
+        contrib[p] = {"replacement": rep}
+    # gone: top-level modules absent from both tf and tf.compat.v1 (measured).
+    heads = set(GONE_NOTES)
+    for p in table_paths:
+        heads.add(p.split(".")[0])
+    gone = {}
+    for head in sorted(heads):
+        in_tf = resolve(tf, head)[0] is not _MISSING
+        in_v1 = resolve(tf.compat.v1, head)[0] is not _MISSING
+        if in_tf or in_v1:
+            continue
+        note = GONE_NOTES.get(head)
+        if f"tf.{head}" in module_deprecations_v2.MODULE_DEPRECATIONS:
+            note = " ".join(module_deprecations_v2.MODULE_DEPRECATIONS[f"tf.{head}"][1].split())
+        gone[head] = {"in_compat_v1": False, "in_tf": False, "note": note,
+                      "tf_table_paths": sum(1 for k in all_renames_v2.symbol_renames
+                                            if k.startswith(f"tf.{head}."))}
+
+    n_rep = sum(1 for e in removed.values() if "replacement" in e)
+    n_native = sum(1 for e in removed.values() if e.get("replacement", {}).get("native"))
+    tf_dropped = {k: v for k, v in dropped.items() if v["target"].startswith("tf.")}
+    counts = {
+        "removed": len(removed),
+        "removed_v1_available": sum(1 for e in removed.values() if e["v1_available"]),
+        "removed_v1_unavailable": sum(1 for e in removed.values() if not e["v1_available"]),
+        "removed_with_replacement": n_rep,
+        "removed_with_native_replacement": n_native,
+        "changed": len(changed),
+        "contrib_replacements": len(contrib),
+        "tf_table_renames": len(all_renames_v2.symbol_renames),
+        "tf_table_targets_dropped": len(dropped),
+        "tf_table_targets_dropped_tf_paths": len(tf_dropped),
+        "tf_table_targets_dropped_non_tf": len(dropped) - len(tf_dropped),
+        "arg_mappings_dropped": counters["arg_mappings_dropped"],
+        "arg_mappings_unverifiable": counters["arg_mappings_unverifiable"],
+        "unlistable_modules": len(unlistable),
+        "gone_modules": len(gone),
+    }
+    header = {
+        "format": FORMAT,
+        "generator": "scripts/gen_api_table.py",
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "counts": counts,
+        "unlistable_modules": unlistable,
+    }
+    return {
+        "header": header,
+        "removed": removed,
+        "changed": changed,
+        "contrib": contrib,
+        "dropped_targets": dropped,
+        "gone": gone,
+    }, counters
+
+
+def dumps(table):
+    """Stable text: top-level sections one entry per line, compact JSON, sorted keys."""
+    def one(v):
+        return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+    lines = ["{"]
+    sections = sorted(table)
+    for i, section in enumerate(sections):
+        body = table[section]
+        lines.append(f"{one(section)}:{{")
+        keys = sorted(body)
+        for j, key in enumerate(keys):
+            comma = "," if j < len(keys) - 1 else ""
+            lines.append(f"{one(key)}:{one(body[key])}{comma}")
+        lines.append("}" + ("," if i < len(sections) - 1 else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    table, counters = build()
+    text = dumps(table)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_bytes(text.encode("ascii"))
+    if not args.quiet:
+        h = table["header"]
+        print(f"TensorFlow {h['tensorflow']}, Keras {h['keras']} -> {args.out} "
+              f"({len(text.encode()):,} bytes)")
+        for key, value in h["counts"].items():
+            print(f"  {key:36} {value}")
+        print("  TF-table renames whose target does not resolve in this TensorFlow:")
+        for old, info in sorted(table["dropped_targets"].items()):
+            print(f"    tf.{old} -> {info['target']}  [{info['error'][:70]}]")
+        if counters["_dropped_args"]:
+            print("  argument mappings dropped (target keyword missing):")
+            for item in counters["_dropped_args"]:
+                print(f"    {item}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""The shipped TF1 API table (tfmigrate/data/tf1_api.json) is current and every fact in it holds.
+
+(a) regenerating it from the installed TensorFlow gives the same bytes (a stale table fails);
+(b) every replacement target resolves under `tf`, every `v1_available: true` path under
+    `tf.compat.v1` (getattr chains, as user code would spell them);
+(c) spot checks of the facts rules rely on (FACTS.md), through the TensorFlow-free loader.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfmigrate import api_table
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "gen_api_table.py"
+ENV = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONWARNINGS="ignore")
+
+
+def _resolve(root, path):
+    obj = root
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@pytest.fixture(scope="module")
+def regenerated(tmp_path_factory):
+    pytest.importorskip("tensorflow", reason="regenerating the table needs tensorflow-cpu 2.21")
+    out = tmp_path_factory.mktemp("api") / "tf1_api.json"
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out)],
+        capture_output=True, text=True, env=ENV, timeout=600, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return out, result.stdout
+
+
+@pytest.fixture(scope="module")
+def tf():
+    return pytest.importorskip("tensorflow", reason="checking targets needs tensorflow-cpu 2.21")
+
+
+# ----------------------------------------------------------------------------- (a) current
+def test_regenerated_table_is_byte_identical(regenerated):
+    out, _ = regenerated
+    assert out.read_bytes() == api_table.DATA.read_bytes(), (
+        "tfmigrate/data/tf1_api.json is stale: run .venv/bin/python scripts/gen_api_table.py"
+    )
+
+
+def test_script_reports_dropped_targets(regenerated):
+    _, stdout = regenerated
+    dropped = api_table.header()["counts"]["tf_table_targets_dropped"]
+    assert dropped == len(api_table.table()["dropped_targets"]) > 0
+    printed = {line.split()[0]: line.split()[1] for line in stdout.splitlines()
+               if line.startswith("  ") and len(line.split()) == 2}
+    assert printed["tf_table_targets_dropped"] == str(dropped)
+
+
+def test_table_is_small_and_versioned():
+    assert api_table.DATA.stat().st_size < 2_000_000
+    h = api_table.header()
+    assert h["tensorflow"].startswith("2.21.") and h["keras"].startswith("3.")
+
+
+# ----------------------------------------------------------------------------- (b) resolves
+def test_every_replacement_target_resolves(tf):
+    t = api_table.table()
+    targets = {}
+    for section in ("removed", "contrib"):
+        for path, entry in t[section].items():
+            if "replacement" in entry:
+                targets[f"{section}:{path}"] = entry["replacement"]["target"]
+    assert targets
+    failures = {}
+    for where, target in sorted(targets.items()):
+        try:
+            _resolve(tf, target)
+        except Exception as exc:  # noqa: BLE001 - any failure to resolve is the finding
+            failures[where] = f"{target}: {type(exc).__name__}: {exc}"
+    assert not failures, failures
+
+
+def test_every_available_v1_path_resolves(tf):
+    failures = {}
+    for path, entry in api_table.table()["removed"].items():
+        if entry["v1_available"]:
+            try:
+                _resolve(tf.compat.v1, path)
+            except Exception as exc:  # noqa: BLE001
+                failures[path] = f"{type(exc).__name__}: {exc}"
+            try:
+                _resolve(tf, path)
+            except Exception:  # noqa: BLE001 - removed from tf is the point
+                pass
+            else:
+                failures[path] = "resolves under tf: not removed"
+    assert not failures, failures
+
+
+def test_argument_renames_exist_on_target(tf):
+    import inspect
+
+    for path, entry in api_table.table()["removed"].items():
+        rep = entry.get("replacement", {})
+        if not rep.get("args"):
+            continue
+        obj = _resolve(tf, rep["target"])
+        params = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj).parameters
+        for old, new in rep["args"].items():
+            assert new in params, f"{path}: {old} -> {new} not a keyword of tf.{rep['target']}"
+
+
+# ----------------------------------------------------------------------------- (c) spot checks
+@pytest.mark.parametrize(
+    "path", ["Session", "placeholder", "get_variable", "GraphKeys", "app", "app.flags", "flags",
+             "train.Saver", "train.AdamOptimizer"],
+)
+def test_tf1_only_symbols_are_removed_and_still_in_compat_v1(path):
+    entry = api_table.removed(path)
+    assert entry is not None, path
+    assert entry["v1_available"] is True
+
+
+def test_adam_optimizer_goes_to_keras_adam():
+    rep = api_table.replacement("train.AdamOptimizer")
+    assert rep["target"] == "keras.optimizers.Adam" and rep["native"] is True
+    assert rep["args"] == {"beta1": "beta_1", "beta2": "beta_2"}  # learning_rate keeps its name
+    assert "learning_rate" not in rep.get("args_removed", [])
+    assert rep["defaults_changed"]["epsilon"] == [1e-08, 1e-07]
+
+
+def test_layers_are_not_available_under_keras3():
+    for path in ("layers.dense", "layers.Dense", "nn.rnn_cell.LSTMCell", "layers"):
+        entry = api_table.removed(path)
+        assert entry is not None and entry["v1_available"] is False, path
+        assert "Keras 3" in entry["error"] or "__internal__" in entry["error"], entry
+    assert api_table.replacement("layers.Dense")["target"] == "keras.layers.Dense"
+    rep = api_table.replacement("layers.dense")
+    assert rep["target"] == "keras.layers.Dense" and rep["drop_in"] is False
+
+
+def test_compat_v1_fallback_only_where_it_works():
+    assert api_table.replacement("Session") == {
+        "target": "compat.v1.Session", "native": False, "source": "compat.v1"}
+    assert api_table.replacement("nn.rnn_cell.RNNCell") is None
+
+
+def test_estimator_and_contrib_are_gone():
+    assert api_table.removed("estimator") is None
+    assert api_table.removed("estimator.Estimator") is None
+    assert api_table.gone("estimator.Estimator")["in_compat_v1"] is False
+    assert api_table.removed("contrib") is None
+    assert api_table.gone("contrib.layers.xavier_initializer") is not None
+
+
+def test_changed_signature_is_separate_from_removed():
+    dropout = api_table.changed_signature("nn.dropout")
+    assert dropout is not None and api_table.removed("nn.dropout") is None
+    assert "keep_prob" in dropout["v1_params"] and "keep_prob" not in dropout["v2_params"]
+    assert api_table.changed_signature("reduce_sum")["args"]["keep_dims"] == "keepdims"
+    assert api_table.changed_signature("Session") is None
+
+
+def test_loader_does_not_import_tensorflow():
+    code = ("import sys; from tfmigrate import api_table; api_table.removed('Session'); "
+            "print('tensorflow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "False", out.stderr
