@@ -27,6 +27,7 @@ _PASS_UP = (
     cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
     cst.BooleanOperation, cst.List, cst.Tuple, cst.Element, cst.Dict, cst.DictElement,
 )
+_CHANNEL = frozenset({-1, 2})  # the channel axis of a decoded (rank-3) image
 _GUARD_METHODS = ("is_fully_defined", "assert_is_fully_defined")
 # TensorFlow APIs whose arguments must be Python numbers (or change meaning for a tensor).
 _NEEDS_INT = frozenset(
@@ -75,6 +76,16 @@ def _element_params(params: cst.Parameters, skip: int, bound: FrozenSet[str]) ->
     return names
 
 
+def _index(expr) -> Optional[int]:
+    """The int of `2` / `-1`, else None."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _index(expr.expression)
+        return None if inner is None else -inner
+    return None
+
+
 def _is_static(fdef: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fdef.decorators)
 
@@ -114,6 +125,7 @@ class _Flow(cst.CSTVisitor):
         self.shape_set: Set[str] = set()  # tensors whose shape was set: reads of them are fine
         self.shape_values: Dict[str, Set[str]] = {}  # name -> tensors whose static shape it holds
         self.guards: Set[str] = set()  # tensors whose unknown dims the code handles itself
+        self.known: Dict[str, FrozenSet[int]] = {}  # name -> dims an image op made static
         self.reads: List[_Read] = []
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
         self.stack: List[cst.CSTNode] = []
@@ -200,6 +212,33 @@ class _Flow(cst.CSTVisitor):
                     self.shape_values[key] = holds
                 elif not isinstance(target, cst.Subscript):
                     self.shape_values.pop(key, None)
+                if target is name:
+                    self.known[key] = self._known_dims(value) if value is not None else frozenset()
+
+    def _known_dims(self, value) -> FrozenSet[int]:
+        """Dimensions an image op fixes statically: `decode_jpeg(x, channels=3)` the last one."""
+        if isinstance(value, cst.Name):
+            return self.known.get(value.value, frozenset())
+        if not isinstance(value, cst.Call) or not value.args:
+            return frozenset()
+        api = self.names.api(value.func) or ""
+        first = self._known_dims(value.args[0].value)
+        last = api.rsplit(".", 1)[-1]
+        if api.startswith(("image.decode_", "io.decode_")):
+            channels = next((a.value for a in value.args if a.keyword and a.keyword.value == "channels"), None)
+            ok = isinstance(channels, cst.Integer) and int(channels.value) > 0 and last != "decode_gif"
+            return _CHANNEL if ok else frozenset()
+        if api in ("image.grayscale_to_rgb", "image.rgb_to_grayscale"):
+            return first | {-1}
+        if api in ("cast", "identity", "image.convert_image_dtype", "to_float", "saturate_cast"):
+            return first
+        if api.startswith("image."):
+            size = value.args[1].value if len(value.args) > 1 else None
+            fixed = last.startswith("resize") and isinstance(size, (cst.List, cst.Tuple)) and all(
+                isinstance(e.value, cst.Integer) for e in size.elements
+            )
+            return (first & _CHANNEL) | ({-3, -2} if fixed else set())
+        return frozenset()
 
     def leave_Assign(self, node: cst.Assign) -> None:
         self._bind([t.target for t in node.targets], node.value)
@@ -252,6 +291,8 @@ class _Flow(cst.CSTVisitor):
             return
         tensor, name = found
         scalar = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+        if scalar and isinstance(tensor, cst.Name) and _index(node.slice[0].slice.value) in self.known.get(tensor.value, ()):
+            return
         target: cst.BaseExpression = node
         parent = self.stack[-2] if len(self.stack) > 1 else None
         if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == "value":
@@ -277,6 +318,9 @@ class _Flow(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
             self.shape_set.add(self.code(func.value))
+            self.guards.add(self.code(func.value))  # reads feeding set_shape(merge_with(...))
+        elif node.args and self.names.api(func) == "ensure_shape":
+            self.guards.add(self.code(node.args[0].value))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
@@ -306,6 +350,10 @@ class _Flow(cst.CSTVisitor):
                 operands.append(getattr(parent, "right", None))
                 if any(self._floaty(o) for o in operands):
                     return "the arithmetic with a float"  # int32 tensor op float: TypeError
+            if isinstance(parent, cst.Element) and isinstance(self.parents.get(parent), cst.Tuple):
+                name = self._unpacked_name(parent, self.parents.get(parent))
+                if name is not None:  # `h, w = x.shape[0], x.shape[1]`
+                    return None if depth else self._uses_context(name, scalar)
             child, parent = parent, self.parents.get(parent)
         if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and parent.test is child:
             return None if scalar else "the Python condition"
@@ -323,23 +371,43 @@ class _Flow(cst.CSTVisitor):
             return "the Python indexing"
         if isinstance(parent, (cst.Return, cst.Lambda)) and self.direct:
             return None
+        target = self._assigned_name(child, parent)
+        if target is not None and depth == 0:
+            return self._uses_context(target, scalar)
         if isinstance(parent, cst.Assign) and any(
             isinstance(t.target, (cst.Tuple, cst.List)) for t in parent.targets
         ):
             return "the unpacking"
-        if (
-            isinstance(parent, cst.Assign)
-            and depth == 0
-            and len(parent.targets) == 1
-            and isinstance(parent.targets[0].target, cst.Name)
-        ):
-            uses = [u for u in self.uses.get(parent.targets[0].target.value, []) if u not in self.stores]
-            for use in uses:
-                where = self.context(use, scalar, depth + 1)
+        return "the plain Python code around it"
+
+    def _uses_context(self, name: str, scalar: bool) -> Optional[str]:
+        """Where the value of `name` goes: the first use that is not TensorFlow or a test."""
+        for use in self.uses.get(name, []):
+            if use not in self.stores:
+                where = self.context(use, scalar, 1)
                 if where is not None:
                     return where
+        return None
+
+    def _assigned_name(self, child, parent) -> Optional[str]:
+        """`h = <child>` -> "h"."""
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
             return None
-        return "the plain Python code around it"
+        target = parent.targets[0].target
+        if isinstance(target, cst.Name):
+            return target.value
+        return None
+
+    def _unpacked_name(self, element, value) -> Optional[str]:
+        assign = self.parents.get(value)
+        if not (isinstance(assign, cst.Assign) and assign.value is value and len(assign.targets) == 1):
+            return None
+        target = assign.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+            return None
+        index = next(i for i, e in enumerate(value.elements) if e is element)
+        name = target.elements[index].value
+        return name.value if isinstance(name, cst.Name) else None
 
     def _floaty(self, expr) -> bool:
         """A float literal, or a parameter whose default is one (`fraction=0.5`)."""
