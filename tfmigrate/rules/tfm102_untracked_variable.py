@@ -171,7 +171,7 @@ class UntrackedVariable(Rule):
             mapped = to_add_weight(call, self_name, keras_func, self.ctx.names.api)
             instead = f"`{self_name}.add_weight(...)`"
         wrong = f"`{spelled}` stored on a Keras {kind} is not tracked: it is never trained or saved."
-        reason = mapped.reason or self._refusal(method, cls, call, mapped)
+        reason = mapped.reason or self._refusal(method, mapped)
         if reason:
             self.report(call.func, f"{wrong} Create it with {instead} instead (not fixed automatically: {reason}).")
             return
@@ -188,7 +188,7 @@ class UntrackedVariable(Rule):
         self.report(call.func, f"{wrong} Create it with {instead} instead.",
                     Fix("unsafe" if caveats else "safe", description, tuple(edits)))
 
-    def _refusal(self, method, cls, call, mapped) -> str:
+    def _refusal(self, method, mapped) -> str:
         if method.name.value == "call":
             return "Keras 3 refuses new variables in `call`; create it in `__init__` or `build`"
         func = mapped.call.func
