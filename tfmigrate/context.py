@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import List
+from typing import Any, Dict, List
 
 import libcst as cst
 
@@ -17,6 +17,15 @@ class FileContext:
         self.names = ImportTable(module, source)
         # Ancestors of the node being visited (outermost first), kept by the engine's walk.
         self.stack: List[cst.CSTNode] = []
+        # Per-file state a family of rules shares (e.g. the removed-API rules' one walker).
+        self.shared: Dict[str, Any] = {}
+
+    @cached_property
+    def keras_classes(self):
+        """Which classes of this module are Keras Models or Layers (shared by TFM101/TFM102)."""
+        from tfmigrate.keras_classes import KerasClasses
+
+        return KerasClasses(self.module, self.names)
 
     @cached_property
     def datasets(self):

@@ -127,11 +127,9 @@ class _Walk:
         self.visits = defaultdict(list)
         self.leaves = defaultdict(list)
         for rule in rules:
-            for attr in dir(type(rule)):
-                if attr.startswith("visit_"):
-                    self.visits[getattr(cst, attr[6:])].append((rule, getattr(rule, attr)))
-                elif attr.startswith("leave_"):
-                    self.leaves[getattr(cst, attr[6:])].append((rule, getattr(rule, attr)))
+            for attr in rule.handlers():
+                table = self.visits if attr.startswith("visit_") else self.leaves
+                table[getattr(cst, attr[6:])].append((rule, getattr(rule, attr)))
 
     def _run(self, handlers, node) -> None:
         for rule, method in handlers:
@@ -209,8 +207,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     ctx = FileContext(path, module, source)
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
-    rules = [r for r in rules if any(a.startswith(("visit_", "leave_")) for a in dir(type(r)))]
-    walk = _Walk(ctx, rules)
+    walk = _Walk(ctx, [r for r in rules if r.handlers()])
     if rules:
         walk.walk(module)
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]

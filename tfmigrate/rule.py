@@ -39,6 +39,11 @@ class Rule:
     def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
         self.reports.append(Report(self.code, node, message, fix))
 
+    def handlers(self) -> List[str]:
+        """Names of this instance's visit_/leave_ methods the engine should call. A family of
+        rules that shares one walker (the removed-API rules) returns [] for all but one."""
+        return [a for a in dir(type(self)) if a.startswith(("visit_", "leave_"))]
+
     @classmethod
     def applies_to(cls, ctx: "FileContext") -> bool:
         """Cheap per-file precondition; rules that cannot fire are not walked at all."""
