@@ -69,10 +69,10 @@ class Cache:
     def get(self, path: str, fingerprint: str) -> Optional[List[Finding]]:
         try:
             entry = json.loads(self._entry(path).read_text(encoding="utf-8"))
-            if entry.get("fingerprint") != fingerprint:
+            if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint:
                 return None
             return [Finding.from_json(f) for f in entry["findings"]]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def put(self, path: str, fingerprint: str, findings: Sequence[Finding]) -> None:
@@ -106,6 +106,17 @@ def _unreadable(task: Task, error: OSError) -> Outcome:
 
 def process(task: Task) -> Outcome:
     """Check or fix one file. Runs in a worker process; never raises for a bad file."""
+    # --- notebooks: cell by cell (tfmigrate/notebooks.py); the rest of the flow is shared ---
+    if task.shown.endswith(".ipynb"):
+        from tfmigrate import notebooks
+
+        outcome = _process_file(task, notebooks.check_notebook, notebooks.fix_notebook)
+        outcome.text = None  # findings give the line within a cell: a line of the JSON would mislead
+        return outcome
+    return _process_file(task)
+
+
+def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     if task.data is not None:
         data = task.data
     else:
@@ -123,13 +134,16 @@ def process(task: Task) -> Outcome:
             return Outcome(task.shown, findings, source_text(data) if findings else None)
     from tfmigrate import engine  # imported only on a cache miss
 
+    check_source = check_source or engine.check_source
+    fix_source = fix_source or engine.fix_source
+
     if task.mode == "check":
-        findings = [f.portable() for f in engine.check_source(data, task.shown, task.codes)]
+        findings = [f.portable() for f in check_source(data, task.shown, task.codes)]
         if cache:
             cache.put(task.path, fingerprint, findings)
         return Outcome(task.shown, findings, source_text(data) if findings else None)
 
-    result = engine.fix_source(data, task.shown, task.codes, unsafe=task.unsafe)
+    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe)
     findings = [f.portable() for f in result.findings]
     outcome = Outcome(task.shown, findings, applied=result.applied)
     final = data
