@@ -61,10 +61,15 @@ def make_finding(code: str, path: str, message: str, start, end, fix=None) -> Fi
     )
 
 
+_PY2_EXCEPT = re.compile(r"^[ \t]*except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:", re.MULTILINE)
+
+
 def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
     """TFM001 with the clearest message on offer: CPython's own, else libcst's."""
     line, col, text = 1, 0, str(error).splitlines()[0] if str(error) else type(error).__name__
-    if isinstance(error, UnicodeDecodeError):
+    if isinstance(error, SyntaxError) and error.lineno:
+        line, col, text = error.lineno, max((error.offset or 1) - 1, 0), error.msg
+    elif isinstance(error, UnicodeDecodeError):
         text = f"not valid text in its declared encoding ({error.reason} at byte {error.start})"
     elif isinstance(error, cst.ParserSyntaxError):
         line, col, text = error.raw_line, error.raw_column, error.message
@@ -200,6 +205,8 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     try:
         module = cst.parse_module(data)
         source = data.decode(module.encoding, errors="replace")  # cheaper than module.code
+        if _PY2_EXCEPT.search(source):  # libcst accepts Python 2's `except X, e:`; CPython does not
+            ast.parse(data)
     except Exception as error:  # libcst raises several types for bad input
         if PARSE_ERROR in codes:
             return _Pass(None, [_parse_error(path, error, data)])

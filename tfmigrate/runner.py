@@ -251,8 +251,20 @@ def _iterate(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     chunk = max(1, min(16, len(tasks) // (jobs * 8)))
-    with context.Pool(processes=min(jobs, len(tasks))) as pool:
+    with context.Pool(processes=min(jobs, len(tasks)), initializer=_worker_signals) as pool:
         yield from pool.imap(process, tasks, chunksize=chunk)
+
+
+def _quit(signum, frame):
+    raise SystemExit(128 + signum)  # unwinds (atomic writes clean up) and exits without a traceback
+
+
+def _worker_signals() -> None:
+    """Workers leave on SIGINT/SIGTERM quietly; the parent reports the interruption."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _quit)
+    signal.signal(signal.SIGINT, _quit)
 
 
 def tasks_for(

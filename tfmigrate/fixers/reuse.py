@@ -6,10 +6,11 @@ when the file already imports TensorFlow.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
+from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.names import ImportTable, Reference
 
 
@@ -61,3 +62,16 @@ def with_reuse(scope_call: cst.Call, value: cst.BaseExpression) -> Optional[cst.
             comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         )
     return scope_call.with_changes(args=[*args, new])
+
+
+def share_in_scope(scope_call: cst.Call, names: ImportTable, safe: bool) -> Tuple[str, Optional[Fix]]:
+    """The AUTO_REUSE spelling and the fix that adds it to `scope_call` (None if it cannot)."""
+    ref = auto_reuse(scope_call, names)
+    new = with_reuse(scope_call, ref.expression())
+    if new is None:
+        return ref.code, None
+    edits: tuple = (Replace(scope_call, new),)
+    if ref.import_statement:
+        edits += (AddImport(ref.import_statement),)
+    description = f"Add `reuse={ref.code}` to the enclosing `variable_scope`"
+    return ref.code, Fix("safe" if safe else "unsafe", description, edits)

@@ -18,13 +18,12 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.fixers.reuse import auto_reuse, with_reuse
+from tfmigrate.fixers.reuse import auto_reuse, share_in_scope
 from tfmigrate.names import dotted
 from tfmigrate.rule import Rule
 
 _GRAPH_MODE = re.compile(
-    r"disable_eager_execution|disable_v2_behavior|\b(?:Interactive)?Session\(|\bplaceholder\("
+    r"disable_eager_execution|disable_v2_behavior|Session\(|\bplaceholder\("
     r"|\bGraph\(\)|\.as_default\(\)|EstimatorSpec\("
 )
 _HARMLESS_DECORATORS = ("staticmethod", "classmethod", "add_arg_scope")
@@ -255,7 +254,7 @@ class DuplicateGetVariable(Rule):
         if counts_in_loops:
             self.tainted.update(id(loop) for loop, _, _ in where.loops)
 
-    def visit_Return(self, node) -> None:
+    def leave_Return(self, node) -> None:  # after its value, which may call a helper
         self._terminator(node, True)
 
     def visit_Break(self, node) -> None:
@@ -264,7 +263,7 @@ class DuplicateGetVariable(Rule):
     def visit_Continue(self, node) -> None:
         self._terminator(node, True)
 
-    def visit_Raise(self, node) -> None:
+    def leave_Raise(self, node) -> None:
         self._terminator(node, False)
 
     def visit_Yield(self, node) -> None:
@@ -351,6 +350,7 @@ class DuplicateGetVariable(Rule):
         for frame in frames:
             for call in frame.calls:
                 call.callee = self._resolve(frame, call)
+        self._barriers_through_calls(frames)
         self._protect(frames)
         self._summaries: Dict[int, list] = {}
         self._claimed: Dict[int, bool] = {}
@@ -387,6 +387,36 @@ class DuplicateGetVariable(Rule):
                     return found[0] if len(found) == 1 else None
             scope = scope.owner
         return None
+
+    def _barriers_through_calls(self, frames: List[_Frame]) -> None:
+        """A call of a local function that (transitively) reuses or resets is itself a barrier."""
+        memo: Dict[int, Tuple[bool, bool]] = {}
+
+        def kinds(frame: _Frame) -> Tuple[bool, bool]:
+            if id(frame) not in memo:
+                memo[id(frame)] = (bool(frame.reuse_seqs), bool(frame.reset_seqs))
+                reuse, reset = memo[id(frame)]
+                for call in frame.calls:
+                    if call.callee is not None:
+                        sub = kinds(call.callee)
+                        reuse, reset = reuse or sub[0], reset or sub[1]
+                memo[id(frame)] = (reuse, reset)
+            return memo[id(frame)]
+
+        for frame in frames:
+            for call in frame.calls:
+                if call.callee is None:
+                    continue
+                reuse, reset = kinds(call.callee)
+                loops = {id(loop) for loop, _, _ in call.where.loops}
+                if reuse:
+                    frame.reuse_seqs.append(call.seq)
+                    self.reuse_loops.update(loops)
+                if reset:
+                    frame.reset_seqs.append(call.seq)
+                if reuse or reset:
+                    self.tainted.update(loops)
+                    frame.helper = False
 
     def _reused(self, frame: _Frame, event: _Event) -> bool:
         where = event.where
@@ -532,19 +562,10 @@ class DuplicateGetVariable(Rule):
             self.ctx.module, first.create.node, create.node
         ):
             return "Pass distinct names: the two shapes differ, so one variable cannot serve both.", None
-        ref = auto_reuse(scope, self.ctx.names)
-        new = with_reuse(scope, ref.expression())
-        todo = (f"Add `reuse={ref.code}` to the enclosing `variable_scope` to share one "
-                "variable, or pass distinct names.")
-        if new is None:
-            return todo, None
         safe = case != "loop" and not (item.via and _uses_params(create))
-        edits = (Replace(scope, new),)
-        if ref.import_statement:
-            edits += (AddImport(ref.import_statement),)
-        return todo, Fix("safe" if safe else "unsafe",
-                         f"Add `reuse={ref.code}` to the enclosing `variable_scope`", edits)
-
+        spelled, fix = share_in_scope(scope, self.ctx.names, safe)
+        return (f"Add `reuse={spelled}` to the enclosing `variable_scope` to share one "
+                "variable, or pass distinct names."), fix
 
 def _shapes_differ(module: cst.Module, a: cst.Call, b: cst.Call) -> bool:
     sa, sb = _arg(a, 1, "shape"), _arg(b, 1, "shape")
