@@ -1,0 +1,36 @@
+"""TFM208: `tf.train.Saver` -> TF2's object-based `tf.train.Checkpoint`; the fix is the
+compat.v1 fallback `tf.compat.v1.train.Saver` (same meaning), because Checkpoint is a different
+API with a different checkpoint format."""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.removed_api import Ref, RemovedApiRule
+
+GUIDANCE = (
+    "use `tf.train.Checkpoint(model=..., optimizer=...)` with `tf.train.CheckpointManager` "
+    "(object-based: a different API and file format)"
+)
+
+
+class Saver(RemovedApiRule):
+    code = "TFM208"
+    CLAIMS = ("train.Saver",)
+
+    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+        if ref.spelled_v1:
+            return (
+                f"`tf.compat.v1.train.Saver` is TF1-only (graph mode, name-based checkpoints): {GUIDANCE}. "
+                "No automatic fix.",
+                None,
+            )
+        reference = self.ctx.names.reference("compat.v1.train.Saver")
+        edits = [Replace(ref.node, reference.expression())]
+        if reference.import_statement:
+            edits.append(AddImport(reference.import_statement))
+        fix = Fix("safe", f"Replace with `{reference.code}` (compat.v1 fallback, same meaning)", tuple(edits))
+        return (
+            f"`tf.train.Saver` was removed in TensorFlow 2. {fix.description}; to move to TF2, {GUIDANCE}.",
+            fix,
+        )

@@ -1,0 +1,84 @@
+"""TFM209: `tf.train.*Optimizer` -> `tf.keras.optimizers.*` in TF2-eager code, else the
+compat.v1 fallback `tf.compat.v1.train.*Optimizer`.
+
+Measured under TF 2.21 / Keras 3: Keras optimizers have no `minimize`, `compute_gradients` or
+`get_slot` and their `apply_gradients` takes no `global_step`, so the Keras rewrite is only
+offered when the file is eager by evidence (GradientTape + apply_gradients) and shows none of
+those TF1 uses; the argument mapping and the pinned defaults come from the API table
+(`args`, `args_removed`, `defaults_changed`, `positional_ok`), checked against the Keras 3
+signatures. RMSProp's rewrite is unsafe: TF1 starts the mean square at 1.0, Keras at 0.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional, Tuple
+
+from tfmigrate import api_table
+from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.removed_api import Ref, RemovedApiRule, generic_fix
+
+OPTIMIZERS = (
+    "train.AdadeltaOptimizer",
+    "train.AdagradDAOptimizer",
+    "train.AdagradOptimizer",
+    "train.AdamOptimizer",
+    "train.FtrlOptimizer",
+    "train.GradientDescentOptimizer",
+    "train.MomentumOptimizer",
+    "train.Optimizer",
+    "train.ProximalAdagradOptimizer",
+    "train.ProximalGradientDescentOptimizer",
+    "train.RMSPropOptimizer",
+    "train.SyncReplicasOptimizer",
+)
+# Evidence the code is TF1 graph-style or uses optimizer API Keras 3 lacks.
+_TF1_USES = re.compile(
+    r"\.minimize\(|compute_gradients|get_slot|global_step|Session\(|placeholder|disable_eager_execution"
+    r"|disable_v2_behavior|get_collection|\.variables\(\)|MonitoredTrainingSession|Estimator"
+)
+_UNSAFE_NATIVE = {
+    "train.RMSPropOptimizer": "TF1 starts RMSProp's mean square at 1.0 and Keras at 0, so the first steps differ",
+}
+
+
+def eager_by_evidence(source: str) -> bool:
+    return "GradientTape" in source and "apply_gradients" in source and not _TF1_USES.search(source)
+
+
+class V1Optimizer(RemovedApiRule):
+    code = "TFM209"
+    CLAIMS = OPTIMIZERS
+
+    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+        name = f"`tf.{ref.path}`"
+        replacement = api_table.replacement(ref.path)
+        native = replacement if replacement and replacement.get("native") else None
+        keras = f"`tf.{native['target']}`" if native else None
+        if ref.spelled_v1:
+            name = f"`tf.compat.v1.{ref.path}`"
+            hint = f"in TF2-eager code use {keras} with `tf.GradientTape` and `apply_gradients`" if keras else "TF2 code uses `tf.keras.optimizers` with `tf.GradientTape`"
+            return f"{name} is TF1-only: it works through `tf.compat.v1`; {hint}. No automatic fix.", None
+        if native and eager_by_evidence(self.ctx.source):
+            fix = generic_fix(ref, self.ctx)
+            if fix is not None:
+                unsafe = _UNSAFE_NATIVE.get(ref.path)
+                if unsafe:
+                    fix = Fix("unsafe", fix.description, fix.edits)
+                    return f"{name} was removed in TensorFlow 2. {fix.description} with arguments mapped; {unsafe}.", fix
+                if fix.applicability == "unsafe":
+                    return f"{name} was removed in TensorFlow 2. {fix.description} with arguments mapped; a TF1-only argument (`use_locking`, ...) is dropped.", fix
+                return f"{name} was removed in TensorFlow 2. {fix.description} with arguments mapped.", fix
+        fix = self._fallback(ref)
+        why = (
+            f"Keras optimizers have no `minimize`/`compute_gradients`/`global_step`, so only TF2-eager code (GradientTape + apply_gradients) can use {keras}"
+            if keras
+            else "it has no Keras counterpart"
+        )
+        return f"{name} was removed in TensorFlow 2. {fix.description}; {why}.", fix
+
+    def _fallback(self, ref: Ref) -> Fix:
+        reference = self.ctx.names.reference(f"compat.v1.{ref.path}")
+        edits = [Replace(ref.node, reference.expression())]
+        if reference.import_statement:
+            edits.append(AddImport(reference.import_statement))
+        return Fix("safe", f"Replace with `{reference.code}` (compat.v1 fallback, same meaning)", tuple(edits))

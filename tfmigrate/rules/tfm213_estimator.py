@@ -1,0 +1,54 @@
+"""TFM213: `tf.estimator` (and `tf.compat.v1.estimator`, `tf.contrib.tpu.TPUEstimator`), removed in
+TensorFlow 2.16. The replacement is Keras `model.fit` or a custom loop: guidance, no fix."""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from tfmigrate.findings import Fix
+from tfmigrate.removed_api import Ref
+from tfmigrate.rules._gone_walker import GoneApiRule, GoneRef, spelled_gone
+
+FIT = "train a Keras model with `model.fit` (or a custom `tf.GradientTape` loop)"
+HINTS = {
+    "Estimator": f"{FIT}; the model_fn becomes the model, the input_fn a `tf.data.Dataset`",
+    "EstimatorSpec": f"{FIT}; return the loss/metrics from the model instead",
+    "RunConfig": f"{FIT}; checkpoints go to `tf.keras.callbacks.ModelCheckpoint`, distribution to `tf.distribute`",
+    "TrainSpec": "pass the training data to `model.fit`",
+    "EvalSpec": "pass `validation_data=` to `model.fit`",
+    "train_and_evaluate": "call `model.fit(train, validation_data=eval)`",
+    "ModeKeys": "pass a `training` flag to the model's `call` instead of a mode key",
+    "inputs": "build a `tf.data.Dataset` (e.g. `tf.data.Dataset.from_tensor_slices`)",
+    "export": "export with `model.export(path)` or `tf.saved_model.save`",
+    "LinearClassifier": "use a Keras model (TensorFlow Decision Forests or a Dense layer for linear models)",
+    "DNNClassifier": "use a Keras model of `Dense` layers",
+    "DNNRegressor": "use a Keras model of `Dense` layers",
+    "LinearRegressor": "use a Keras model with one `Dense` layer",
+    "TPUEstimator": "use a Keras model under `tf.distribute.TPUStrategy`",
+    "TPUEstimatorSpec": "use a Keras model under `tf.distribute.TPUStrategy`",
+    "TPUConfig": "use `tf.distribute.TPUStrategy` with a `tf.distribute.cluster_resolver.TPUClusterResolver`",
+}
+
+
+class Estimator(GoneApiRule):
+    code = "TFM213"
+    CLAIMS = (
+        "estimator",
+        "contrib.tpu.TPUEstimator",
+        "contrib.tpu.TPUEstimatorSpec",
+        "contrib.tpu.RunConfig",
+        "contrib.tpu.TPUConfig",
+    )
+
+    def explain(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+        parts = ref.path.split(".")
+        if parts[0] == "contrib":
+            where = "was removed with `tf.contrib`"
+            leaf = parts[2] if len(parts) > 2 else parts[-1]
+        else:
+            where = "was removed in TensorFlow 2.16 (also from `tf.compat.v1`)"
+            leaf = parts[1] if len(parts) > 1 else ""
+        hint = HINTS.get(leaf, FIT)
+        name = spelled_gone(ref)
+        if isinstance(ref, GoneRef) and ref.statement is not None:
+            return f"Importing `{name}` fails under TensorFlow 2: it {where}. Instead, {FIT}. No automatic fix.", None
+        return f"`{name}` {where}: {hint}. No automatic fix.", None
