@@ -8,6 +8,7 @@ so it is built inline (unsafe: one new layer each time the line runs).
 """
 from __future__ import annotations
 
+from collections import Counter
 from keyword import iskeyword
 from typing import Dict, Optional, Set
 
@@ -15,14 +16,10 @@ import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Insert, Replace
 from tfmigrate.fixers import layers as fx
+from tfmigrate.keras_classes import KerasClasses
 from tfmigrate.names import Reference
 from tfmigrate.rule import Rule
 
-_KERAS_BASES = {
-    "keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential",
-    "keras.layers.Layer", "keras.Layer", "keras.engine.training.Model",
-    "keras.engine.base_layer.Layer",
-}
 _REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
@@ -179,7 +176,8 @@ class _ClassInfo:
                     if isinstance(small, cst.AnnAssign):
                         _target_names(small.target, self.class_names)
         self.init_attrs = _self_stores(self.init) if self.init is not None else set()
-        self.used = set(self.class_names) | _self_reads(classdef)
+        self.calls = _self_reads(classdef)  # attribute -> how often `self.X` is read
+        self.used = set(self.class_names) | set(self.calls)
         self.taken: Set[str] = set()  # attribute names given out in this pass
 
 
@@ -197,13 +195,13 @@ def _self_stores(func: cst.FunctionDef) -> Set[str]:
     return out
 
 
-def _self_reads(classdef: cst.ClassDef) -> Set[str]:
-    out: Set[str] = set()
+def _self_reads(classdef: cst.ClassDef) -> Counter:
+    out: Counter = Counter()
 
     class V(cst.CSTVisitor):
         def visit_Attribute(self, node):
             if isinstance(node.value, cst.Name) and node.value.value == "self":
-                out.add(node.attr.value)
+                out[node.attr.value] += 1
 
     classdef.visit(V())
     return out
@@ -214,38 +212,20 @@ class FunctionalLayer(Rule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self._classes: Optional[Dict[str, cst.ClassDef]] = None
-        self._keras: Dict[int, bool] = {}
+        self._keras: Optional[KerasClasses] = None
         self._info: Dict[int, _ClassInfo] = {}
 
     # -- which classes are Keras models/layers ------------------------------------------------
+    def _keras_classes(self) -> KerasClasses:
+        if self._keras is None:
+            self._keras = KerasClasses(self.ctx.module, self.ctx.names)
+        return self._keras
+
     def _class_table(self) -> Dict[str, cst.ClassDef]:
-        if self._classes is None:
-            self._classes = {}
+        return self._keras_classes().classes
 
-            class V(cst.CSTVisitor):
-                def visit_ClassDef(inner, node):
-                    self._classes.setdefault(node.name.value, node)
-
-            self.ctx.module.visit(V())
-        return self._classes
-
-    def _is_keras(self, classdef: cst.ClassDef, seen=()) -> bool:
-        key = id(classdef)
-        if key not in self._keras:
-            self._keras[key] = False
-            result = False
-            for base in classdef.bases:
-                if base.keyword is not None:
-                    continue
-                if self.ctx.names.api(base.value) in _KERAS_BASES:
-                    result = True
-                elif isinstance(base.value, cst.Name):
-                    parent = self._class_table().get(base.value.value)
-                    if parent is not None and parent is not classdef and self._is_keras(parent):
-                        result = True
-            self._keras[key] = result
-        return self._keras[key]
+    def _is_keras(self, classdef: cst.ClassDef) -> bool:
+        return self._keras_classes().kind(classdef) is not None
 
     def _ancestors(self, classdef: cst.ClassDef):
         """The class and its same-file base classes."""
@@ -269,8 +249,8 @@ class FunctionalLayer(Rule):
 
     # -- where the call sits --------------------------------------------------------------------
     def _method(self):
-        """(classdef, method, nodes between method and call) for a call in a Keras method;
-        or a reason string when it is in a Keras class but cannot be fixed; or None."""
+        """(classdef, method) for a call in a method of a Keras class; a reason string when it
+        is in a Keras class but cannot move to `__init__`; None when no Keras class holds it."""
         stack = self.ctx.stack
         funcs = [i for i, n in enumerate(stack) if isinstance(n, cst.FunctionDef)]
         for depth, i in enumerate(reversed(funcs)):
@@ -312,10 +292,12 @@ class FunctionalLayer(Rule):
             todo = f"Create one `{ref.code}` in `__init__` and call it here"
             if isinstance(mapped, str):
                 return self.report(node.func, f"{wrong} {todo}; no automatic fix because {mapped}.")
-            fix = self._class_fix(node, function, mapped, ref, *place)
-            if isinstance(fix, str):
-                return self.report(node.func, f"{wrong} {todo}; no automatic fix because {fix}.")
-            return self.report(node.func, f"{wrong} {todo}.", fix)
+            result = self._class_fix(node, function, mapped, ref, *place)
+            if isinstance(result, str):
+                return self.report(node.func, f"{wrong} {todo}; no automatic fix because {result}.")
+            fix, caveats = result
+            unsafe = f"; the fix is unsafe because {'; '.join(caveats)}" if caveats else ""
+            return self.report(node.func, f"{wrong} {todo}{unsafe}.", fix)
         if isinstance(place, str) or isinstance(mapped, str):
             why = place if isinstance(place, str) else mapped
             return self.report(
@@ -369,8 +351,6 @@ class FunctionalLayer(Rule):
                 return f"`{self_name}.{attr}` is not set in `__init__`"
         if reads.attrs and init_self != self_name:
             return f"`__init__` calls its first argument `{init_self}`, not `{self_name}`"
-        if self_name in reads.names:
-            return f"it passes `{self_name}` itself"
 
         name = mapped.name
         attr = self._attribute_name(
@@ -385,7 +365,7 @@ class FunctionalLayer(Rule):
         else:
             first = next((s for s in classdef.body.body if isinstance(s, cst.FunctionDef)), None)
             body = list(classdef.body.body) if isinstance(classdef.body, cst.IndentedBlock) else []
-            before = bool(first is not None and body.index(first) > 0) or first is None
+            before = first is None or body.index(first) > 0
             after = first is not None and not first.leading_lines
             positional = any(_takes_positional(self._class_info(c).init) for c in ancestors[1:])
             init = fx.new_init(init_self, [statement], blank_before=before, blank_after=after,
@@ -394,15 +374,24 @@ class FunctionalLayer(Rule):
         edits = [insert, Replace(node, fx.layer_call(fx.self_attribute(self_name, attr), mapped, node))]
         if ref.import_statement:
             edits.append(AddImport(ref.import_statement))
-        applicability = "unsafe" if mapped.caveats else "safe"
-        notes = mapped.caveats + mapped.caveats_safe
+        caveats = list(mapped.caveats)
+        helper = method.name.value
+        if helper not in ("call", "build") and info.calls[helper] != 1:
+            caveats.append(
+                f"`{helper}` is called {info.calls[helper]} times in the class: TF1 built a layer "
+                "per call, the fix shares one" if info.calls[helper] else
+                f"`{helper}` is not called in the class: if it runs more than once per step, TF1 "
+                "built a layer per run and the fix shares one"
+            )
+        applicability = "unsafe" if caveats else "safe"
+        notes = caveats + mapped.caveats_safe
         note = f" ({'; '.join(notes)})" if notes else ""
         return Fix(
             applicability,
             f"Build `{init_self}.{attr} = {ref.code}(...)` in `__init__` and call "
             f"`{self_name}.{attr}(...)` here{note}",
             tuple(edits),
-        )
+        ), caveats
 
     def _attribute_name(self, info: _ClassInfo, base: str, inherited: Set[str]) -> str:
         """`base`, else `base_1`, ...: unused by the class, its bases, Keras and this pass."""
