@@ -9,6 +9,7 @@ reported once, by one rule, whatever the spelling (`tf.Session`, `tf.compat.v1.S
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Dict, Optional, Tuple
@@ -17,7 +18,7 @@ import libcst as cst
 
 from tfmigrate import api_table
 from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.names import dotted
+from tfmigrate.names import Reference, dotted
 from tfmigrate.rule import Rule, all_rules
 
 
@@ -31,6 +32,8 @@ class Ref:
     entry: dict
     spelled_v1: bool  # spelled through tensorflow.compat.v1 (so it still resolves if v1 works)
     call: Optional[cst.Call]  # the call whose func is `node`, if any
+    # "changed" refs: the TF1-only keywords the call used (the evidence); () otherwise.
+    evidence: Tuple[str, ...] = ()
 
 
 def lookup(path: str) -> Optional[Tuple[str, str, dict]]:
@@ -62,11 +65,45 @@ def _claims() -> Tuple[Tuple[str, str], ...]:
     return tuple(sorted(pairs, key=lambda p: -len(p[0])))
 
 
+def _functional_layer_call(ref: Ref) -> bool:
+    """A call of `tf.layers.dense` and the other functional layers TFM101 owns."""
+    if ref.call is None or not ref.path.startswith("layers."):
+        return False
+    from tfmigrate.fixers.layers import SPECS
+
+    return ref.path[len("layers."):] in SPECS
+
+
 def owner(path: str) -> str:
     for prefix, code in _claims():
         if path == prefix or path.startswith(prefix + "."):
             return code
     return "TFM299"
+
+
+def _exact_claim(path: str) -> bool:
+    """A rule claims exactly this path (e.g. "contrib.eager.enable_eager_execution"), so it is
+    reported whole even where the table only knows a shorter prefix ("contrib")."""
+    return any(prefix == path for prefix, _ in _claims())
+
+
+# Graph-mode evidence: any of these words means the file runs (or may run) TF1 graphs, so fixes
+# that are right only in eager code (removing an initializer run, an `enable_*` call) are off.
+_GRAPH_EVIDENCE = re.compile(
+    r"\b(?:disable_eager_execution|disable_v2_behavior|disable_resource_variables|"
+    r"disable_v2_tensorshape|disable_control_flow_v2|Session|InteractiveSession|"
+    r"MonitoredSession|MonitoredTrainingSession|SingularMonitoredSession|placeholder|"
+    r"placeholder_with_default|Graph|as_default|feed_dict|test_session|cached_session|"
+    r"graph_mode|run_deprecated_v1|Estimator|EstimatorSpec)\b"
+)
+
+
+def graph_mode_evidence(ctx) -> bool:
+    """Whether the file shows any sign of TF1 graph mode (cheap, conservative: a word match)."""
+    cached = ctx.shared.get("graph_mode_evidence")
+    if cached is None:
+        cached = ctx.shared["graph_mode_evidence"] = bool(_GRAPH_EVIDENCE.search(ctx.source))
+    return cached
 
 
 class RemovedApiRule(Rule):
@@ -139,8 +176,11 @@ class RemovedApiRule(Rule):
             return
         found = lookup(path)
         if found is None:
+            self._changed(node, parent, path, full)
             return
         prefix, section, entry = found
+        if section != "removed" and prefix != path and _exact_claim(path):
+            prefix = path  # a rule claims this exact path under a gone/contrib module
         target = node
         for _ in range(path.count(".") - prefix.count(".")):
             if not isinstance(target, cst.Attribute):
@@ -150,7 +190,27 @@ class RemovedApiRule(Rule):
         ref = Ref(target, prefix, section, entry, full.startswith("tensorflow.compat.v1"), call)
         self._dispatch(ref)
 
+    def _changed(self, node, parent, path: str, full: str) -> None:
+        """A call of a symbol TF2 still has, with a keyword only its TF1 signature accepts
+        (`tf.argmax(x, dimension=1)`, `tf.nn.dropout(x, keep_prob=0.5)`): TF1 by evidence.
+        Through `tf.compat.v1` the TF1 signature still works, so only `tf.X` is reported."""
+        if not (isinstance(parent, cst.Call) and parent.func is node):
+            return
+        if full.startswith("tensorflow.compat.v1") or not full.startswith("tensorflow."):
+            return
+        entry = api_table.changed_signature(path)
+        if entry is None:
+            return
+        old = set(entry.get("args", {})) | set(entry.get("args_removed", []))
+        if entry.get("transformer") == "dropout":
+            old.add("keep_prob")
+        used = tuple(a.keyword.value for a in parent.args if a.keyword is not None and a.keyword.value in old)
+        if used:
+            self._dispatch(Ref(node, path, "changed", entry, False, parent, used))
+
     def _dispatch(self, ref: Ref) -> None:
+        if _functional_layer_call(ref):
+            return  # TFM101 reports it, with a fix that builds the Keras layer object
         rule = self.ctx.shared["removed_api"].get(owner(ref.path))
         if rule is not None:
             message, fix = rule.describe(ref)
@@ -161,6 +221,18 @@ class RemovedApiRule(Rule):
         return generic_message(ref, self.ctx), generic_fix(ref, self.ctx)
 
 
+def reference_like(ref: Ref, ctx, api: str) -> Reference:
+    """How to spell `api` in the rewrite: through the alias the code itself used when that alias
+    is `tensorflow` (`tf.Session` -> `tf.compat.v1.Session`, never another alias of the same
+    module), else whatever `ImportTable.reference` picks (with the import it needs)."""
+    head = ref.node
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    if isinstance(head, cst.Name) and ctx.names.aliases.get(head.value) == "tensorflow":
+        return Reference(f"{head.value}.{api}", None)
+    return ctx.names.reference(api)
+
+
 def spelled(path: str) -> str:
     return f"tf.{path}"
 
@@ -168,6 +240,8 @@ def spelled(path: str) -> str:
 def generic_message(ref: Ref, ctx) -> str:
     entry = ref.entry
     name = f"`{spelled(ref.path)}`"
+    if ref.section == "changed":
+        return changed_message(ref)
     if ref.section == "gone":
         if ref.path == "contrib":
             return "`tf.contrib` was removed in TensorFlow 2 and is not in `tf.compat.v1` either. Replace it with a TF2 API or a maintained package."
@@ -192,6 +266,8 @@ def generic_message(ref: Ref, ctx) -> str:
 def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     """A rename to the measured replacement: TF2-native when it is a drop-in, else the
     compat.v1 fallback (only where the code does not already go through compat.v1)."""
+    if ref.section == "changed":
+        return changed_fix(ref)
     if ref.section != "removed":
         return None
     replacement = api_table.replacement(ref.path)
@@ -200,6 +276,8 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     native = bool(replacement.get("native"))
     if not native and ref.spelled_v1:
         return None  # already resolves through compat.v1: nothing to rename
+    if ref.entry.get("transformer") == "cast":
+        return cast_fix(ref, ctx, replacement)
     if not replacement.get("drop_in", True) or replacement.get("transformer") or ref.entry.get("transformer"):
         return None
     edits = []
@@ -210,7 +288,7 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
             return None
     elif ref.call is None and native and replacement.get("positional_ok") is not None:
         pass  # a reference that is not called (e.g. passed as a class): the rename is enough
-    reference = ctx.names.reference(replacement["target"])
+    reference = reference_like(ref, ctx, replacement["target"])
     new = reference.expression()
     if args_fix is not None:
         new_call, unsafe = args_fix
@@ -264,3 +342,138 @@ def rename_arguments(call: cst.Call, replacement: dict):
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+# Transformers ------------------------------------------------------------------------------
+_CAST_DTYPE = re.compile(r"tf\.cast\(x, tf\.(\w+)\)")
+
+
+def cast_fix(ref: Ref, ctx, replacement: dict) -> Optional[Fix]:
+    """`tf.to_float(x)` -> `tf.cast(x, tf.float32)` (TF2-native, same result); `name=` is kept.
+    Only a call with the tensor as its one positional argument (or `x=`) is rewritten."""
+    call = ref.call
+    dtype = _CAST_DTYPE.search(replacement.get("note", ""))
+    if call is None or dtype is None or any(a.star for a in call.args):
+        return None
+    tensor, rest = None, []
+    for arg in call.args:
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key is None and tensor is None and not rest:
+            tensor = arg
+        elif key == "x" and tensor is None:
+            tensor = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+        elif key == "name":
+            rest.append(arg)
+        else:
+            return None
+    if tensor is None:
+        return None
+    cast = reference_like(ref, ctx, "cast")
+    dtype_ref = reference_like(ref, ctx, dtype.group(1))
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [tensor.with_changes(comma=space), cst.Arg(dtype_ref.expression())]
+    for arg in rest:
+        args[-1] = args[-1].with_changes(comma=space)
+        args.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+    edits = [Replace(call, call.with_changes(func=cast.expression(), args=args))]
+    for reference in (cast, dtype_ref):
+        if reference.import_statement and AddImport(reference.import_statement) not in edits:
+            edits.append(AddImport(reference.import_statement))
+    code = f"{cast.code}(x, {dtype_ref.code})"
+    return Fix("safe", f"Replace with `{code}` (TF2-native)", tuple(edits))
+
+
+# Changed signatures: same symbol in TF1 and TF2, called with a keyword only TF1 accepts ---------
+# Keywords TF2 dropped that only tuned performance or validation: dropping them keeps results.
+_HARMLESS_REMOVED = frozenset({"colocate_gradients_with_ops", "use_cudnn_on_gpu", "validate_indices"})
+# Transformers of TensorFlow's own upgrade script whose keyword renames stand alone.
+_PLAIN_TRANSFORMERS = frozenset({None, "rename_if_arg_found", "dropout"})
+
+
+def changed_message(ref: Ref) -> str:
+    entry = ref.entry
+    renames = entry.get("args", {})
+    removed = set(entry.get("args_removed", []))
+    parts = []
+    for key in ref.evidence:
+        if key == "keep_prob":
+            parts.append("`keep_prob=p` became `rate=1 - p`")
+        elif key in renames:
+            parts.append(f"`{key}=` became `{renames[key]}=`")
+        elif key in removed:
+            parts.append(f"`{key}=` was removed")
+    what = "; ".join(parts)
+    fails = "is deprecated" if entry.get("same_object") else "raises TypeError"
+    return (
+        f"`{spelled(ref.path)}` is called with its TF1 signature, which {fails} in TensorFlow 2: {what}. "
+        "Pass the TF2 keyword instead (TF2-native)."
+    )
+
+
+def _one_minus(value: cst.BaseExpression) -> cst.BaseExpression:
+    simple = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
+    if not isinstance(value, simple) or value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if not value.lpar else value
+    return cst.BinaryOperation(
+        left=cst.Integer("1"),
+        operator=cst.Subtract(whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
+        right=value,
+    )
+
+
+def changed_fix(ref: Ref) -> Optional[Fix]:
+    """Rename the TF1 keywords to TF2's (`keep_prob=p` -> `rate=1 - p`); drop removed keywords
+    (safe only for the performance hints TF2 ignores). The callee is unchanged."""
+    entry, call = ref.entry, ref.call
+    transformer = entry.get("transformer")
+    if call is None or transformer not in _PLAIN_TRANSFORMERS:
+        return None
+    renames = entry.get("args", {})
+    removed = set(entry.get("args_removed", []))
+    present = {a.keyword.value for a in call.args if a.keyword is not None}
+    unsafe = False
+    args = []
+    for arg in call.args:
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key == "keep_prob" and transformer == "dropout":
+            if "rate" in present:
+                return None
+            arg = arg.with_changes(keyword=cst.Name("rate"), value=_one_minus(arg.value))
+        elif key in renames:
+            if renames[key] in present:
+                return None  # both spellings passed: leave it to the author
+            arg = arg.with_changes(keyword=cst.Name(renames[key]))
+        elif key in removed:
+            unsafe = unsafe or key not in _HARMLESS_REMOVED
+            continue
+        args.append(arg)
+    if args and call.args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    if transformer == "rename_if_arg_found" and not entry.get("args"):
+        return None
+    new = call.with_changes(args=args)
+    return Fix("unsafe" if unsafe else "safe", "Use the TF2 keywords (TF2-native)", (Replace(call, new),))
+
+
+# Messages of the TF1-idiom rules (TFM201-TFM211) ----------------------------------------------
+def v1_spelling(ref: Ref) -> str:
+    return f"`tf.compat.v1.{ref.path}`" if ref.spelled_v1 else f"`{spelled(ref.path)}`"
+
+
+def fallback_message(ref: Ref, what: str, todo: str, fix: Optional[Fix] = None, caveat: str = "") -> str:
+    """`<name> <what>, and TensorFlow 2 removed it. <todo>; <what the fix does>.` The last clause
+    says whether the fix is TF2-native or the compat.v1 fallback (or that there is none)."""
+    name = v1_spelling(ref)
+    if ref.spelled_v1:
+        head = f"{name} {what}: TF1 API that works only through `tf.compat.v1`."
+    else:
+        head = f"{name} {what}, and TensorFlow 2 removed it."
+    if fix is None:
+        tail = "there is no automatic fix"
+    elif fix.description.startswith("Remove"):
+        tail = "the fix removes the statement (TF2-native)"
+    elif "TF2-native" in fix.description:
+        tail = f"the fix: {fix.description[0].lower()}{fix.description[1:]}"
+    else:
+        tail = f"the fix keeps the TF1 behaviour through `tf.compat.v1.{ref.path}` (a compat.v1 fallback, not TF2-native{caveat})"
+    return f"{head} {todo}; {tail}."

@@ -1,0 +1,23 @@
+"""TFM202: `tf.placeholder` and its variants: graph inputs fed by a session. TF2 passes values as
+function arguments; the fix is the compat.v1 fallback (which still needs graph mode)."""
+import re
+
+from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix
+
+_GRAPH_MODE_ON = re.compile(r"\b(?:disable_eager_execution|disable_v2_behavior)\b")
+
+
+class Placeholder(RemovedApiRule):
+    code = "TFM202"
+    CLAIMS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
+
+    def describe(self, ref):
+        fix = generic_fix(ref, self.ctx)
+        todo = (
+            "In TF2 the value is an argument of the function that uses it "
+            "(`tf.function(input_signature=[tf.TensorSpec(shape, dtype)])` pins its shape and dtype)"
+        )
+        caveat = ""
+        if ref.path != "placeholder_with_default" and not _GRAPH_MODE_ON.search(self.ctx.source):
+            caveat = "; it raises RuntimeError unless `tf.compat.v1.disable_eager_execution()` runs first"
+        return fallback_message(ref, "declares a TF1 graph input fed by a session", todo, fix, caveat), fix

@@ -1,0 +1,50 @@
+"""TFM211: `tf.enable_eager_execution()` and the other switches to TF2 behaviour, which TF2 has
+on by default: the call statement is removed."""
+import re
+
+from tfmigrate.findings import Fix
+from tfmigrate.fixers.statements import remove_call_statement
+from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix
+
+# Something in the file turns TF2 behaviour off: an `enable_*` call may then switch it back on.
+_DISABLES = re.compile(
+    r"\b(?:disable_eager_execution|disable_v2_behavior|disable_resource_variables|"
+    r"disable_v2_tensorshape|disable_control_flow_v2)\b"
+)
+_WHAT = {
+    "enable_eager_execution": "turns on eager execution",
+    "enable_v2_behavior": "turns on TF2 behaviour",
+    "enable_resource_variables": "turns on resource variables",
+    "enable_v2_tensorshape": "turns on the TF2 TensorShape",
+    "enable_control_flow_v2": "turns on TF2 control flow",
+}
+
+
+class EnableEager(RemovedApiRule):
+    code = "TFM211"
+    CLAIMS = (
+        *_WHAT,
+        "contrib.eager.enable_eager_execution",
+        "contrib.eager.python.tfe.enable_eager_execution",
+    )
+
+    def describe(self, ref):
+        fix = None
+        if ref.call is not None and not _DISABLES.search(self.ctx.source):
+            removal = remove_call_statement(ref.call, self.ctx.stack)
+            if removal is not None:
+                # Arguments (a device policy, a ConfigProto) configure more than the switch.
+                safety = "unsafe" if ref.call.args else "safe"
+                fix = Fix(safety, "Remove the statement (TF2-native: TF2 does this by default)", removal)
+        if fix is None:
+            fix = generic_fix(ref, self.ctx)
+        short = ref.path.rsplit(".", 1)[-1]
+        what = _WHAT.get(short, "turns on eager execution")
+        todo = "TensorFlow 2 does this by default, so drop the call"
+        if ref.section == "gone":
+            return (
+                f"`tf.{ref.path}` {what} through `tf.contrib`, which TensorFlow 2 removed. {todo}; "
+                + ("the fix removes the statement (TF2-native)." if fix else "there is no automatic fix."),
+                fix,
+            )
+        return fallback_message(ref, what, todo, fix), fix
