@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Set
 
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")
 
 
 def _is_virtualenv(path: str) -> bool:
