@@ -46,8 +46,9 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
             and not _is_virtualenv(os.path.join(directory, d))
         )
         for name in sorted(files):
-            if name.endswith(SOURCE_SUFFIXES):
-                yield os.path.join(directory, name)
+            path = os.path.join(directory, name)
+            if name.endswith(SOURCE_SUFFIXES) and os.path.isfile(path):  # not a FIFO, socket, device
+                yield path
 
 
 def display_path(path: str) -> str:

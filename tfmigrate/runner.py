@@ -8,6 +8,7 @@ import difflib
 import hashlib
 import json
 import os
+import stat
 import subprocess
 import tokenize
 from dataclasses import dataclass, field
@@ -121,6 +122,8 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
         data = task.data
     else:
         try:
+            if not stat.S_ISREG(os.stat(task.path).st_mode):  # a FIFO would block, a device never end
+                raise OSError(0, "Not a regular file")
             with open(task.path, "rb") as handle:
                 data = handle.read()
         except OSError as error:
@@ -247,12 +250,25 @@ def _iterate(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
         yield from map(process, tasks)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
     chunk = max(1, min(16, len(tasks) // (jobs * 8)))
-    with context.Pool(processes=min(jobs, len(tasks)), initializer=_worker_signals) as pool:
-        yield from pool.imap(process, tasks, chunksize=chunk)
+    # ProcessPoolExecutor (unlike multiprocessing.Pool) raises BrokenProcessPool when a worker
+    # dies instead of waiting for it forever.
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(tasks)),
+        mp_context=multiprocessing.get_context(method),
+        initializer=_worker_signals,
+    )
+    try:
+        yield from pool.map(process, tasks, chunksize=chunk)
+    except BaseException:  # Ctrl-C, SIGTERM: stop now; a worker mid-write finishes or cleans up
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in list((getattr(pool, "_processes", None) or {}).values()):
+            worker.terminate()
+        raise
+    pool.shutdown()
 
 
 def _quit(signum, frame):
