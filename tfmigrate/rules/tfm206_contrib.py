@@ -1,6 +1,6 @@
 """TFM206: `tf.contrib.*`, absent from TensorFlow 2 and from `tf.compat.v1`.
 
-The whole dotted name is resolved (see _gone_walker), so the finding names the replacement for
+The whole dotted name is resolved (see gone_api), so the finding names the replacement for
 the module people used: `contrib.layers` initializers/regularizers (fixed, TF2-native),
 `contrib.eager` (tfe: fixed where TF2 has the same function), `contrib.slim` (the tf-slim
 package: an unsafe fix of the import), TensorFlow's own contrib renames from the table
@@ -16,7 +16,7 @@ import libcst as cst
 from tfmigrate import api_table
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.removed_api import Ref, generic_fix
-from tfmigrate.rules._gone_walker import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
+from tfmigrate.gone_api import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
 
 # Module -> what to use instead (one sentence, no trailing period).
 MODULES = {

@@ -2,7 +2,7 @@
 hooks that only wrap a `tf.compat.v1.Session`. TF2: Debugger V2. Guidance only, no fix.
 
 `tensorflow.python.*` is private and not in the API table, so the references are found by the
-gone walker (_gone_walker.py), which resolves `python.debug` paths.
+gone walker (gone_api.py), which resolves `python.debug` paths.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
 from tfmigrate.removed_api import Ref
-from tfmigrate.rules._gone_walker import GoneApiRule, GoneRef, spelled_gone
+from tfmigrate.gone_api import GoneApiRule, GoneRef, spelled_gone
 
 V2 = (
     "call `tf.debugging.experimental.enable_dump_debug_info(logdir, tensor_debug_mode=\"FULL_HEALTH\")` "

@@ -6,7 +6,7 @@ from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
 from tfmigrate.removed_api import Ref
-from tfmigrate.rules._gone_walker import GoneApiRule, GoneRef, spelled_gone
+from tfmigrate.gone_api import GoneApiRule, GoneRef, spelled_gone
 
 FIT = "train a Keras model with `model.fit` (or a custom `tf.GradientTape` loop)"
 HINTS = {

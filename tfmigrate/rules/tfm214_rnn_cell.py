@@ -16,7 +16,7 @@ import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.removed_api import Ref
-from tfmigrate.rules._gone_walker import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
+from tfmigrate.gone_api import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
 
 _TRUE = "True"
 # cell -> (Keras target, accepted keywords -> Keras keyword (None: drop), keywords to add)

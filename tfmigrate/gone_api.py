@@ -48,12 +48,12 @@ class GoneApiRule(RemovedApiRule):
     def __init__(self, ctx):
         super().__init__(ctx)
         family = ctx.shared.setdefault("gone_api", {})
-        self.is_gone_walker = not family
+        self.isgone_api = not family
         family[self.code] = self
 
     def handlers(self):
         names = list(super().handlers())
-        if self.is_gone_walker:
+        if self.isgone_api:
             for name in ("visit_Attribute", "visit_Name", "visit_Import", "visit_ImportFrom"):
                 if name not in names:
                     names.append(name)
@@ -76,7 +76,7 @@ class GoneApiRule(RemovedApiRule):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self.is_walker:
             super().visit_Attribute(node)
-        if self.is_gone_walker:
+        if self.isgone_api:
             parent = self.ctx.stack[-1] if self.ctx.stack else None
             if isinstance(parent, cst.Attribute) and parent.value is node:
                 return
@@ -85,7 +85,7 @@ class GoneApiRule(RemovedApiRule):
     def visit_Name(self, node: cst.Name) -> None:
         if self.is_walker:
             super().visit_Name(node)
-        if self.is_gone_walker and node.value in self.ctx.names.aliases:
+        if self.isgone_api and node.value in self.ctx.names.aliases:
             parent = self.ctx.stack[-1] if self.ctx.stack else None
             if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.AsName, cst.Param)):
                 return
@@ -96,7 +96,7 @@ class GoneApiRule(RemovedApiRule):
     def visit_Import(self, node: cst.Import) -> None:
         if self.is_walker:
             super().visit_Import(node)
-        if not self.is_gone_walker:
+        if not self.isgone_api:
             return
         for alias in node.names:
             full = dotted(alias.name) or ""
@@ -108,7 +108,7 @@ class GoneApiRule(RemovedApiRule):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if self.is_walker:
             super().visit_ImportFrom(node)
-        if not self.is_gone_walker or node.relative or node.module is None:
+        if not self.isgone_api or node.relative or node.module is None:
             return
         base = dotted(node.module) or ""
         base_path = normalize(base)
