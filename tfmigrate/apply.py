@@ -5,7 +5,7 @@ and re-checks until nothing changes, as Ruff does.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -136,10 +136,20 @@ def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
     return module.with_changes(body=body)
 
 
-def apply_fixes(module: cst.Module, fixes: Sequence[Fix], positions) -> Tuple[cst.Module, int]:
-    """Apply every fix that does not overlap an earlier one; return the new module and count."""
+def apply_fixes(
+    module: cst.Module, fixes: Sequence[Fix], positions, spans: Optional[List[Span]] = None
+) -> Tuple[cst.Module, int]:
+    """Apply every fix that does not overlap an earlier one; return the new module and count.
+    `spans`, if given, receives the regions of the original the edits may touch (for tests
+    that prove every byte outside them is kept)."""
     plan = _Plan(positions)
     taken = sum(1 for fix in fixes if plan.take(fix))
     if not taken:
         return module, 0
+    if spans is not None:
+        spans.extend(plan.replace_spans)
+        spans.extend(span for span, _ in plan.insert_spans)
+        if plan.imports:
+            last = max((positions[s].end.line for s in module.body if _is_import(s) or _is_docstring(s)), default=0)
+            spans.append(((1, 0), (last + 1, 0)))
     return module.visit(_Applier(plan)), taken

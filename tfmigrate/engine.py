@@ -32,6 +32,7 @@ class FileResult:
     findings: List[Finding] = field(default_factory=list)
     fixed: Optional[bytes] = None  # new bytes when a fix changed the file
     applied: int = 0
+    passes: list = field(default_factory=list)  # (before, after, edited spans), when recorded
 
     @property
     def text(self) -> str:
@@ -252,14 +253,17 @@ def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List
     ]
 
 
-def _apply(module: cst.Module, fixable: Sequence[Finding], positions) -> Tuple[Optional[bytes], int, List[Finding]]:
+def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: list) -> Tuple[Optional[bytes], int, List[Finding]]:
     """Apply the fixes together; if that fails or breaks the syntax, find the culprits one by
-    one, refuse them, and apply the rest. Returns (new bytes or None, fixes applied, refused)."""
+    one, refuse them, and apply the rest. Returns (new bytes or None, fixes applied, refused);
+    `spans` receives the edited regions of the batch that was applied."""
 
     def attempt(batch):
-        new_module, taken = apply_fixes(module, [f.fix for f in batch], positions)
+        edited: list = []
+        new_module, taken = apply_fixes(module, [f.fix for f in batch], positions, edited)
         new = new_module.bytes
         cst.parse_module(new)
+        spans[:] = edited
         return new, taken
 
     try:
@@ -281,7 +285,7 @@ def _apply(module: cst.Module, fixable: Sequence[Finding], positions) -> Tuple[O
     return None, 0, refused
 
 
-def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False) -> FileResult:
+def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False) -> FileResult:
     """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
     result would not parse is refused (reported as TFM000) and the others still apply."""
     result = FileResult(path, data)
@@ -294,7 +298,8 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
         fixable = _applicable(lint.findings, unsafe, refused)
         if lint.module is None or not fixable:
             break
-        new, taken, bad = _apply(lint.module, fixable, lint.positions)
+        spans: list = []
+        new, taken, bad = _apply(lint.module, fixable, lint.positions, spans)
         for finding in bad:
             refused.add((finding.rule, finding.line, finding.column))
             failures.append(
@@ -311,6 +316,8 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
             if not bad:
                 break
             continue
+        if record:
+            result.passes.append((current, new, spans))
         current = new
         result.applied += taken
         lint = None
