@@ -49,3 +49,36 @@ def snapshot(path: Path, actual: str) -> str:
             raise AssertionError(f"missing snapshot {path}; run with TFMIGRATE_UPDATE_SNAPSHOTS=1")
         path.write_bytes(actual.encode("utf-8"))
     return path.read_bytes().decode("utf-8")
+
+
+def lines_outside_edits(before: bytes, after: bytes, spans) -> list:
+    """Runs of original lines outside every edited span that the fixed file does not contain,
+    unchanged and in order. Blank lines at a run's edges may move with a statement a fix
+    inserts or removes (in libcst they belong to that node, outside its reported range)."""
+    old, new = before.splitlines(), after.splitlines()
+    covered = set()
+    for (first, _), (last, _) in spans:
+        covered.update(range(first, last + 1))
+    runs, run = [], []
+    for number, line in enumerate(old, 1):
+        if number in covered:
+            runs.append(run)
+            run = []
+        else:
+            run.append(line)
+    runs.append(run)
+    missing, at = [], 0
+    for run in runs:
+        while run and not run[0].strip():
+            run = run[1:]
+        while run and not run[-1].strip():
+            run = run[:-1]
+        if not run:
+            continue
+        for start in range(at, len(new) - len(run) + 1):
+            if new[start : start + len(run)] == run:
+                at = start + len(run)
+                break
+        else:
+            missing.append(run)
+    return missing

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from fixtures_lib import lines_outside_edits
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_LIST = ROOT.parent / "shared" / "corpus.txt"
 
@@ -60,7 +62,11 @@ def test_check_and_fix_the_whole_corpus(corpus_files):
                 problems.append(f"{shown}:{f.line}: parses in CPython but reported: {f.message}")
         if not any(f.fix is not None for f in findings):
             continue
-        result = fix_source(data, shown, codes, unsafe=True)
+        result = fix_source(data, shown, codes, unsafe=True, record=True)
+        for before, after, spans in result.passes:
+            outside = lines_outside_edits(before, after, spans)
+            if outside:
+                problems.append(f"{shown}: a fix changed lines outside its edits: {outside[:2]}")
         if result.fixed is not None:
             try:
                 cst.parse_module(result.fixed)

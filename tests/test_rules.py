@@ -2,7 +2,7 @@
 findings and of the fix, fixed point, and safe-only fixing leaves no safe fix behind."""
 import pytest
 
-from fixtures_lib import cases, expected_lines, format_findings, snapshot
+from fixtures_lib import cases, expected_lines, format_findings, lines_outside_edits, snapshot
 from tfmigrate.engine import check_source, fix_source
 
 TOOL_CODES = ["TFM000", "TFM001"]
@@ -47,42 +47,9 @@ def test_negative(case):
     assert findings == [], format_findings(findings)
 
 
-def _outside_edits(before: bytes, after: bytes, spans) -> list:
-    """Runs of original lines outside every edited span that the fixed file does not contain,
-    unchanged and in order. Blank lines at a run's edges may move with a statement a fix
-    inserts or removes (in libcst they belong to that node, outside its reported range)."""
-    old, new = before.splitlines(), after.splitlines()
-    covered = set()
-    for (first, _), (last, _) in spans:
-        covered.update(range(first, last + 1))
-    runs, run = [], []
-    for number, line in enumerate(old, 1):
-        if number in covered:
-            runs.append(run)
-            run = []
-        else:
-            run.append(line)
-    runs.append(run)
-    missing, at = [], 0
-    for run in runs:
-        while run and not run[0].strip():
-            run = run[1:]
-        while run and not run[-1].strip():
-            run = run[:-1]
-        if not run:
-            continue
-        for start in range(at, len(new) - len(run) + 1):
-            if new[start : start + len(run)] == run:
-                at = start + len(run)
-                break
-        else:
-            missing.append(run)
-    return missing
-
-
 @pytest.mark.parametrize("case", cases("bad"), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_fix_keeps_every_byte_outside_its_edits(case):
     result = fix_source(case.read_bytes(), case.name, _codes(case), unsafe=True, record=True)
     for before, after, spans in result.passes:
         assert spans, "a pass changed the file without saying where"
-        assert not _outside_edits(before, after, spans)
+        assert not lines_outside_edits(before, after, spans)
