@@ -19,6 +19,7 @@ class FileContext:
         self.stack: List[cst.CSTNode] = []
         # Per-file state a family of rules shares (e.g. the removed-API rules' one walker).
         self.shared: Dict[str, Any] = {}
+        self._searched: Dict[Any, bool] = {}
 
     @cached_property
     def keras_classes(self):
@@ -32,6 +33,14 @@ class FileContext:
         from tfmigrate.datasets import DatasetNames
 
         return DatasetNames(self.module, self.names)
+
+    def search(self, pattern) -> bool:
+        """Whether the compiled regex `pattern` matches anywhere in the source. Remembered per
+        file: rules ask once per finding, and each search reads the whole file."""
+        found = self._searched.get(pattern)
+        if found is None:
+            found = self._searched[pattern] = pattern.search(self.source) is not None
+        return found
 
     def enclosing(self, kind):
         """Innermost ancestor of type `kind` in the current walk, or None."""

@@ -223,7 +223,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     may_be_stale = noqa.UNUSED_NOQA in codes and "noqa" in source
     if not reports and not errors and not may_be_stale:
         return _Pass(module, [])
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = _positions(module)
     findings = []
     for rep in reports:
         rng = positions[rep.node]
@@ -236,6 +236,16 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
         findings += noqa.unused_findings(module, stale, path, make_finding, positions)
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return _Pass(module, findings, positions)
+
+
+def _positions(module: cst.Module):
+    """PositionProvider's node -> CodeRange mapping. The provider is run directly: through
+    `MetadataWrapper.resolve` libcst (1.9) also runs an empty batched-visitor pass over the whole
+    tree after it, which rebuilds every node and costs about as much as the positions."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    if hasattr(PositionProvider, "_gen"):
+        return PositionProvider()._gen(wrapper)
+    return wrapper.resolve(PositionProvider)  # pragma: no cover - another libcst
 
 
 def check_source(data: bytes, path: str, codes: Sequence[str]) -> List[Finding]:

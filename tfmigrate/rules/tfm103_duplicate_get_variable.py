@@ -549,7 +549,7 @@ class DuplicateGetVariable(Rule):
 
     def _remedy(self, item: _Expanded, case: str, first: Optional[_Expanded]):
         create = item.create
-        if not _GRAPH_MODE.search(self.ctx.source):
+        if not self.ctx.search(_GRAPH_MODE):
             return ("Create the variable once (for example as an attribute or a Keras layer) "
                     "and use that object, or pass distinct names; `reuse` is ignored in eager "
                     "mode."), None

@@ -96,7 +96,7 @@ class Session(RemovedApiRule):
             return
         if positional or not keywords <= {"feed_dict", "session"}:
             return
-        if not _EVIDENT.search(self.ctx.source) or not (keywords or self._is_tensor(receiver)):
+        if not self.ctx.search(_EVIDENT) or not (keywords or self._is_tensor(receiver)):
             return
         if method == "eval":
             todo = "In TF2 an eager tensor already holds its value: use `.numpy()` (or return it from a `tf.function`)"

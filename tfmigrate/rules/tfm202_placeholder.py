@@ -18,6 +18,6 @@ class Placeholder(RemovedApiRule):
             "(`tf.function(input_signature=[tf.TensorSpec(shape, dtype)])` pins its shape and dtype)"
         )
         caveat = ""
-        if ref.path != "placeholder_with_default" and not _GRAPH_MODE_ON.search(self.ctx.source):
+        if ref.path != "placeholder_with_default" and not self.ctx.search(_GRAPH_MODE_ON):
             caveat = "; it raises RuntimeError unless `tf.compat.v1.disable_eager_execution()` runs first"
         return fallback_message(ref, "declares a TF1 graph input fed by a session", todo, fix, caveat), fix

@@ -30,7 +30,7 @@ class EnableEager(RemovedApiRule):
 
     def describe(self, ref):
         fix = None
-        if ref.call is not None and not _DISABLES.search(self.ctx.source):
+        if ref.call is not None and not self.ctx.search(_DISABLES):
             removal = remove_call_statement(ref.call, self.ctx.stack)
             if removal is not None:
                 # Arguments (a device policy, a ConfigProto) configure more than the switch.
