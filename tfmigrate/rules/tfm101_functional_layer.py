@@ -336,21 +336,10 @@ class FunctionalLayer(Rule):
         reads = _References(self_name)
         for arg in mapped.ctor_args:
             arg.value.visit(reads)
-        shadowed = local_names(method) | (local_names(info.init) if info.init else set())
-        for name in sorted(reads.names):
-            if name in shadowed:
-                where = method.name.value if name in local_names(method) else "__init__"
-                return f"`{name}` is a local name of `{where}`, not available in `__init__`"
+        reason = self.unavailable_in_init(classdef, method, info, reads, init_self, self_name)
+        if reason:
+            return reason
         ancestors = self._ancestors(classdef)
-        known = set(fx.KERAS_ATTRIBUTES)
-        for cls in ancestors:
-            sub = self._class_info(cls)
-            known |= sub.init_attrs | sub.class_names
-        for attr in sorted(reads.attrs):
-            if attr not in known:
-                return f"`{self_name}.{attr}` is not set in `__init__`"
-        if reads.attrs and init_self != self_name:
-            return f"`__init__` calls its first argument `{init_self}`, not `{self_name}`"
 
         name = mapped.name
         attr = self._attribute_name(
@@ -392,6 +381,26 @@ class FunctionalLayer(Rule):
             f"`{self_name}.{attr}(...)` here{note}",
             tuple(edits),
         ), caveats
+
+    def unavailable_in_init(self, classdef, method, info, reads, init_self, self_name):
+        """Why the names a layer's constructor reads cannot be evaluated in `__init__` (a local
+        of the method or of `__init__`, an attribute nothing sets), or None when they can.
+        Shared with TFM107, which moves layers built in `call` the same way."""
+        shadowed = local_names(method) | (local_names(info.init) if info.init else set())
+        for name in sorted(reads.names):
+            if name in shadowed:
+                where = method.name.value if name in local_names(method) else "__init__"
+                return f"`{name}` is a local name of `{where}`, not available in `__init__`"
+        known = set(fx.KERAS_ATTRIBUTES)
+        for cls in self._ancestors(classdef):
+            sub = self._class_info(cls)
+            known |= sub.init_attrs | sub.class_names
+        for attr in sorted(reads.attrs):
+            if attr not in known:
+                return f"`{self_name}.{attr}` is not set in `__init__`"
+        if reads.attrs and init_self != self_name:
+            return f"`__init__` calls its first argument `{init_self}`, not `{self_name}`"
+        return None
 
     def _attribute_name(self, info: _ClassInfo, base: str, inherited: Set[str]) -> str:
         """`base`, else `base_1`, ...: unused by the class, its bases, Keras and this pass."""

@@ -26,7 +26,6 @@ from tfmigrate.rules.tfm101_functional_layer import (
     _References,
     _self_param,
     _takes_positional,
-    local_names,
 )
 from tfmigrate.traced import FUNCTIONS, TracedRule
 
@@ -134,21 +133,10 @@ class LayerInCall(TracedRule):
             return "`__init__` has no `self`"
         reads = _References(self_name)
         node.visit(reads)
-        shadowed = local_names(method) | (local_names(info.init) if info.init else set())
-        for name in sorted(reads.names):
-            if name in shadowed:
-                where = "call" if name in local_names(method) else "__init__"
-                return f"`{name}` is a local name of `{where}`, not available in `__init__`"
+        reason = helper.unavailable_in_init(classdef, method, info, reads, init_self, self_name)
+        if reason:
+            return reason
         ancestors = helper._ancestors(classdef)
-        known = set(fx.KERAS_ATTRIBUTES)
-        for c in ancestors:
-            sub = helper._class_info(c)
-            known |= sub.init_attrs | sub.class_names
-        for attr in sorted(reads.attrs):
-            if attr not in known:
-                return f"`{self_name}.{attr}` is not set in `__init__`"
-        if reads.attrs and init_self != self_name:
-            return f"`__init__` calls its first argument `{init_self}`, not `{self_name}`"
         attr = helper._attribute_name(
             info, _name_argument(node) or _snake(cls),
             set().union(*(helper._class_info(c).used for c in ancestors)),
