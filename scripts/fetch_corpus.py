@@ -5,6 +5,7 @@ Usage: python scripts/fetch_corpus.py [--corpus-file PATH] [--dest DIR]
 Prints one line per package: name, files, lines.
 """
 import argparse
+import fcntl
 import subprocess
 import sys
 import tarfile
@@ -55,6 +56,13 @@ def main(argv=None) -> list:
     parser.add_argument("--corpus-file", type=Path, default=DEFAULT_LIST)
     parser.add_argument("--dest", type=Path, default=ROOT / ".corpus")
     args = parser.parse_args(argv)
+    args.dest.mkdir(parents=True, exist_ok=True)
+    with open(args.dest / ".lock", "w") as lock:  # test workers may fetch at the same time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _fetch_all(args)
+
+
+def _fetch_all(args) -> list:
     folders = []
     for spec in pins(args.corpus_file):
         folder = fetch(spec, args.dest)

@@ -103,6 +103,14 @@ MAX_FILE_BYTES = 24_000  # keeps one example (check + fix) well under a second
 
 
 def _corpus_sample() -> List[Path]:
+    corpus_list = ROOT.parent / "shared" / "corpus.txt"
+    if corpus_list.exists() and os.environ.get("TFMIGRATE_SKIP_CORPUS") != "1":
+        import sys
+
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from fetch_corpus import main as fetch  # a no-op when already downloaded
+
+        fetch(["--corpus-file", str(corpus_list), "--dest", str(CORPUS)])
     if not CORPUS.is_dir():
         return []
     candidates = []
