@@ -123,6 +123,20 @@ def _static_shape(expr) -> bool:
 class _Mapper:
     """Walks the bound arguments once, collecting new args, the first refusal and caveats."""
 
+    def shared_parameter(self, param: str, arg: cst.Arg) -> bool:
+        """Map a parameter `tf.Variable` and `get_variable` have in common; False if not one."""
+        if param == "name":
+            self.name(arg)
+        elif param == "trainable":
+            self.trainable(arg)
+        elif param == "synchronization":
+            self.synchronization(arg)
+        elif param == "aggregation":
+            self.aggregation(arg)
+        elif param != "use_resource":  # Keras variables are always resource variables: dropped
+            return False
+        return True
+
     def __init__(self, call: cst.Call, api):
         self.call = call
         self.api = api
@@ -216,16 +230,8 @@ def to_keras_variable(call: cst.Call, func: cst.BaseExpression, api, v1: bool) -
             m.keep(None if arg.keyword is None else "initializer", arg)
         elif param in ("dtype",):
             m.keep(param, arg)
-        elif param == "name":
-            m.name(arg)
-        elif param == "trainable":
-            m.trainable(arg)
-        elif param == "synchronization":
-            m.synchronization(arg)
-        elif param == "aggregation":
-            m.aggregation(arg)
-        elif param == "use_resource":
-            continue  # Keras variables are always resource variables
+        elif m.shared_parameter(param, arg):
+            continue
         elif param == "shape":
             if _is(arg.value, "None"):
                 continue
@@ -264,15 +270,7 @@ def to_add_weight(call: cst.Call, receiver: str, keras_variable: cst.BaseExpress
                 m.caveats.append("with `add_weight` the regularizer joins `model.losses`, "
                                  "which `fit()` adds to the loss")
             m.keep(param, arg)
-        elif param == "name":
-            m.name(arg)
-        elif param == "trainable":
-            m.trainable(arg)
-        elif param == "synchronization":
-            m.synchronization(arg)
-        elif param == "aggregation":
-            m.aggregation(arg)
-        elif param == "use_resource":
+        elif m.shared_parameter(param, arg):
             continue
         else:
             m.must_be_default(param, arg)
