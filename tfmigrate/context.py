@@ -8,6 +8,19 @@ import libcst as cst
 
 from tfmigrate.names import ImportTable
 
+_BLOCKS = (cst.Module, cst.IndentedBlock)
+_EXACT: Dict[Any, Any] = {}
+
+
+def _exact_kinds(kind):
+    """The classes as a frozenset when none has subclasses, so `type(node) in kinds` answers
+    like isinstance; else None. (libcst's nodes derive from an ABC, whose isinstance is slow,
+    and the walk asks this for every call it sees.)"""
+    if kind not in _EXACT:
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        _EXACT[kind] = None if any(k.__subclasses__() for k in kinds) else frozenset(kinds)
+    return _EXACT[kind]
+
 
 class FileContext:
     def __init__(self, path: str, module: cst.Module, source: str):
@@ -42,9 +55,19 @@ class FileContext:
             found = self._searched[pattern] = pattern.search(self.source) is not None
         return found
 
+    def statements(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """The statements around `node` in the current walk, outermost first: each an element
+        of the module's or an indented block's body (where positions can start)."""
+        path = self.stack + [node]
+        return [path[i] for i in range(1, len(path)) if type(path[i - 1]) in _BLOCKS]
+
     def enclosing(self, kind):
-        """Innermost ancestor of type `kind` in the current walk, or None."""
+        """Innermost ancestor of type `kind` (a node class or a tuple of them) in the current
+        walk, or None."""
+        kinds = _exact_kinds(kind)
+        if kinds is None:
+            return next((node for node in reversed(self.stack) if isinstance(node, kind)), None)
         for node in reversed(self.stack):
-            if isinstance(node, kind):
+            if type(node) in kinds:
                 return node
         return None

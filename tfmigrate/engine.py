@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tfmigrate import noqa
 from tfmigrate.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
 from tfmigrate.context import FileContext
 from tfmigrate.findings import Finding
+from tfmigrate.positions import Positions
 from tfmigrate.rule import Report, Rule, all_rules
 
 PARSE_ERROR = "TFM001"
@@ -148,7 +148,7 @@ class _Walk:
 
     def walk(self, root: cst.CSTNode) -> None:
         visits, leaves, ancestors = self.visits, self.leaves, self.ctx.stack
-        node_type = cst.CSTNode
+        is_node = _IS_NODE
         todo = [(root, False)]
         while todo:
             node, leaving = todo.pop()
@@ -165,11 +165,23 @@ class _Walk:
             children = []
             for name in _child_fields(kind):
                 value = getattr(node, name)
-                if isinstance(value, node_type):
+                value_kind = type(value)
+                if value_kind is list or value_kind is tuple:
+                    children.extend(v for v in value if _node_kind(is_node, type(v)))
+                elif _node_kind(is_node, value_kind):
                     children.append(value)
-                elif type(value) in (list, tuple):
-                    children.extend(v for v in value if isinstance(v, node_type))
             todo.extend((child, False) for child in reversed(children))
+
+
+_IS_NODE: Dict[type, bool] = {}
+
+
+def _node_kind(table: Dict[type, bool], kind: type) -> bool:
+    """issubclass(kind, CSTNode), remembered: CSTNode is an ABC, and its isinstance is slow."""
+    answer = table.get(kind)
+    if answer is None:
+        answer = table[kind] = issubclass(kind, cst.CSTNode)
+    return answer
 
 
 @dataclass
@@ -200,11 +212,37 @@ def _lint(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
         return _Pass(None, [_internal_error(path, "while checking this file", error)])
 
 
+def _parse(data: bytes) -> cst.Module:
+    """libcst's parse, without the validation every node's constructor runs (a fifth of the
+    parse). The validation guards trees built by hand; the parser's own are valid by
+    construction (libcst's authors say as much in `CSTNode.__post_init__`)."""
+    node = cst.CSTNode
+    validate = node.__post_init__
+    node.__post_init__ = _no_validation
+    try:
+        return cst.parse_module(data)
+    finally:
+        node.__post_init__ = validate
+
+
+def _no_validation(self) -> None:
+    pass
+
+
+def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
+    """Drop what the rules and the context hold. They point at each other (a rule family's
+    shared walker, cached helpers), and such cycles would keep each file's whole tree alive until
+    the garbage collector's full pass, which then has millions of nodes to scan."""
+    for rule in rules:
+        rule.__dict__.clear()
+    ctx.__dict__.clear()
+
+
 def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     if not might_use_tensorflow(data) or noqa.skips_file(data):
         return _Pass(None, [])
     try:
-        module = cst.parse_module(data)
+        module = _parse(data)
         source = data.decode(module.encoding, errors="replace")  # cheaper than module.code
         if _PY2_EXCEPT.search(source):  # libcst accepts Python 2's `except X, e:`; CPython does not
             ast.parse(data)
@@ -220,10 +258,12 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
         walk.walk(module)
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]
     errors = [(rule.code, error) for rule, error in walk.failed.items()]
+    _forget(ctx, rules)
     may_be_stale = noqa.UNUSED_NOQA in codes and "noqa" in source
     if not reports and not errors and not may_be_stale:
         return _Pass(module, [])
-    positions = _positions(module)
+    positions = Positions(module, data)
+    positions.prepare([(rep.statements, rep.node) for rep in reports])
     findings = []
     for rep in reports:
         rng = positions[rep.node]
@@ -236,16 +276,6 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
         findings += noqa.unused_findings(module, stale, path, make_finding, positions)
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return _Pass(module, findings, positions)
-
-
-def _positions(module: cst.Module):
-    """PositionProvider's node -> CodeRange mapping. The provider is run directly: through
-    `MetadataWrapper.resolve` libcst (1.9) also runs an empty batched-visitor pass over the whole
-    tree after it, which rebuilds every node and costs about as much as the positions."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    if hasattr(PositionProvider, "_gen"):
-        return PositionProvider()._gen(wrapper)
-    return wrapper.resolve(PositionProvider)  # pragma: no cover - another libcst
 
 
 def check_source(data: bytes, path: str, codes: Sequence[str]) -> List[Finding]:

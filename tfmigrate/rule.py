@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Type
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Type
 
 import libcst as cst
 
@@ -27,6 +27,7 @@ class Report:
     node: cst.CSTNode
     message: str
     fix: Optional[Fix]
+    statements: Sequence[cst.CSTNode] = ()  # the statements around the node: a position hint
 
 
 class Rule:
@@ -37,7 +38,7 @@ class Rule:
         self.reports: List[Report] = []
 
     def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
-        self.reports.append(Report(self.code, node, message, fix))
+        self.reports.append(Report(self.code, node, message, fix, self.ctx.statements(node)))
 
     def handlers(self) -> List[str]:
         """Names of this instance's visit_/leave_ methods the engine should call. A family of
