@@ -23,6 +23,8 @@ from tfmigrate.findings import Fix, Replace
 from tfmigrate.names import dotted, normalize
 from tfmigrate.removed_api import Ref, RemovedApiRule, lookup, owner
 
+_IMPORTS = (cst.Import, cst.ImportFrom)
+
 OWN_PREFIXES = ("contrib", "estimator", "python.debug")
 _DROP = object()  # describe() result for a reference the gone walker reports itself
 
@@ -127,7 +129,7 @@ class GoneApiRule(RemovedApiRule):
 
     def _resolve_gone(self, node: cst.BaseExpression, parent) -> None:
         for ancestor in self.ctx.stack[-3:]:
-            if isinstance(ancestor, (cst.Import, cst.ImportFrom)):
+            if type(ancestor) in _IMPORTS:
                 return
         names = self.ctx.names
         full = names.full_name(node)

@@ -17,16 +17,17 @@ from typing import Dict, Iterator, Optional, Set
 import libcst as cst
 
 _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
+_ATTRIBUTE, _NAME = cst.Attribute, cst.Name
 _COMPAT = ("tensorflow.compat.v1.", "tensorflow.compat.v2.")
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is _ATTRIBUTE:  # not isinstance: libcst's ABC makes that slow, and hot here
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not _NAME:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
@@ -62,7 +63,7 @@ def _statements(body) -> Iterator[cst.CSTNode]:
     while stack:
         stmt = stack.pop()
         yield stmt
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             continue
         children = []
         for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -74,9 +75,8 @@ def _statements(body) -> Iterator[cst.CSTNode]:
             else:
                 children.append(child)
         for child in reversed(children):
-            if isinstance(child, (cst.IndentedBlock,)):
-                stack.extend(reversed(child.body))
-            elif isinstance(child, cst.SimpleStatementSuite):
+            kind = type(child)
+            if kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
                 stack.extend(reversed(child.body))
             elif isinstance(child, cst.CSTNode):
                 stack.append(child)
@@ -90,11 +90,12 @@ class ImportTable:
         self.bound: Set[str] = set()
         self._source = source
         for stmt in _statements(module.body):
-            small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+            small = stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt]
             for s in small:
-                if isinstance(s, cst.Import):
+                kind = type(s)
+                if kind is cst.Import:
                     self._add_import(s)
-                elif isinstance(s, cst.ImportFrom):
+                elif kind is cst.ImportFrom:
                     self._add_import_from(s)
 
     def _bind(self, local: str, target: str) -> None:

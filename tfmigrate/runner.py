@@ -253,7 +253,6 @@ def _iterate(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
     from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    chunk = max(1, min(16, len(tasks) // (jobs * 8)))
     # ProcessPoolExecutor (unlike multiprocessing.Pool) raises BrokenProcessPool when a worker
     # dies instead of waiting for it forever.
     pool = ProcessPoolExecutor(
@@ -262,13 +261,28 @@ def _iterate(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
         initializer=_worker_signals,
     )
     try:
-        yield from pool.map(process, tasks, chunksize=chunk)
+        # Largest files first, one per work item: no worker is left with a big file at the end
+        # while the others idle. Results still come back in task order.
+        futures = {}
+        for index in sorted(range(len(tasks)), key=lambda i: -_size(tasks[i])):
+            futures[index] = pool.submit(process, tasks[index])
+        for index in range(len(tasks)):
+            yield futures.pop(index).result()
     except BaseException:  # Ctrl-C, SIGTERM: stop now; a worker mid-write finishes or cleans up
         pool.shutdown(wait=False, cancel_futures=True)
         for worker in list((getattr(pool, "_processes", None) or {}).values()):
             worker.terminate()
         raise
     pool.shutdown()
+
+
+def _size(task: Task) -> int:
+    if task.data is not None:
+        return len(task.data)
+    try:
+        return os.stat(task.path).st_size
+    except OSError:
+        return 0
 
 
 def _quit(signum, frame):

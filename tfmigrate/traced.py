@@ -64,7 +64,7 @@ class _Collector:
         return True
 
     def chain(self) -> tuple:
-        return tuple(n for n in self.ctx.stack if isinstance(n, _SCOPES))
+        return tuple(n for n in self.ctx.stack if type(n) in _SCOPES)
 
     def is_tf_function(self, expr) -> bool:
         return self.ctx.names.api(expr) in _TF_FUNCTION_APIS
@@ -90,8 +90,8 @@ class _Collector:
     def call(self, node: cst.Call) -> None:
         func = node.func
         fn = self.ctx.enclosing(FUNCTIONS)
-        if fn is not None and (isinstance(func, cst.Name) or (
-            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
+        if fn is not None and (type(func) is cst.Name or (
+            type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in ("self", "cls")
         )):
             self.calls.setdefault(id(fn), []).append((func, self.chain()))
         if isinstance(func, cst.Attribute) and func.attr.value == "map":
@@ -236,8 +236,8 @@ def numpy_aliases(ctx) -> Set[str]:
     if found is None:
         found = set()
         for stmt in _statements(ctx.module.body):
-            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-                if isinstance(small, cst.Import):
+            for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
+                if type(small) is cst.Import:
                     for alias in small.names:
                         if dotted(alias.name) == "numpy":
                             found.add(alias.asname.name.value if alias.asname else "numpy")
