@@ -303,6 +303,9 @@ def main(argv=None) -> int:
     if not upgrade.exists():
         upgrade = Path(shutil.which("tf_upgrade_v2") or "tf_upgrade_v2")
 
+    # Byte-compile tfmigrate as `pip install` does for users: an editable install run under
+    # PYTHONDONTWRITEBYTECODE would otherwise compile every module from source on every start.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "tfmigrate")], check=True)
     packages = ensure_corpus()
     big = next(p for p in packages if p.name.startswith(BIG))
     tmp = Path(tempfile.mkdtemp(prefix="tfmigrate-bench-", dir=args.tmp))

@@ -1,4 +1,6 @@
 """Engine guarantees: a failing rule or a bad fix never stops the run or corrupts a file."""
+from pathlib import Path
+
 import libcst as cst
 import pytest
 
@@ -65,3 +67,43 @@ def test_modern_syntax_is_checked_like_any_code(source, registry):
     source += b"ds = tf.data.Dataset.range(3).repeat(False)\n"
     findings = check_source(source, "x.py", ["TFM001", "TFM000", "TFM105"])
     assert [f.rule for f in findings] == ["TFM105"]
+
+
+def _fixture_files():
+    root = Path(__file__).parent / "fixtures"
+    return sorted(p for p in root.rglob("*.py") if p.name.startswith(("bad_", "exec_")))
+
+
+EDGE_CASES = {
+    "no final newline, last statement fixed": b"import tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)",
+    "crlf and a footer comment": b"import tensorflow as tf\r\nds = tf.data.Dataset.range(3).repeat(False)\r\n\r\n# end\r\n",
+    "unused noqa in the header": b"# noqa: TFM105\nimport tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)\n",
+    "statement removed": b"import tensorflow as tf\ntf.enable_eager_execution()\nx = 1\n",
+    "nested and decorated": (
+        b"import tensorflow as tf\n\n\n@decorate\nclass A:\n    def f(self, d):\n        if d:\n"
+        b"            return d.repeat(True)\n        return tf.data.Dataset.range(3).repeat(False)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "name,data",
+    [(p.parent.name + "/" + p.name, p.read_bytes()) for p in _fixture_files()] + list(EDGE_CASES.items()),
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_fixes_keep_unchanged_statements_text_and_equal_the_whole_module_generated(name, data, monkeypatch):
+    """apply_fixes regenerates only the top-level statements with an edit and slices the rest
+    from the original text; the result must equal generating the whole rebuilt module."""
+    from tfmigrate import engine
+    from tfmigrate.apply import apply_fixes
+    from tfmigrate.catalogue import catalogue
+
+    lint = engine._lint(data, "x.py", sorted(catalogue()))
+    fixes = [f.fix for f in lint.findings if f.fix is not None and f.fix.edits]
+    if lint.module is None or not fixes:
+        pytest.skip("nothing to fix")
+    text, taken = apply_fixes(lint.module, fixes, lint.positions)
+    monkeypatch.setattr(type(lint.positions), "statement_lines", lambda self: None)
+    whole, whole_taken = apply_fixes(lint.module, fixes, lint.positions)
+    assert taken == whole_taken > 0
+    assert text == whole

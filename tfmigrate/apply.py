@@ -5,6 +5,9 @@ and re-checks until nothing changes, as Ruff does.
 """
 from __future__ import annotations
 
+import bisect
+import dataclasses
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -73,20 +76,50 @@ class _Plan:
         return True
 
 
-class _Applier(cst.CSTTransformer):
-    def __init__(self, plan: _Plan):
-        self.plan = plan
+def _rebuild(node, plan: _Plan):
+    """`node` with the plan's replacements and inserts made below it. Only nodes on the way to
+    an edit are rebuilt; everything else is the same object (libcst's transformer would rebuild
+    every node of the tree)."""
+    new = plan.replacements.get(id(node))
+    if new is not None:
+        return new
+    changes = {}
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            updated = _rebuild(value, plan)
+            if updated is not value:
+                if isinstance(updated, (cst.RemovalSentinel, cst.FlattenSentinel)):
+                    raise ValueError(f"cannot remove the required field {name} of {type(node).__name__}")
+                changes[name] = updated
+        elif type(value) in (list, tuple) and value:
+            items, changed = [], False
+            for item in value:
+                updated = _rebuild(item, plan) if isinstance(item, cst.CSTNode) else item
+                changed = changed or updated is not item
+                if isinstance(updated, cst.RemovalSentinel):
+                    continue
+                if isinstance(updated, cst.FlattenSentinel):
+                    items.extend(updated.nodes)
+                else:
+                    items.append(updated)
+            if changed:
+                changes[name] = type(value)(items)
+    updated = node.with_changes(**changes) if changes else node
+    inserts = plan.inserts.get(id(node))
+    if inserts:
+        updated = _insert(updated, inserts)
+    return updated
 
-    def on_leave(self, original, updated):
-        new = self.plan.replacements.get(id(original))
-        if new is not None:
-            return new
-        inserts = self.plan.inserts.get(id(original))
-        if inserts:
-            updated = _insert(updated, inserts)
-        if isinstance(original, cst.Module) and self.plan.imports:
-            updated = _add_imports(updated, self.plan.imports)
-        return updated
+
+_FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def _fields(kind: type) -> Tuple[str, ...]:
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
 
 
 def _insert(owner, inserts: Sequence[Insert]):
@@ -138,18 +171,66 @@ def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
 
 def apply_fixes(
     module: cst.Module, fixes: Sequence[Fix], positions, spans: Optional[List[Span]] = None
-) -> Tuple[cst.Module, int]:
-    """Apply every fix that does not overlap an earlier one; return the new module and count.
-    `spans`, if given, receives the regions of the original the edits may touch (for tests
-    that prove every byte outside them is kept)."""
+) -> Tuple[Optional[str], int]:
+    """Apply every fix that does not overlap an earlier one; return the new source text (None
+    if no fix was taken) and the count. Top-level statements without an edit keep their
+    original text, sliced by line; only the edited ones are rebuilt and generated. `spans`, if
+    given, receives the regions of the original the edits may touch (for tests that prove every
+    byte outside them is kept)."""
     plan = _Plan(positions)
     taken = sum(1 for fix in fixes if plan.take(fix))
     if not taken:
-        return module, 0
+        return None, 0
     if spans is not None:
         spans.extend(plan.replace_spans)
         spans.extend(span for span, _ in plan.insert_spans)
         if plan.imports:
             last = max((positions[s].end.line for s in module.body if _is_import(s) or _is_docstring(s)), default=0)
             spans.append(((1, 0), (last + 1, 0)))
-    return module.visit(_Applier(plan)), taken
+    starts = positions.statement_lines()
+    touched = _touched(plan, starts, len(module.body))
+    if touched is None:  # an edit outside every statement (a header comment): the whole module
+        new = _rebuild(module, plan)
+        return (_add_imports(new, plan.imports) if plan.imports else new).code, taken
+    body = [_rebuild(stmt, plan) if i in touched else stmt for i, stmt in enumerate(module.body)]
+    new = module.with_changes(body=[b for b in body if not isinstance(b, cst.RemovalSentinel)])
+    if plan.imports:
+        new = _add_imports(new, plan.imports)
+    return _assemble(module, new, positions.source, starts), taken
+
+
+def _touched(plan: _Plan, starts, count: int):
+    """Indices of the top-level statements holding an edit, or None when that cannot be told."""
+    if starts is None or not count:
+        return None
+    touched = set()
+    for span in plan.replace_spans + [span for span, _ in plan.insert_spans]:
+        index = bisect.bisect_right(starts, span[0][0]) - 1
+        if index < 0:
+            return None
+        touched.add(index)
+    return touched
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _assemble(module: cst.Module, new: cst.Module, source: str, starts: List[int]) -> str:
+    """The new module's code: the original text of every statement that is the same object as
+    before, freshly generated code for the others (as Module codegen would lay them out)."""
+    lines = _LINE.findall(source)
+    ends = starts[1:] + [len(lines) - len(module.footer) + 1]
+    original = {id(stmt): "".join(lines[b - 1:e - 1]) for stmt, b, e in zip(module.body, starts, ends)}
+    pieces = ["".join(lines[: starts[0] - 1])]
+    regenerated = False
+    for stmt in new.body:
+        text = original.get(id(stmt))
+        regenerated = text is None
+        pieces.append(module.code_for_node(stmt) if text is None else text)
+    pieces.append("".join(lines[ends[-1] - 1:]) if module.body else "")
+    code = "".join(pieces)
+    if regenerated and not module.footer and not module.has_trailing_newline:
+        newline = module.default_newline
+        if code.endswith(newline):  # as Module codegen drops the last newline of such a file
+            code = code[: -len(newline)]
+    return code

@@ -202,10 +202,11 @@ def _internal_error(path: str, what: str, error: BaseException) -> Finding:
     )
 
 
-def _lint(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
-    """Lint one file; no exception escapes (it becomes a TFM000 finding)."""
+def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None) -> _Pass:
+    """Lint one file (`parsed`: its module, when the caller has parsed it already); no
+    exception escapes (it becomes a TFM000 finding)."""
     try:
-        return _lint_unguarded(data, path, codes)
+        return _lint_unguarded(data, path, codes, parsed)
     except RecursionError as error:  # pathologically nested code, in libcst's recursive passes
         return _Pass(None, [_internal_error(path, "while checking this file (nesting too deep)", error)])
     except Exception as error:
@@ -238,11 +239,11 @@ def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
     ctx.__dict__.clear()
 
 
-def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
+def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module]) -> _Pass:
     if not might_use_tensorflow(data) or noqa.skips_file(data):
         return _Pass(None, [])
     try:
-        module = _parse(data)
+        module = parsed or _parse(data)
         source = data.decode(module.encoding, errors="replace")  # cheaper than module.code
         if _PY2_EXCEPT.search(source):  # libcst accepts Python 2's `except X, e:`; CPython does not
             ast.parse(data)
@@ -262,8 +263,13 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str]) -> _Pass:
     may_be_stale = noqa.UNUSED_NOQA in codes and "noqa" in source
     if not reports and not errors and not may_be_stale:
         return _Pass(module, [])
-    positions = Positions(module, data)
+    positions = Positions(module, data, source)
     positions.prepare([(rep.statements, rep.node) for rep in reports])
+    for rep in reports:
+        for edit in rep.fix.edits if rep.fix is not None else ():
+            target = getattr(edit, "node", None) or getattr(edit, "owner", None)
+            if target is not None:
+                positions.hint(target, rep.statements)
     findings = []
     for rep in reports:
         rng = positions[rep.node]
@@ -293,21 +299,24 @@ def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List
     ]
 
 
-def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: list) -> Tuple[Optional[bytes], int, List[Finding]]:
+def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: list):
     """Apply the fixes together; if that fails or breaks the syntax, find the culprits one by
-    one, refuse them, and apply the rest. Returns (new bytes or None, fixes applied, refused);
-    `spans` receives the edited regions of the batch that was applied."""
+    one, refuse them, and apply the rest. Returns (new bytes or None, fixes applied, refused,
+    the new bytes parsed); `spans` receives the edited regions of the batch that was applied."""
 
     def attempt(batch):
         edited: list = []
-        new_module, taken = apply_fixes(module, [f.fix for f in batch], positions, edited)
-        new = new_module.bytes
-        cst.parse_module(new)
+        text, taken = apply_fixes(module, [f.fix for f in batch], positions, edited)
+        if text is None:
+            return None, 0, None
+        new = text.encode(module.encoding)
+        parsed = _parse(new)  # refuses code that does not parse; the next pass reuses the tree
         spans[:] = edited
-        return new, taken
+        return new, taken, parsed
 
     try:
-        return (*attempt(fixable), [])
+        new, taken, parsed = attempt(fixable)
+        return new, taken, [], parsed
     except Exception:
         pass
     good, refused = [], []
@@ -319,10 +328,11 @@ def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: lis
             refused.append(finding)
     if good:
         try:
-            return (*attempt(good), refused)
+            new, taken, parsed = attempt(good)
+            return new, taken, refused, parsed
         except Exception:
             refused.extend(good)
-    return None, 0, refused
+    return None, 0, refused, None
 
 
 def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False) -> FileResult:
@@ -333,13 +343,15 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
     refused: set = set()
     failures: List[Finding] = []
     lint = None
+    parsed = None
     for _ in range(MAX_FIX_PASSES):
-        lint = _lint(current, path, codes)
+        lint = _lint(current, path, codes, parsed)
+        parsed = None
         fixable = _applicable(lint.findings, unsafe, refused)
         if lint.module is None or not fixable:
             break
         spans: list = []
-        new, taken, bad = _apply(lint.module, fixable, lint.positions, spans)
+        new, taken, bad, parsed = _apply(lint.module, fixable, lint.positions, spans)
         for finding in bad:
             refused.add((finding.rule, finding.line, finding.column))
             failures.append(
@@ -353,6 +365,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
                 )
             )
         if new is None or new == current:
+            parsed = None
             if not bad:
                 break
             continue
@@ -362,7 +375,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
         result.applied += taken
         lint = None
     if lint is None:
-        lint = _lint(current, path, codes)
+        lint = _lint(current, path, codes, parsed)
     result.findings = sorted(lint.findings + failures, key=lambda f: (f.line, f.column, f.rule))
     if current != data:
         result.fixed = current

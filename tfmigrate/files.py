@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Set
 
@@ -66,6 +65,8 @@ def write_atomic(path: str, data: bytes, new: bool = False) -> None:
     written through to its target, never replaced by a plain file."""
     target = Path(os.path.realpath(path))
     mode = 0o644 if new else stat.S_IMODE(os.stat(target).st_mode)
+    import tempfile  # here: start-up time counts on every cached run
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -55,9 +55,11 @@ class _TargetedState(PositionProvidingCodegenState):
 class Positions:
     """A read-only mapping node -> CodeRange that fills itself as nodes are looked up."""
 
-    def __init__(self, module: cst.Module, data: bytes):
+    def __init__(self, module: cst.Module, data: bytes, source: str = ""):
         self._module = module
         self._data = data
+        self.source = source  # the decoded text, for fixes that keep unchanged statements' text
+        self._hints: Dict[int, Sequence[cst.CSTNode]] = {}  # id(node) -> statements around it
         self._provider = PositionProvider()
         self._provider.wanted, self._provider.open = set(), []
         self._computed: Dict[cst.CSTNode, CodeRange] = self._provider._computed
@@ -86,6 +88,17 @@ class Positions:
             if place is None:
                 continue  # found on demand
             self._generate(*place, wanted={node})
+
+    def hint(self, node: cst.CSTNode, chain: Sequence[cst.CSTNode]) -> None:
+        """Where to look for `node` if it is asked for (a fix's edit, near its finding)."""
+        self._hints[id(node)] = chain
+
+    def statement_lines(self) -> Optional[List[int]]:
+        """The line where each top-level statement's code begins (its leading comment and
+        blank lines included), or None when CPython's parser cannot say."""
+        if self._whole or not self._top_level():
+            return None
+        return [_first_line(stmt, self._ast[id(stmt)]) for stmt in self._module.body]
 
     # -- where a statement's code starts --------------------------------------------------
 
@@ -176,9 +189,21 @@ class Positions:
     def _find(self, node: cst.CSTNode) -> None:
         """Position a node nobody prepared: its top-level statement if it is one, else every
         top-level statement in turn until it shows up, else the whole module."""
+        chain = self._hints.get(id(node))
+        if chain and not self._whole:  # near its finding: the innermost statement first, then out
+            for depth in range(len(chain), 0, -1):
+                place = self._place(chain[:depth])
+                if place is not None:
+                    self._generate(*place, wanted={node})
+                if self._whole or node in self._computed:
+                    return
         if not self._whole and self._top_level():
             index = self._index.get(id(node))
+            if index is None and chain and id(chain[0]) in self._index:
+                index = self._index[id(chain[0])]
             order = range(len(self._module.body)) if index is None else [index]
+            if index is not None:
+                order = [index] + [i for i in range(len(self._module.body)) if i != index]
             for i in order:
                 stmt = self._module.body[i]
                 tree = self._ast[id(stmt)]

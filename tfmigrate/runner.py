@@ -4,12 +4,10 @@ neither parses nor imports libcst.
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
 import stat
-import subprocess
 import tokenize
 from dataclasses import dataclass, field
 from io import BytesIO
@@ -153,6 +151,8 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     if result.fixed is not None:
         outcome.changed = True
         if task.diff:
+            import difflib  # here: start-up time counts on every cached run
+
             outcome.diff = "".join(
                 difflib.unified_diff(
                     source_text(data).splitlines(keepends=True),
@@ -206,6 +206,8 @@ def gitignored(files: Sequence[str]) -> set:
     """The files git ignores (empty outside a git checkout or without git)."""
     if not files:
         return set()
+    import subprocess
+
     try:
         result = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],
