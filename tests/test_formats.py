@@ -80,3 +80,33 @@ def test_stdin_check_and_fix(project):
     fixed = out("fix", "-", "--unsafe-fixes", input=TF1)
     assert fixed.exit_code == 0
     assert fixed.stdout == TF1.decode().replace("ds.repeat(False)", "ds").replace("ds.repeat(True)", "ds.repeat()")
+
+
+def test_plain_report_written_directly_equals_what_rich_prints(monkeypatch):
+    """Without colours the report skips rich's styling pass; the text must be the same."""
+    import io
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from tfmigrate import report
+    from tfmigrate.catalogue import catalogue
+    from tfmigrate.engine import check_source
+
+    root = Path(__file__).resolve().parent.parent
+    sources, findings = {}, []
+    files = {p.name: p.read_bytes() for p in sorted((root / "examples").glob("*.py"))}
+    files["tabs.py"] = b"import tensorflow as tf\nx = tf.placeholder(tf.float32)\t# tab\t \n\ty = tf.Session()  \n"
+    for name, data in files.items():
+        sources[name] = data.decode("utf-8")
+        findings += check_source(data, name, sorted(catalogue()))
+    assert len(findings) > 10
+
+    def rendered():
+        out = io.StringIO()
+        report.render_rich(findings, sources, Console(file=out, color_system=None, width=80), len(sources))
+        return out.getvalue()
+
+    fast = rendered()
+    monkeypatch.setattr(report, "_print_texts", lambda console, parts: console.print(*parts, sep="\n", soft_wrap=True))
+    assert fast == rendered()

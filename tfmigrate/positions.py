@@ -11,6 +11,7 @@ generated the usual way.
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -129,7 +130,9 @@ class Positions:
         if self._tree is not None:
             return True
         try:
-            tree = ast.parse(self._data)
+            with warnings.catch_warnings():  # invalid escapes in the checked code are not ours to report
+                warnings.simplefilter("ignore")
+                tree = ast.parse(self._data)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return False
         if not self._pair(self._module.body, tree.body):
