@@ -3,7 +3,6 @@ re-check until nothing changes (bounded), refusing any result that does not pars
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
 import re
 from collections import defaultdict
@@ -17,7 +16,7 @@ from tfmigrate.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
 from tfmigrate.context import FileContext
 from tfmigrate.findings import Finding
-from tfmigrate.positions import Positions
+from tfmigrate.positions import Positions, python_ast
 from tfmigrate.rule import Report, Rule, all_rules
 
 PARSE_ERROR = "TFM001"
@@ -80,7 +79,7 @@ def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
             text = text[where.end():]
         text = re.sub(r"^(parser|tokenizer) error: ", "", text)
         try:
-            ast.parse(data)
+            python_ast(data)
         except SyntaxError as py_error:  # CPython says "Missing parentheses in call to 'print'"
             if py_error.lineno:
                 line, col, text = py_error.lineno, max((py_error.offset or 1) - 1, 0), py_error.msg
@@ -246,7 +245,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
         module = parsed or _parse(data)
         source = data.decode(module.encoding, errors="replace")  # cheaper than module.code
         if _PY2_EXCEPT.search(source):  # libcst accepts Python 2's `except X, e:`; CPython does not
-            ast.parse(data)
+            python_ast(data)
     except Exception as error:  # libcst raises several types for bad input
         if PARSE_ERROR in codes:
             return _Pass(None, [_parse_error(path, error, data)])

@@ -9,7 +9,6 @@ that cell. Only the changed cells' "source" values are rewritten in the notebook
 """
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -160,6 +159,8 @@ def _restore(text: str, cell: _Cell, tag: str) -> Optional[str]:
 
 def _python_cells(nb: _Notebook) -> List[_Cell]:
     """Code cells that hold Python: a cell magic other than PYTHON_CELL_MAGICS is skipped."""
+    from tfmigrate.positions import python_ast
+
     cells = []
     for cell in nb.code:
         first = cell.source.lstrip("\r\n \t").split("\n", 1)[0]
@@ -167,11 +168,11 @@ def _python_cells(nb: _Notebook) -> List[_Cell]:
             continue
         _mask(cell, nb.tag, statement=False)
         try:
-            ast.parse(cell.text)
+            python_ast(cell.text)
         except (SyntaxError, ValueError):
             _mask(cell, nb.tag, statement=True)
             try:
-                ast.parse(cell.text)
+                python_ast(cell.text)
             except (SyntaxError, ValueError):
                 _mask(cell, nb.tag, statement=False)  # report the error against the plain mask
         cells.append(cell)
@@ -234,6 +235,7 @@ def _invalid(shown: str, reason: str, codes: Sequence[str]) -> List[Finding]:
 def _prepare(data: bytes, shown: str, codes: Sequence[str]):
     """(notebook, cells that parse, TFM001 findings for cells that do not), or findings alone."""
     from tfmigrate import engine
+    from tfmigrate.positions import python_ast
 
     if not engine.might_use_tensorflow(data):
         return None, [], []
@@ -247,7 +249,7 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
     good, broken = [], []
     for cell in cells:
         try:
-            ast.parse(cell.text)
+            python_ast(cell.text)
             good.append(cell)
             continue
         except (SyntaxError, ValueError):

@@ -130,9 +130,7 @@ class Positions:
         if self._tree is not None:
             return True
         try:
-            with warnings.catch_warnings():  # invalid escapes in the checked code are not ours to report
-                warnings.simplefilter("ignore")
-                tree = ast.parse(self._data)
+            tree = python_ast(self._data)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return False
         if not self._pair(self._module.body, tree.body):
@@ -254,6 +252,14 @@ def _blocks(stmt, tree) -> Iterator[Tuple[cst.CSTNode, List[ast.stmt]]]:
         yield from _blocks(orelse, tree.orelse[0])  # elif
     elif orelse is not None:
         yield orelse.body, tree.orelse
+
+
+def python_ast(source) -> ast.Module:
+    """CPython's parse of the checked code, without the warnings it would print about that code
+    (invalid escape sequences and the like are not tfmigrate's to report)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source)
 
 
 def full_positions(wrapper: MetadataWrapper) -> Dict[cst.CSTNode, CodeRange]:
