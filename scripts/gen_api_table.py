@@ -12,6 +12,16 @@ TensorFlow 2.21 / Keras 3 once and writes what it found:
   targets still resolve.
 * ``dropped_targets``: renames in TensorFlow's tables whose target no longer resolves in 2.21.
 
+A second file, ``tfmigrate/data/tf_namespaces.json`` (next to the first; loaded by the linter
+only when a reference is not in the first), lists what exists at all in TensorFlow 2.21, so a
+reference that resolves nowhere can be reported instead of left silent:
+
+* ``tf`` and ``v1``: every public API module under ``tf`` / ``tf.compat.v1`` (``tf.keras`` and
+  other lazy loaders excluded: never judged) with its attribute names.
+* ``python``: the private modules under ``tensorflow.python`` that TF1 code imports, with their
+  attribute names and submodules, or null where a module-level ``__getattr__`` makes the names
+  open-ended. See PRIVATE_PACKAGES for how they were chosen.
+
 TensorFlow's tables (``tensorflow.tools.compatibility``) are read as a source of facts, never
 copied into tfmigrate; every replacement target and every argument mapping is checked against
 TF 2.21 here. Output is deterministic (sorted keys, one entry per line, no timestamps).
@@ -21,9 +31,11 @@ TF 2.21 here. Output is deterministic (sorted keys, one entry per line, no times
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import json
 import os
+import pkgutil
 import sys
 import types
 import warnings
@@ -40,6 +52,7 @@ from tensorflow.tools.compatibility import reorders_v2  # noqa: E402
 from tensorflow.tools.compatibility import tf_upgrade_v2  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tfmigrate" / "data" / "tf1_api.json"
+NAMESPACES_NAME = "tf_namespaces.json"  # written next to OUT
 FORMAT = 1
 
 # Modules under tf.compat.v1 whose names cannot be listed under Keras 3 (their KerasLazyLoader
@@ -606,6 +619,125 @@ def build():
         "gone": gone,
     }, counters
 
+# --------------------------------------------------------------------------- namespaces
+# Private packages under tensorflow.python whose modules TF1-era code imports directly (tf-slim,
+# tensor2tensor, stable-baselines, tflearn, tensorpack in the corpus all import from these and
+# from tensorflow.python.pywrap_tensorflow): every module in them that imports without error is
+# listed, recursively, except tests (`*_test`, `tests` packages; `test_util` is kept). Other
+# subpackages (keras: mapped to `keras.` by the linter; debug: TFM212; distribute, tpu, tools,
+# ...) exist as names of `tensorflow.python` but are never judged below it.
+PRIVATE_PACKAGES = ("client", "data", "eager", "framework", "layers", "lib", "ops", "platform",
+                    "summary", "training", "util")
+PRIVATE_MODULES = ("pywrap_tensorflow",)
+# Private TF1 names whose public replacement has another name (the linter otherwise suggests only
+# the public API of the same name): checked to resolve below.
+PRIVATE_HINTS = {
+    "VariableV1": "compat.v1.Variable",  # TF1 exported VariableV1 as tf.Variable
+    "is_sequence": "nest.is_nested",  # nest.is_sequence was renamed is_nested
+}
+
+
+def _public_names(mod):
+    return {n for n in dir(mod) if not n.startswith("_")}
+
+
+def walk_public(root):
+    """{module path relative to root: sorted attribute names} for the generated API modules.
+    Lazy loaders (tf.keras, tf.compat.v1.layers, tf.losses, ...) and compat.v1/v2 are not
+    entered: they appear as names only, and the linter never judges below them."""
+    out = {}
+
+    def walk(mod, prefix, seen):
+        names = _public_names(mod)
+        out[prefix] = sorted(names)
+        for name in sorted(names):
+            path = f"{prefix}.{name}" if prefix else name
+            if name == "keras" or path in ("compat.v1", "compat.v2", "compat"):
+                continue
+            try:
+                obj = getattr(mod, name)
+            except Exception:
+                continue
+            if not isinstance(obj, types.ModuleType) or id(obj) in seen:
+                continue
+            if type(obj).__name__ in ("KerasLazyLoader", "LazyLoader"):
+                continue
+            if not (getattr(obj, "__name__", "") or "").startswith("tensorflow._api."):
+                continue
+            walk(obj, path, seen | {id(obj)})
+
+    walk(root, "", {id(root)})
+    return out
+
+
+def _is_test(name):
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf.endswith("_test") or leaf == "tests"
+
+
+def walk_private():
+    """{"python.ops.array_ops": names or None (open-ended), ...}; "python" lists the top level."""
+    import tensorflow.python as tp
+
+    out = {}
+
+    def names_of(mod):
+        if "__getattr__" in vars(mod) or type(mod) is not types.ModuleType:
+            return None
+        names = _public_names(mod)
+        for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or []):
+            names.add(info.name)
+        return sorted(names)
+
+    def walk(name):
+        try:
+            mod = importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - a module that fails to import is never judged
+            return
+        out[name[len("tensorflow."):]] = names_of(mod)
+        for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or []):
+            child = f"{name}.{info.name}"
+            if not _is_test(child):
+                walk(child)
+
+    for sub in PRIVATE_PACKAGES:
+        walk(f"tensorflow.python.{sub}")
+    for sub in PRIVATE_MODULES:
+        walk(f"tensorflow.python.{sub}")
+    out["python"] = names_of(tp)
+    return out
+
+
+def build_namespaces():
+    tf_ns = walk_public(tf)
+    v1_ns = walk_public(tf.compat.v1)
+    private = walk_private()
+    header = {
+        "format": FORMAT,
+        "generator": "scripts/gen_api_table.py",
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "private_packages": list(PRIVATE_PACKAGES) + list(PRIVATE_MODULES),
+        "counts": {
+            "tf_modules": len(tf_ns),
+            "tf_names": sum(len(v) for v in tf_ns.values()),
+            "v1_modules": len(v1_ns),
+            "v1_names": sum(len(v) for v in v1_ns.values()),
+            "private_modules": len(private),
+            "private_open_modules": sum(1 for v in private.values() if v is None),
+            "private_names": sum(len(v) for v in private.values() if v),
+        },
+    }
+
+    def packed(section):
+        return {k: (None if v is None else " ".join(v)) for k, v in section.items()}
+
+    for name, target in PRIVATE_HINTS.items():
+        if resolve(tf, target)[0] is _MISSING:
+            raise SystemExit(f"private hint {name} -> tf.{target} does not resolve")
+    return {"header": header, "tf": packed(tf_ns), "v1": packed(v1_ns), "python": packed(private),
+            "hints": dict(PRIVATE_HINTS)}
+
 
 def dumps(table):
     """Stable text: top-level sections one entry per line, compact JSON, sorted keys."""
@@ -635,6 +767,10 @@ def main(argv=None):
     text = dumps(table)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(text.encode("ascii"))
+    namespaces = build_namespaces()
+    ns_text = dumps(namespaces)
+    ns_out = args.out.parent / NAMESPACES_NAME
+    ns_out.write_bytes(ns_text.encode("ascii"))
     if not args.quiet:
         h = table["header"]
         print(f"TensorFlow {h['tensorflow']}, Keras {h['keras']} -> {args.out} "
@@ -648,6 +784,9 @@ def main(argv=None):
             print("  argument mappings dropped (target keyword missing):")
             for item in counters["_dropped_args"]:
                 print(f"    {item}")
+        print(f"namespaces -> {ns_out} ({len(ns_text.encode()):,} bytes)")
+        for key, value in namespaces["header"]["counts"].items():
+            print(f"  {key:36} {value}")
     return 0
 
 

@@ -51,6 +51,14 @@ def test_regenerated_table_is_byte_identical(regenerated):
     )
 
 
+def test_regenerated_namespaces_are_byte_identical(regenerated):
+    out, _ = regenerated
+    fresh = out.parent / api_table.NAMESPACES.name
+    assert fresh.read_bytes() == api_table.NAMESPACES.read_bytes(), (
+        "tfmigrate/data/tf_namespaces.json is stale: run .venv/bin/python scripts/gen_api_table.py"
+    )
+
+
 def test_script_reports_dropped_targets(regenerated):
     _, stdout = regenerated
     dropped = api_table.header()["counts"]["tf_table_targets_dropped"]
@@ -62,6 +70,8 @@ def test_script_reports_dropped_targets(regenerated):
 
 def test_table_is_small_and_versioned():
     assert api_table.DATA.stat().st_size < 2_000_000
+    assert api_table.NAMESPACES.stat().st_size < 2_000_000
+    assert api_table.namespaces()["header"]["tensorflow"] == api_table.header()["tensorflow"]
     h = api_table.header()
     assert h["tensorflow"].startswith("2.21.") and h["keras"].startswith("3.")
 
@@ -170,3 +180,70 @@ def test_loader_does_not_import_tensorflow():
             "print('tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# ----------------------------------------------------------------------------- namespaces
+MISSING = {  # (path, spelled through compat.v1) -> the prefix that does not exist
+    ("python.ops.control_flow_ops.cond", False): "python.ops.control_flow_ops.cond",
+    ("python.framework.ops.IndexedSlices.values", False): "python.framework.ops.IndexedSlices",
+    ("python.training.training_ops.apply_adam", False): "python.training.training_ops",
+    ("summary.historgram", False): "summary.historgram",
+    ("get_shape", True): "get_shape",
+    ("merge_summary", False): "merge_summary",
+}
+PRESENT = [("shape", False), ("float32.as_numpy_dtype", False), ("Tensor.shape", False),
+           ("keras.layers.Anything", False), ("layers.dense", True), ("nn.moments", True),
+           ("python.ops.array_ops.shape", False), ("python.framework.ops._default_graph_stack", False),
+           ("python.keras.layers", False), ("python.distribute.anything", False)]
+
+
+@pytest.mark.parametrize("path,v1", sorted(MISSING))
+def test_unresolved_names_the_missing_prefix(path, v1):
+    assert api_table.unresolved(path, v1) == MISSING[(path, v1)]
+
+
+@pytest.mark.parametrize("path,v1", PRESENT)
+def test_unresolved_never_judges_what_exists_or_is_not_walked(path, v1):
+    assert api_table.unresolved(path, v1) is None
+
+
+def test_missing_prefixes_really_fail(tf):
+    import importlib
+
+    for (path, v1), missing in MISSING.items():
+        if missing.startswith("python."):
+            module, _, leaf = missing.rpartition(".")
+            mod = importlib.import_module(f"tensorflow.{module}")
+            assert not hasattr(mod, leaf), missing
+            with pytest.raises(ImportError):
+                importlib.import_module(f"tensorflow.{missing}")
+        else:
+            with pytest.raises(AttributeError):
+                _resolve(tf.compat.v1 if v1 else tf, missing)
+
+
+def test_every_listed_public_name_resolves(tf):
+    failures = []
+    for section, root in (("tf", tf), ("v1", tf.compat.v1)):
+        for module, text in api_table.namespaces()[section].items():
+            base = _resolve(root, module) if module else root
+            for name in text.split():
+                try:
+                    getattr(base, name)
+                except Exception as exc:  # noqa: BLE001 - lazy loaders may raise on access
+                    if type(exc).__name__ != "AttributeError":
+                        continue  # exists but raises (Keras 3 lazy loaders): not judged anyway
+                    failures.append(f"{section}:{module}.{name}: {exc}")
+    assert not failures, failures[:20]
+
+
+def test_private_modules_listed_import(tf):
+    import importlib
+
+    private = api_table.namespaces()["python"]
+    for module in ("python.ops.array_ops", "python.framework.ops", "python.training.training_util",
+                   "python.util.nest", "python.pywrap_tensorflow"):
+        assert module in private
+        mod = importlib.import_module(f"tensorflow.{module}")
+        for name in private[module].split():
+            assert hasattr(mod, name) or importlib.util.find_spec(f"tensorflow.{module}.{name}"), (module, name)

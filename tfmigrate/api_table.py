@@ -97,3 +97,100 @@ def gone(path: str) -> Optional[Entry]:
 def dropped_target(path: str) -> Optional[Entry]:
     """TensorFlow's own rename for this path when its target no longer resolves (for messages)."""
     return table()["dropped_targets"].get(path)
+
+
+# What exists at all in TensorFlow 2.21 (tfmigrate/data/tf_namespaces.json, about 0.6 MB):
+# read only when a reference is not in the table above, so most files never load it.
+NAMESPACES = DATA.parent / "tf_namespaces.json"
+
+
+@lru_cache(maxsize=None)
+def namespaces() -> Dict[str, Any]:
+    """Sections tf / v1 (public API modules -> attribute names, space-separated) and python
+    (private modules under tensorflow.python -> names, or None where the names are open-ended)."""
+    with open(NAMESPACES, encoding="ascii") as fh:
+        return json.load(fh)
+
+
+@lru_cache(maxsize=None)
+def _names(section: str, module: str) -> Optional[frozenset]:
+    text = namespaces()[section].get(module)
+    return None if text is None else frozenset(text.split())
+
+
+def unresolved(path: str, v1: bool = False) -> Optional[str]:
+    """The shortest prefix of `path` that does not exist in TensorFlow 2.21, or None.
+
+    `path` is relative to `tensorflow` with compat prefixes removed ("summary.historgram",
+    "python.ops.control_flow_ops.cond"); `v1` when it was spelled through `tf.compat.v1`.
+    Judged only inside the modules the generator walked: below a non-module object
+    (`float32.as_numpy_dtype`), a lazy loader (`keras`, `compat.v1.layers`), a module with a
+    module-level `__getattr__`, or a private name (`_x`), nothing is judged (None).
+    """
+    if not path:
+        return None
+    parts = path.split(".")
+    if parts[0] == "keras":
+        return None
+    if parts[0] == "python":
+        section, module, start = "python", "python", 1
+    else:
+        section, module, start = ("v1" if v1 else "tf"), "", 0
+    table = namespaces()[section]
+    for i in range(start, len(parts)):
+        if module not in table:
+            return None  # not a walked module: an object, a lazy loader, an unimportable module
+        names = _names(section, module)
+        part = parts[i]
+        if names is None or part.startswith("_"):
+            return None
+        if part not in names:
+            return ".".join(parts[: i + 1])
+        module = f"{module}.{part}" if module else part
+    return None
+
+
+@lru_cache(maxsize=None)
+def _by_name() -> Dict[str, Dict[str, list]]:
+    index: Dict[str, Dict[str, list]] = {"tf": {}, "v1": {}}
+    for section in ("tf", "v1"):
+        for module, text in namespaces()[section].items():
+            for name in (text or "").split():
+                index[section].setdefault(name, []).append(f"{module}.{name}" if module else name)
+    return index
+
+
+def private_hint(name: str) -> Optional[str]:
+    """The public replacement of a private TF1 name that TF2 spells differently ("VariableV1")."""
+    return namespaces()["hints"].get(name)
+
+
+def public_named(name: str) -> Optional[str]:
+    """The public path (relative to `tf`) of the one TensorFlow 2.21 API of this exact name:
+    `tf.<name>`, else the only `tf.*.<name>`, else the same in `tf.compat.v1` ("compat.v1.X");
+    None when there is none or more than one."""
+    index = _by_name()
+    for section, prefix in (("tf", ""), ("v1", "compat.v1.")):
+        paths = index[section].get(name, [])
+        if name in paths:
+            return prefix + name
+        if len(paths) == 1:
+            return prefix + paths[0]
+        if len(paths) > 1:
+            return None
+    return None
+
+
+def close_name(path: str, v1: bool = False) -> Optional[str]:
+    """For a missing public path, the one name of its module that is spelled almost the same
+    ("summary.historgram" -> "summary.histogram"), else None."""
+    import difflib
+
+    module, _, leaf = path.rpartition(".")
+    names = _names("v1" if v1 else "tf", module)
+    if not names:
+        return None
+    close = difflib.get_close_matches(leaf, sorted(names), n=2, cutoff=0.9)
+    if len(close) != 1:
+        return None
+    return f"{module}.{close[0]}" if module else close[0]
