@@ -89,10 +89,12 @@ class GoneApiRule(RemovedApiRule):
             super().visit_Name(node)
         if self.isgone_api and node.value in self.ctx.names.aliases:
             parent = self.ctx.stack[-1] if self.ctx.stack else None
-            if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.AsName, cst.Param)):
-                return
+            if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.AsName)):
+                return  # (a Param's own name is caught below; its default is a reference)
             if getattr(parent, "keyword", None) is node or getattr(parent, "name", None) is node:
                 return
+            if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and parent.target is node:
+                return  # rebinding the name (`tpu_config = None`), not using it
             self._resolve_gone(node, parent)
 
     def visit_Import(self, node: cst.Import) -> None:
@@ -157,10 +159,12 @@ class GoneApiRule(RemovedApiRule):
             return False
         assigned = self.ctx.shared.get("gone_api_assigned")
         if assigned is None:
-            assigned = self.ctx.shared["gone_api_assigned"] = set(
-                re.findall(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=(?!=)", self.ctx.source, re.MULTILINE)
-            )
-        return ref.local in assigned
+            assigned = self.ctx.shared["gone_api_assigned"] = {}
+            for name, value in re.findall(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=(?!=)[ \t]*([^\n]*)", self.ctx.source, re.MULTILINE):
+                assigned.setdefault(name, set()).add(value.split("#")[0].strip())
+        # Only ever assigned None (`except ImportError: tpu_config = None`): the contrib import
+        # always fails under TF 2, so the name is None and this use fails too.
+        return ref.local in assigned and assigned[ref.local] != {"None"}
 
     def _dispatch_gone(self, ref: GoneRef) -> None:
         if self._ambiguous(ref):

@@ -131,8 +131,10 @@ class RemovedApiRule(Rule):
         if node.value not in self.ctx.names.aliases:
             return
         parent = self.ctx.stack[-1] if self.ctx.stack else None
-        if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.AsName, cst.Param)):
+        if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.AsName)):
             return
+        if isinstance(parent, cst.Param) and parent.default is not node:
+            return  # the parameter's own name (a default value is a reference)
         if isinstance(parent, (cst.Arg, cst.Assign, cst.FunctionDef, cst.ClassDef)) and getattr(parent, "keyword", None) is node:
             return
         self._resolve(node, parent)
@@ -147,22 +149,76 @@ class RemovedApiRule(Rule):
         from tfmigrate.names import normalize
 
         path = normalize(full)
-        if not path:
+        if path is None:
             return
-        found = lookup(path)
-        if found is None or found[1] != "gone":
+        found = lookup(path) if path else None
+        if found is not None and found[1] == "gone":
+            self._dispatch(Ref(node.module, found[0], "gone", found[2], False, None))
             return
-        self._dispatch(Ref(node.module, found[0], "gone", found[2], False, None))
+        if found is not None or self._in_except():
+            return
+        v1 = full.startswith("tensorflow.compat.v1")
+        if path and self._missing_import(node.module, path, full, v1):
+            return  # the module itself is gone: one finding for the statement
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted(alias.name)
+            if name:
+                self._missing_import(alias.name, f"{path}.{name}" if path else name, f"{full}.{name}", v1)
 
     def visit_Import(self, node: cst.Import) -> None:
         from tfmigrate.names import normalize
 
         for alias in node.names:
-            path = normalize(dotted(alias.name) or "")
+            full = dotted(alias.name) or ""
+            path = normalize(full)
             if path:
                 found = lookup(path)
                 if found is not None and found[1] == "gone":
                     self._dispatch(Ref(alias.name, found[0], "gone", found[2], False, None))
+                elif found is None and not self._in_except():
+                    self._missing_import(alias.name, path, full, full.startswith("tensorflow.compat.v1"))
+
+    # References that exist nowhere in TensorFlow 2.21 (tf_namespaces.json) -----------------
+    def _in_except(self) -> bool:
+        """Inside an `except` block: a fallback for an older TensorFlow, run only when the `try`
+        failed (which one wins under TF 2.21 is not known here): no finding."""
+        return any(type(n) is cst.ExceptHandler for n in self.ctx.stack)
+
+    def _missing_import(self, node: cst.CSTNode, path: str, full: str, v1: bool) -> bool:
+        """An imported module or name that does not exist: the import raises under TF 2.21."""
+        if _not_judged(path):
+            return False
+        missing = api_table.unresolved(path, v1)
+        if missing is None:
+            return False
+        self._report_missing(Ref(node, missing, "missing", {"full": full, "v1": v1, "import": True}, v1, None))
+        return True
+
+    def _missing(self, node: cst.BaseExpression, path: str, full: str) -> None:
+        """`control_flow_ops.cond`, `tf.summary.historgram`: a name no TF 2.21 namespace has."""
+        if _not_judged(path) or type(self.ctx.stack[-1] if self.ctx.stack else None) in _IMPORT_NODES:
+            return
+        v1 = full.startswith("tensorflow.compat.v1")
+        missing = api_table.unresolved(path, v1)
+        if missing is None:
+            return
+        code = dotted(node) or ""
+        leaf = missing.rsplit(".", 1)[-1]
+        if rebound(self.ctx, code.split(".")[0]) or guarded(self.ctx, leaf):
+            return
+        target = node
+        for _ in range(path.count(".") - missing.count(".")):
+            if not isinstance(target, cst.Attribute):
+                break  # the missing part is inside what an import alias binds
+            target = target.value
+        self._report_missing(Ref(target, missing, "missing", {"full": full, "v1": v1}, v1, None))
+
+    def _report_missing(self, ref: Ref) -> None:
+        rule = self.ctx.shared["removed_api"].get("TFM299")
+        if rule is not None:
+            rule.report(ref.node, missing_message(ref), None)
 
     def _resolve(self, node: cst.BaseExpression, parent) -> None:
         names = self.ctx.names
@@ -177,6 +233,7 @@ class RemovedApiRule(Rule):
         found = lookup(path)
         if found is None:
             self._changed(node, parent, path, full)
+            self._missing(node, path, full)
             return
         prefix, section, entry = found
         if section != "removed" and prefix != path and _exact_claim(path):
@@ -219,6 +276,86 @@ class RemovedApiRule(Rule):
     # What each rule says ------------------------------------------------------------------
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         return generic_message(ref, self.ctx), generic_fix(ref, self.ctx)
+
+
+_IMPORT_NODES = (cst.Import, cst.ImportFrom, cst.ImportAlias)
+# Paths another walker owns (gone_api.OWN_PREFIXES) or that are TF1's own modules, judged there.
+_OTHER_WALKERS = ("contrib", "estimator", "python.debug", "keras")
+
+
+def _not_judged(path: str) -> bool:
+    return not path or any(path == p or path.startswith(p + ".") for p in _OTHER_WALKERS)
+
+
+def rebound(ctx, local: str) -> bool:
+    """Whether the module also binds `local` other than by import (an assignment, a parameter,
+    a loop or `with`/`except` target, a def or class): then `ops.X` may not be the imported
+    module, so no missing-name finding. A cheap, conservative text check."""
+    cache = ctx.shared.setdefault("removed_api_rebound", {})
+    if local not in cache:
+        n = re.escape(local)
+        pattern = (
+            rf"^[ \t]*(?:[\w.]+[ \t]*,[ \t]*)*{n}[ \t]*(?:,[^=\n]*)?(?::[^=\n]*)?=(?!=)"  # n = / a, n = / n: T =
+            rf"|\bfor[ \t]+[\w, \t()]*?\b{n}\b[\w, \t()]*?[ \t]in\b"
+            rf"|\b(?:with|except)\b[^\n]*\bas[ \t]+\(?{n}\b"
+            rf"|\b(?:def|class)[ \t]+{n}\b"
+            rf"|\bdef[ \t]+\w+[ \t]*\((?:(?:[^()]|\([^()]*\))*?,)?[ \t\n]*\**{n}[ \t\n]*[,:)=]"  # a parameter
+            rf"|\blambda\b[^:\n]*\b{n}\b"
+            rf"|\b{n}[ \t]*:="
+        )
+        text = ctx.source
+        found = False
+        for match in re.finditer(pattern, text, re.MULTILINE):
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            line_end = text.find("\n", match.start())
+            line = text[line_start:line_end if line_end >= 0 else len(text)]
+            if not re.match(r"[ \t]*(?:from|import)\b", line):
+                found = True
+                break
+        cache[local] = found
+    return cache[local]
+
+
+def guarded(ctx, leaf: str) -> bool:
+    """`hasattr(x, "leaf")` / `getattr(x, "leaf", ...)` in the module: the code checks for the
+    name before using it, so its absence is handled."""
+    return re.search(rf"\b(?:hasattr|getattr)\([^)]*['\"]{re.escape(leaf)}['\"]", ctx.source) is not None
+
+
+def missing_message(ref: Ref) -> str:
+    """What a reference that exists nowhere in TensorFlow 2.21 is, and what to use instead."""
+    missing, v1 = ref.path, ref.entry["v1"]
+    code = dotted(ref.node) or ""
+    module, _, leaf = missing.rpartition(".")
+    if missing.startswith("python."):
+        full = f"tensorflow.{missing}"
+        named = f"`{code}`" if code in ("", full) else f"`{code}` (`{full}`)"
+        head = (f"{named} does not exist in TensorFlow 2.21: `tensorflow.{module}` (private, changed "
+                f"without notice) has no `{leaf}` any more.")
+        hint = api_table.private_hint(leaf)
+        if hint is not None:
+            return f"{head} Use `tf.{hint}`."
+        target = api_table.public_named(leaf)
+        if target is not None:
+            return f"{head} Use `tf.{target}`, the public API of that name."
+        return f"{head} Use the public tf API instead."
+    spelled_as = f"tf.compat.v1.{missing}" if v1 else f"tf.{missing}"
+    named = f"`{code}`" if code in ("", spelled_as) else f"`{code}` (`{spelled_as}`)"
+    if v1:
+        if api_table.unresolved(missing, False) is None:
+            return f"{named} does not exist in `tf.compat.v1` of TensorFlow 2.21. Use `tf.{missing}`."
+        head = f"{named} does not exist in TensorFlow 2.21, neither in `tf.compat.v1` nor in `tf`."
+    else:
+        if api_table.unresolved(missing, True) is None:
+            return f"{named} was removed from TensorFlow 2. It still works as `tf.compat.v1.{missing}`."
+        head = f"{named} does not exist in TensorFlow 2.21, not even in `tf.compat.v1`."
+    close = api_table.close_name(missing, v1)
+    if close is not None:
+        return f"{head} Did you mean `tf.{'compat.v1.' if v1 else ''}{close}`?"
+    target = api_table.public_named(leaf)
+    if target is not None and target != missing:
+        return f"{head} Use `tf.{target}`, the public API of that name."
+    return f"{head} Use the public tf API instead."
 
 
 def reference_like(ref: Ref, ctx, api: str) -> Reference:
