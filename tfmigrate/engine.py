@@ -110,15 +110,22 @@ _FIELDS: Dict[type, tuple] = {}
 
 
 def _child_fields(kind: type) -> tuple:
+    """The fields of a node class that can hold child nodes, in source order (formatting and
+    plain-text fields left out)."""
     names = _FIELDS.get(kind)
     if names is None:
         names = _ORDER.get(kind) or tuple(
             f.name
             for f in dataclasses.fields(kind)
-            if f.name not in _FORMATTING and not f.name.startswith("whitespace")
+            if f.name not in _FORMATTING and not f.name.startswith("whitespace") and f.type is not str
+            and not str(f.type).startswith("typing.Literal")
         )
         _FIELDS[kind] = names
     return names
+
+
+_REVERSED: Dict[type, tuple] = {}
+_LEAVE = object()  # marks, on the walk's stack, that the node below it is being left
 
 
 class _Walk:
@@ -129,12 +136,12 @@ class _Walk:
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]):
         self.ctx = ctx
         self.failed: Dict[Rule, BaseException] = {}
-        self.visits = defaultdict(list)
-        self.leaves = defaultdict(list)
+        visits, leaves = defaultdict(list), defaultdict(list)
         for rule in rules:
             for attr in rule.handlers():
-                table = self.visits if attr.startswith("visit_") else self.leaves
+                table = visits if attr.startswith("visit_") else leaves
                 table[getattr(cst, attr[6:])].append((rule, getattr(rule, attr)))
+        self.visits, self.leaves = dict(visits), dict(leaves)
 
     def _run(self, handlers, node) -> None:
         for rule, method in handlers:
@@ -147,29 +154,43 @@ class _Walk:
 
     def walk(self, root: cst.CSTNode) -> None:
         visits, leaves, ancestors = self.visits, self.leaves, self.ctx.stack
-        is_node = _IS_NODE
-        todo = [(root, False)]
+        is_node, reversed_fields = _IS_NODE, _REVERSED
+        todo = [root]
         while todo:
-            node, leaving = todo.pop()
-            kind = type(node)
-            if leaving:
+            node = todo.pop()
+            if node is _LEAVE:
+                node = todo.pop()
                 ancestors.pop()
-                if kind in leaves:
-                    self._run(leaves[kind], node)
+                handlers = leaves.get(type(node))
+                if handlers:
+                    self._run(handlers, node)
                 continue
-            if kind in visits:
-                self._run(visits[kind], node)
+            kind = type(node)
+            handlers = visits.get(kind)
+            if handlers:
+                self._run(handlers, node)
             ancestors.append(node)
-            todo.append((node, True))
-            children = []
-            for name in _child_fields(kind):
+            todo.append(node)
+            todo.append(_LEAVE)
+            fields = reversed_fields.get(kind)
+            if fields is None:
+                fields = reversed_fields[kind] = tuple(reversed(_child_fields(kind)))
+            for name in fields:  # pushed last-first, so popped in source order
                 value = getattr(node, name)
                 value_kind = type(value)
                 if value_kind is list or value_kind is tuple:
-                    children.extend(v for v in value if _node_kind(is_node, type(v)))
-                elif _node_kind(is_node, value_kind):
-                    children.append(value)
-            todo.extend((child, False) for child in reversed(children))
+                    for item in reversed(value):
+                        flag = is_node.get(type(item))
+                        if flag is None:
+                            flag = _node_kind(is_node, type(item))
+                        if flag:
+                            todo.append(item)
+                else:
+                    flag = is_node.get(value_kind)
+                    if flag is None:
+                        flag = _node_kind(is_node, value_kind)
+                    if flag:
+                        todo.append(value)
 
 
 _IS_NODE: Dict[type, bool] = {}
