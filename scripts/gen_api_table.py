@@ -710,6 +710,10 @@ def walk_private():
 
 def build_namespaces():
     tf_ns = walk_public(tf)
+    # Subpackages of tensorflow that `import tensorflow.core...` reaches even where they are no
+    # attribute of `tf` (core, compiler, lite, ...): they exist, never judged below.
+    tf_ns[""] = sorted(set(tf_ns[""]) | {i.name for i in pkgutil.iter_modules(tf.__path__)
+                                         if not i.name.startswith("_")})
     v1_ns = walk_public(tf.compat.v1)
     private = walk_private()
     header = {
