@@ -102,8 +102,11 @@ def test_fixes_keep_unchanged_statements_text_and_equal_the_whole_module_generat
     fixes = [f.fix for f in lint.findings if f.fix is not None and f.fix.edits]
     if lint.module is None or not fixes:
         pytest.skip("nothing to fix")
-    text, taken = apply_fixes(lint.module, fixes, lint.positions)
+    text, taken, parsed = apply_fixes(lint.module, fixes, lint.positions)
     monkeypatch.setattr(type(lint.positions), "statement_lines", lambda self: None)
-    whole, whole_taken = apply_fixes(lint.module, fixes, lint.positions)
+    whole, whole_taken, _ = apply_fixes(lint.module, fixes, lint.positions)
     assert taken == whole_taken > 0
     assert text == whole
+    if parsed is not None:  # the tree handed to the next pass is the new text's
+        assert parsed.code == text
+        assert parsed.deep_equals(cst.parse_module(text.encode(lint.module.encoding)))

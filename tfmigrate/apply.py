@@ -171,16 +171,17 @@ def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
 
 def apply_fixes(
     module: cst.Module, fixes: Sequence[Fix], positions, spans: Optional[List[Span]] = None
-) -> Tuple[Optional[str], int]:
+) -> Tuple[Optional[str], int, Optional[cst.Module]]:
     """Apply every fix that does not overlap an earlier one; return the new source text (None
-    if no fix was taken) and the count. Top-level statements without an edit keep their
-    original text, sliced by line; only the edited ones are rebuilt and generated. `spans`, if
-    given, receives the regions of the original the edits may touch (for tests that prove every
-    byte outside them is kept)."""
+    if no fix was taken), the count, and the new text parsed when that came cheap (else None).
+    Top-level statements without an edit keep their original text, sliced by line, and their
+    tree; only the edited ones are rebuilt, generated and parsed again. `spans`, if given,
+    receives the regions of the original the edits may touch (for tests that prove every byte
+    outside them is kept)."""
     plan = _Plan(positions)
     taken = sum(1 for fix in fixes if plan.take(fix))
     if not taken:
-        return None, 0
+        return None, 0, None
     if spans is not None:
         spans.extend(plan.replace_spans)
         spans.extend(span for span, _ in plan.insert_spans)
@@ -191,12 +192,13 @@ def apply_fixes(
     touched = _touched(plan, starts, len(module.body))
     if touched is None:  # an edit outside every statement (a header comment): the whole module
         new = _rebuild(module, plan)
-        return (_add_imports(new, plan.imports) if plan.imports else new).code, taken
+        return (_add_imports(new, plan.imports) if plan.imports else new).code, taken, None
     body = [_rebuild(stmt, plan) if i in touched else stmt for i, stmt in enumerate(module.body)]
     new = module.with_changes(body=[b for b in body if not isinstance(b, cst.RemovalSentinel)])
     if plan.imports:
         new = _add_imports(new, plan.imports)
-    return _assemble(module, new, positions.source, starts), taken
+    code, parsed = _assemble(module, new, positions.source, starts)
+    return code, taken, parsed
 
 
 def _touched(plan: _Plan, starts, count: int):
@@ -215,22 +217,30 @@ def _touched(plan: _Plan, starts, count: int):
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-def _assemble(module: cst.Module, new: cst.Module, source: str, starts: List[int]) -> str:
+def _assemble(module: cst.Module, new: cst.Module, source: str, starts: List[int]) -> Tuple[str, cst.Module]:
     """The new module's code: the original text of every statement that is the same object as
-    before, freshly generated code for the others (as Module codegen would lay them out)."""
+    before, freshly generated code for the others (as Module codegen would lay them out); and
+    that code parsed, statement by statement: the regenerated ones through libcst's parser
+    (which also proves they parse), the others as they were."""
     lines = _LINE.findall(source)
     ends = starts[1:] + [len(lines) - len(module.footer) + 1]
     original = {id(stmt): "".join(lines[b - 1:e - 1]) for stmt, b, e in zip(module.body, starts, ends)}
     pieces = ["".join(lines[: starts[0] - 1])]
     regenerated = False
+    config = module.config_for_parsing
+    body = []
     for stmt in new.body:
         text = original.get(id(stmt))
         regenerated = text is None
-        pieces.append(module.code_for_node(stmt) if text is None else text)
+        if regenerated:
+            text = module.code_for_node(stmt)
+            stmt = cst.parse_statement(text, config=config)
+        pieces.append(text)
+        body.append(stmt)
     pieces.append("".join(lines[ends[-1] - 1:]) if module.body else "")
     code = "".join(pieces)
     if regenerated and not module.footer and not module.has_trailing_newline:
         newline = module.default_newline
         if code.endswith(newline):  # as Module codegen drops the last newline of such a file
             code = code[: -len(newline)]
-    return code
+    return code, module.with_changes(body=body)

@@ -326,11 +326,14 @@ def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: lis
 
     def attempt(batch):
         edited: list = []
-        text, taken = apply_fixes(module, [f.fix for f in batch], positions, edited)
+        text, taken, parsed = apply_fixes(module, [f.fix for f in batch], positions, edited)
         if text is None:
             return None, 0, None
         new = text.encode(module.encoding)
-        parsed = _parse(new)  # refuses code that does not parse; the next pass reuses the tree
+        if parsed is None:
+            parsed = _parse(new)  # refuses code that does not parse; the next pass reuses the tree
+        elif positions.cpython_parses:
+            python_ast(new)  # the edited statements parsed one by one; the whole must parse too
         spans[:] = edited
         return new, taken, parsed
 

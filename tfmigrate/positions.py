@@ -94,6 +94,11 @@ class Positions:
         """Where to look for `node` if it is asked for (a fix's edit, near its finding)."""
         self._hints[id(node)] = chain
 
+    @property
+    def cpython_parses(self) -> bool:
+        """Whether CPython's parser accepts this module (it is asked only when positions are)."""
+        return self._tree is not None
+
     def statement_lines(self) -> Optional[List[int]]:
         """The line where each top-level statement's code begins (its leading comment and
         blank lines included), or None when CPython's parser cannot say."""
