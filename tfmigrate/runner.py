@@ -115,24 +115,49 @@ def process(task: Task) -> Outcome:
     return _process_file(task)
 
 
+def _read(path: str) -> bytes:
+    if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, a device never end
+        raise OSError(0, "Not a regular file")
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _from_cache(task: Task, data: bytes, cache: Optional["Cache"]) -> Optional[Outcome]:
+    """The cached outcome when the file is unchanged (and, for fix, has nothing to fix)."""
+    if cache is None:
+        return None
+    cached = cache.get(task.path, _fingerprint(data, task.key))
+    if cached is None or not (task.mode == "check" or not _fixable(cached, task.unsafe)):
+        return None
+    findings = [_moved(f, task.shown) for f in cached]
+    return Outcome(task.shown, findings, source_text(data) if findings else None)
+
+
+def cached_outcome(task: Task) -> Optional[Outcome]:
+    """A cache hit answered without a worker (which would cost a round trip of the source);
+    None for anything else (notebooks, stdin, misses, unreadable files: a worker handles them)."""
+    if not (task.cache_dir and task.key) or task.data is not None or task.shown.endswith(".ipynb"):
+        return None
+    try:
+        data = _read(task.path)
+    except OSError:
+        return None
+    return _from_cache(task, data, Cache(task.cache_dir))
+
+
 def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     if task.data is not None:
         data = task.data
     else:
         try:
-            if not stat.S_ISREG(os.stat(task.path).st_mode):  # a FIFO would block, a device never end
-                raise OSError(0, "Not a regular file")
-            with open(task.path, "rb") as handle:
-                data = handle.read()
+            data = _read(task.path)
         except OSError as error:
             return _unreadable(task, error)
     cache = Cache(task.cache_dir) if task.cache_dir and task.key and task.data is None else None
     fingerprint = _fingerprint(data, task.key) if cache else ""
-    if cache:
-        cached = cache.get(task.path, fingerprint)
-        if cached is not None and (task.mode == "check" or not _fixable(cached, task.unsafe)):
-            findings = [_moved(f, task.shown) for f in cached]
-            return Outcome(task.shown, findings, source_text(data) if findings else None)
+    hit = _from_cache(task, data, cache)
+    if hit is not None:
+        return hit
     from tfmigrate import engine  # imported only on a cache miss
 
     check_source = check_source or engine.check_source
@@ -251,6 +276,17 @@ def _iterate(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
     if jobs <= 1 or len(tasks) < 4:
         yield from map(process, tasks)
         return
+    hits = {i: hit for i, hit in enumerate(map(cached_outcome, tasks)) if hit is not None}
+    misses = [i for i in range(len(tasks)) if i not in hits]
+    if len(misses) < 4:
+        yield from (hits[i] if i in hits else process(tasks[i]) for i in range(len(tasks)))
+        return
+    computed = _pooled([tasks[i] for i in misses], jobs)
+    for i in range(len(tasks)):
+        yield hits[i] if i in hits else next(computed)
+
+
+def _pooled(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
