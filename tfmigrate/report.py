@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Dict, Iterable, List, Mapping, Sequence
+from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from rich.console import Console
 from rich.markup import escape
@@ -160,19 +160,22 @@ RENDERERS = {
 }
 
 
-def _fix_label(finding: Finding) -> Text:
+Row = List[Tuple[str, str]]  # one line of the report: (text, style) segments, "" for no style
+
+
+def _fix_label(finding: Finding) -> Row:
     fix = finding.fix
     if fix is None:
-        return Text("no automatic fix", style="dim")
+        return [("no automatic fix", "dim")]
     if fix.applicability == "safe":
-        return Text.assemble(("fix (safe): ", "green"), fix.description)
-    return Text.assemble(("fix (unsafe, with --unsafe-fixes): ", "yellow"), fix.description)
+        return [("fix (safe): ", "green"), (fix.description, "")]
+    return [("fix (unsafe, with --unsafe-fixes): ", "yellow"), (fix.description, "")]
 
 
-def _snippet(lines: List[str], finding: Finding) -> Text:
+def _snippet(lines: List[str], finding: Finding) -> List[Row]:
     """The reported line, with its span underlined (tabs expanded alike on both lines)."""
     if not 1 <= finding.line <= len(lines):
-        return Text()
+        return []
     raw = lines[finding.line - 1].rstrip("\r\n")
     start = finding.column - 1
     end = finding.end_column - 1 if finding.end_line == finding.line else len(raw)
@@ -181,12 +184,10 @@ def _snippet(lines: List[str], finding: Finding) -> Text:
     marked = raw[start:end].expandtabs(4)
     number = str(finding.line)
     gutter = " " * len(number)
-    text = Text()
-    text.append(f" {number} │ ", style="blue")
-    text.append(raw.expandtabs(4))
-    text.append(f"\n {gutter} │ ", style="blue")
-    text.append(" " * len(prefix) + "^" * max(len(marked), 1), style=STYLE.get(finding.severity, "bold"))
-    return text
+    return [
+        [(f" {number} │ ", "blue"), (raw.expandtabs(4), "")],
+        [(f" {gutter} │ ", "blue"), (" " * len(prefix) + "^" * max(len(marked), 1), STYLE.get(finding.severity, "bold"))],
+    ]
 
 
 def render_rich(
@@ -202,24 +203,15 @@ def render_rich(
     for f in findings:
         by_file[f.path].append(f)
     for path, items in by_file.items():
-        # One print per file: each console.print call has a fixed cost (terminal size, locks,
-        # buffer) that dominated the run time of a warm check with thousands of findings.
-        parts: List[Text] = [Text(path, style="bold underline")]
+        rows: List[Row] = [[(path, "bold underline")]]
         lines = sources.get(path, "").splitlines()
         for f in items:
-            parts.append(Text.assemble(
-                (f"{path}:{f.line}:{f.column}: ", "bold"),
-                (f.rule, STYLE.get(f.severity, "bold")),
-                " ",
-                (f.name, "cyan"),
-            ))
-            snippet = _snippet(lines, f)
-            if snippet:
-                parts.append(snippet)
-            parts.append(Text("   = ", style="blue") + Text(f.message))
-            parts.append(Text("   = ", style="blue") + _fix_label(f))
-            parts.append(Text())
-        _print_texts(console, parts)
+            rows.append([(f"{path}:{f.line}:{f.column}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")])
+            rows.extend(_snippet(lines, f))
+            rows.append([("   = ", "blue"), (f.message, "")])
+            rows.append([("   = ", "blue")] + _fix_label(f))
+            rows.append([])
+        _print_rows(console, rows)
     if findings:
         console.print(summary_table(findings))
     console.print(_closing_line(findings, files_checked, fixed, fixed_files), soft_wrap=True)
@@ -227,14 +219,16 @@ def render_rich(
         console.print(Text(extra), soft_wrap=True)
 
 
-def _print_texts(console: Console, parts: Sequence[Text]) -> None:
-    """console.print(*parts, sep="\n", soft_wrap=True). Without colours (output to a file or a
-    pipe, NO_COLOR) that is exactly the plain text, which is written directly: rich's styling
-    pass costs a third of a millisecond per finding, most of a warm run with thousands."""
+def _print_rows(console: Console, rows: Sequence[Row]) -> None:
+    """One print per file (each console.print call has a fixed cost: terminal size, locks,
+    buffer). Without colours (output to a file or a pipe, NO_COLOR) rich would print exactly the
+    plain text, which is written directly: building and styling rich Text objects cost a third of
+    a millisecond per finding, most of a warm run with thousands of findings."""
     if console.color_system is None and not console.record and not console.is_terminal:
-        console.file.write("\n".join(part.plain for part in parts) + "\n")
+        console.file.write("".join("".join(text for text, _ in row) + "\n" for row in rows))
     else:
-        console.print(*parts, sep="\n", soft_wrap=True)
+        texts = [Text.assemble(*((text, style or None) for text, style in row)) for row in rows]
+        console.print(*texts, sep="\n", soft_wrap=True)
 
 
 def summary_table(findings: Iterable[Finding]) -> Table:
