@@ -67,6 +67,7 @@ class Positions:
         self._index = {id(stmt): i for i, stmt in enumerate(module.body)}
         self._tree: Optional[ast.Module] = None
         self._ast: Dict[int, ast.stmt] = {}  # id(cst statement) -> its ast statement
+        self._indents: Dict[int, str] = {}  # id(statement in a paired block) -> block's indent
         self._done: set = set()  # ids of statements generated in full
         self._whole = False
 
@@ -155,12 +156,19 @@ class Positions:
         return k == len(nodes)
 
     def _match_block(self, stmt: cst.CSTNode, tree: ast.stmt, inner: cst.CSTNode) -> Optional[str]:
-        """Pair the block of `stmt` that holds `inner`; return that block's indentation."""
+        """Pair the block of `stmt` that holds `inner`; return that block's indentation
+        (remembered: every finding in a function asks for the same block)."""
+        known = self._indents.get(id(inner))
+        if known is not None:
+            return known
         for block, nodes in _blocks(stmt, tree):
             if isinstance(block, cst.IndentedBlock) and any(s is inner for s in block.body):
                 if not self._pair(block.body, nodes):
                     return None
-                return self._module.default_indent if block.indent is None else block.indent
+                indent = self._module.default_indent if block.indent is None else block.indent
+                for sibling in block.body:
+                    self._indents[id(sibling)] = indent
+                return indent
         return None
 
     # -- generating ----------------------------------------------------------------------
@@ -193,8 +201,9 @@ class Positions:
             self._generate_whole()  # the parsers disagree: trust only the full generation
 
     def _find(self, node: cst.CSTNode) -> None:
-        """Position a node nobody prepared: its top-level statement if it is one, else every
-        top-level statement in turn until it shows up, else the whole module."""
+        """Position a node nobody prepared: from the statements around its finding outwards,
+        else its top-level statement if it is one, else every top-level statement in turn until
+        it shows up, else the whole module."""
         chain = self._hints.get(id(node))
         if chain and not self._whole:  # near its finding: the innermost statement first, then out
             for depth in range(len(chain), 0, -1):
@@ -205,11 +214,7 @@ class Positions:
                     return
         if not self._whole and self._top_level():
             index = self._index.get(id(node))
-            if index is None and chain and id(chain[0]) in self._index:
-                index = self._index[id(chain[0])]
-            order = range(len(self._module.body)) if index is None else [index]
-            if index is not None:
-                order = [index] + [i for i in range(len(self._module.body)) if i != index]
+            order = ([] if index is None else [index]) + [i for i in range(len(self._module.body)) if i != index]
             for i in order:
                 stmt = self._module.body[i]
                 tree = self._ast[id(stmt)]

@@ -122,11 +122,11 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
-def _from_cache(task: Task, data: bytes, cache: Optional["Cache"]) -> Optional[Outcome]:
+def _from_cache(task: Task, data: bytes, cache: Optional["Cache"], fingerprint: str) -> Optional[Outcome]:
     """The cached outcome when the file is unchanged (and, for fix, has nothing to fix)."""
     if cache is None:
         return None
-    cached = cache.get(task.path, _fingerprint(data, task.key))
+    cached = cache.get(task.path, fingerprint)
     if cached is None or not (task.mode == "check" or not _fixable(cached, task.unsafe)):
         return None
     findings = [_moved(f, task.shown) for f in cached]
@@ -142,7 +142,7 @@ def cached_outcome(task: Task) -> Optional[Outcome]:
         data = _read(task.path)
     except OSError:
         return None
-    return _from_cache(task, data, Cache(task.cache_dir))
+    return _from_cache(task, data, Cache(task.cache_dir), _fingerprint(data, task.key))
 
 
 def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
@@ -155,7 +155,7 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
             return _unreadable(task, error)
     cache = Cache(task.cache_dir) if task.cache_dir and task.key and task.data is None else None
     fingerprint = _fingerprint(data, task.key) if cache else ""
-    hit = _from_cache(task, data, cache)
+    hit = _from_cache(task, data, cache, fingerprint)
     if hit is not None:
         return hit
     from tfmigrate import engine  # imported only on a cache miss
