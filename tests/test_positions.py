@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
-from tfmigrate.engine import _child_fields
+from tfmigrate.nodes import child_fields
 from tfmigrate.positions import Positions, full_positions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,7 @@ def _nodes_with_statements(module):
     out = []
 
     def visit(node, statements):
-        for name in _child_fields(type(node)):
+        for name in child_fields(type(node)):
             value = getattr(node, name)
             kids = value if type(value) in (list, tuple) else [value]
             for kid in kids:

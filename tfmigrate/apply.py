@@ -6,7 +6,6 @@ and re-checks until nothing changes, as Ruff does.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -14,6 +13,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from tfmigrate.findings import AddImport, Fix, Insert, Replace
+from tfmigrate.nodes import all_fields, is_node_type
 
 Span = Tuple[Tuple[int, int], Tuple[int, int]]
 
@@ -84,9 +84,9 @@ def _rebuild(node, plan: _Plan):
     if new is not None:
         return new
     changes = {}
-    for name in _fields(type(node)):
+    for name in all_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if is_node_type(type(value)):
             updated = _rebuild(value, plan)
             if updated is not value:
                 if isinstance(updated, (cst.RemovalSentinel, cst.FlattenSentinel)):
@@ -95,7 +95,7 @@ def _rebuild(node, plan: _Plan):
         elif type(value) in (list, tuple) and value:
             items, changed = [], False
             for item in value:
-                updated = _rebuild(item, plan) if isinstance(item, cst.CSTNode) else item
+                updated = _rebuild(item, plan) if is_node_type(type(item)) else item
                 changed = changed or updated is not item
                 if isinstance(updated, cst.RemovalSentinel):
                     continue
@@ -110,16 +110,6 @@ def _rebuild(node, plan: _Plan):
     if inserts:
         updated = _insert(updated, inserts)
     return updated
-
-
-_FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}
-
-
-def _fields(kind: type) -> Tuple[str, ...]:
-    names = _FIELD_NAMES.get(kind)
-    if names is None:
-        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    return names
 
 
 def _insert(owner, inserts: Sequence[Insert]):

@@ -7,19 +7,9 @@ from typing import Any, Dict, List
 import libcst as cst
 
 from tfmigrate.names import ImportTable
+from tfmigrate.nodes import exact_kinds
 
 _BLOCKS = (cst.Module, cst.IndentedBlock)
-_EXACT: Dict[Any, Any] = {}
-
-
-def _exact_kinds(kind):
-    """The classes as a frozenset when none has subclasses, so `type(node) in kinds` answers
-    like isinstance; else None. (libcst's nodes derive from an ABC, whose isinstance is slow,
-    and the walk asks this for every call it sees.)"""
-    if kind not in _EXACT:
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        _EXACT[kind] = None if any(k.__subclasses__() for k in kinds) else frozenset(kinds)
-    return _EXACT[kind]
 
 
 class FileContext:
@@ -64,7 +54,7 @@ class FileContext:
     def enclosing(self, kind):
         """Innermost ancestor of type `kind` (a node class or a tuple of them) in the current
         walk, or None."""
-        kinds = _exact_kinds(kind)
+        kinds = exact_kinds(kind)
         if kinds is None:
             return next((node for node in reversed(self.stack) if isinstance(node, kind)), None)
         for node in reversed(self.stack):

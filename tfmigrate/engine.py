@@ -3,11 +3,10 @@ re-check until nothing changes (bounded), refusing any result that does not pars
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
@@ -16,6 +15,7 @@ from tfmigrate.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
 from tfmigrate.context import FileContext
 from tfmigrate.findings import Finding
+from tfmigrate.nodes import NODE_TYPES, child_fields, is_node_type
 from tfmigrate.positions import Positions, python_ast
 from tfmigrate.rule import Report, Rule, all_rules
 
@@ -95,35 +95,6 @@ def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
     return make_finding(PARSE_ERROR, path, message, (line, col), (line, col))
 
 
-# Fields that hold only formatting (whitespace, parentheses, commas): no rule looks at them.
-_FORMATTING = frozenset(
-    """lpar rpar comma dot semicolon equal colon leading_lines lines_after_decorators header
-    footer newline trailing_whitespace indent""".split()
-)
-# Fields in source order where the dataclass order differs.
-_ORDER = {
-    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
-    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
-    cst.IfExp: ("body", "test", "orelse"),
-}
-_FIELDS: Dict[type, tuple] = {}
-
-
-def _child_fields(kind: type) -> tuple:
-    """The fields of a node class that can hold child nodes, in source order (formatting and
-    plain-text fields left out)."""
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _ORDER.get(kind) or tuple(
-            f.name
-            for f in dataclasses.fields(kind)
-            if f.name not in _FORMATTING and not f.name.startswith("whitespace") and f.type is not str
-            and not str(f.type).startswith("typing.Literal")
-        )
-        _FIELDS[kind] = names
-    return names
-
-
 _REVERSED: Dict[type, tuple] = {}
 _LEAVE = object()  # marks, on the walk's stack, that the node below it is being left
 
@@ -154,7 +125,7 @@ class _Walk:
 
     def walk(self, root: cst.CSTNode) -> None:
         visits, leaves, ancestors = self.visits, self.leaves, self.ctx.stack
-        is_node, reversed_fields = _IS_NODE, _REVERSED
+        is_node, reversed_fields = NODE_TYPES, _REVERSED
         todo = [root]
         while todo:
             node = todo.pop()
@@ -174,7 +145,7 @@ class _Walk:
             todo.append(_LEAVE)
             fields = reversed_fields.get(kind)
             if fields is None:
-                fields = reversed_fields[kind] = tuple(reversed(_child_fields(kind)))
+                fields = reversed_fields[kind] = tuple(reversed(child_fields(kind)))
             for name in fields:  # pushed last-first, so popped in source order
                 value = getattr(node, name)
                 value_kind = type(value)
@@ -182,26 +153,15 @@ class _Walk:
                     for item in reversed(value):
                         flag = is_node.get(type(item))
                         if flag is None:
-                            flag = _node_kind(is_node, type(item))
+                            flag = is_node_type(type(item))
                         if flag:
                             todo.append(item)
                 else:
                     flag = is_node.get(value_kind)
                     if flag is None:
-                        flag = _node_kind(is_node, value_kind)
+                        flag = is_node_type(value_kind)
                     if flag:
                         todo.append(value)
-
-
-_IS_NODE: Dict[type, bool] = {}
-
-
-def _node_kind(table: Dict[type, bool], kind: type) -> bool:
-    """issubclass(kind, CSTNode), remembered: CSTNode is an ABC, and its isinstance is slow."""
-    answer = table.get(kind)
-    if answer is None:
-        answer = table[kind] = issubclass(kind, cst.CSTNode)
-    return answer
 
 
 @dataclass
