@@ -16,6 +16,8 @@ from typing import Dict, Iterator, Optional, Set
 
 import libcst as cst
 
+from tfmigrate.findings import AddImport
+
 _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 _ATTRIBUTE, _NAME = cst.Attribute, cst.Name
 _COMPAT = ("tensorflow.compat.v1.", "tensorflow.compat.v2.")
@@ -186,6 +188,10 @@ class Reference:
 
     def expression(self) -> cst.BaseExpression:
         return cst.parse_expression(self.code)
+
+    def import_edits(self) -> tuple:
+        """The edit that adds the import this spelling needs: none, or one AddImport."""
+        return (AddImport(self.import_statement),) if self.import_statement else ()
 
     def __repr__(self) -> str:
         return f"Reference({self.code!r}, {self.import_statement!r})"

@@ -17,7 +17,7 @@ from typing import ClassVar, Dict, Optional, Tuple
 import libcst as cst
 
 from tfmigrate import api_table
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.names import Reference, dotted
 from tfmigrate.rule import Rule, all_rules
 
@@ -433,8 +433,7 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     else:
         unsafe = False
         edits.append(Replace(ref.node, new))
-    if reference.import_statement:
-        edits.append(AddImport(reference.import_statement))
+    edits.extend(reference.import_edits())
     kind = "TF2-native" if native else "compat.v1 fallback"
     applicability = "unsafe" if unsafe or (native and replacement.get("note")) else "safe"
     return Fix(applicability, f"Replace with `{reference.code}` ({kind})", tuple(edits))
@@ -514,8 +513,7 @@ def cast_fix(ref: Ref, ctx, replacement: dict) -> Optional[Fix]:
         args.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
     edits = [Replace(call, call.with_changes(func=cast.expression(), args=args))]
     for reference in (cast, dtype_ref):
-        if reference.import_statement and AddImport(reference.import_statement) not in edits:
-            edits.append(AddImport(reference.import_statement))
+        edits.extend(e for e in reference.import_edits() if e not in edits)
     code = f"{cast.code}(x, {dtype_ref.code})"
     return Fix("safe", f"Replace with `{code}` (TF2-native)", tuple(edits))
 

@@ -10,7 +10,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.names import ImportTable, Reference
 
 
@@ -71,7 +71,6 @@ def share_in_scope(scope_call: cst.Call, names: ImportTable, safe: bool) -> Tupl
     if new is None:
         return ref.code, None
     edits: tuple = (Replace(scope_call, new),)
-    if ref.import_statement:
-        edits += (AddImport(ref.import_statement),)
+    edits += ref.import_edits()
     description = f"Add `reuse={ref.code}` to the enclosing `variable_scope`"
     return ref.code, Fix("safe" if safe else "unsafe", description, edits)

@@ -14,7 +14,7 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Insert, Replace
+from tfmigrate.findings import Fix, Insert, Replace
 from tfmigrate.fixers import layers as fx
 from tfmigrate.keras_classes import KerasClasses
 from tfmigrate.names import Reference
@@ -307,8 +307,7 @@ class FunctionalLayer(Rule):
             )
         layer = fx.constructor(ref.expression(), mapped, node)
         edits = [Replace(node, fx.layer_call(layer, mapped, node))]
-        if ref.import_statement:
-            edits.append(AddImport(ref.import_statement))
+        edits.extend(ref.import_edits())
         self.report(
             node.func,
             f"{wrong} Use a `{ref.code}` object created once and called here; with no Keras class "
@@ -361,8 +360,7 @@ class FunctionalLayer(Rule):
                                forward_args=positional)
             insert = Insert(owner=classdef, statements=(init,), where="first_def", exclusive=True)
         edits = [insert, Replace(node, fx.layer_call(fx.self_attribute(self_name, attr), mapped, node))]
-        if ref.import_statement:
-            edits.append(AddImport(ref.import_statement))
+        edits.extend(ref.import_edits())
         caveats = list(mapped.caveats)
         helper = method.name.value
         if helper not in ("call", "build") and info.calls[helper] != 1:

@@ -18,7 +18,7 @@ from typing import Dict, Iterator, Optional, Set
 
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.variables import to_add_weight, to_keras_variable
 from tfmigrate.keras_classes import KerasClasses
 from tfmigrate.rule import Rule
@@ -178,8 +178,8 @@ class UntrackedVariable(Rule):
         caveats = list(mapped.caveats) + self._caveats(method, cls, attr, plain)
         new_func = mapped.call.func
         edits = [Replace(call, mapped.call)]
-        if keras_var.import_statement and new_func is keras_func:
-            edits.append(AddImport(keras_var.import_statement))
+        if new_func is keras_func:
+            edits.extend(keras_var.import_edits())
         target = self.ctx.module.code_for_node(new_func)
         instead = f"`{target}(...)`"
         description = f"Replace with {instead}"

@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.shapes import dynamic_dims, dynamic_shape
 from tfmigrate.names import dotted
 from tfmigrate.rule import Rule
@@ -574,7 +574,6 @@ def _fix(ref, read: _Read, new, new_code: str, where: Optional[str]) -> Optional
     if not read.scalar and where is not None:
         return None  # a tensor where a list or tuple was: unpacking, `+ [3]` would break silently
     edits = [Replace(read.target, new)]
-    if ref.import_statement:
-        edits.append(AddImport(ref.import_statement))
+    edits.extend(ref.import_edits())
     applicability = "safe" if read.scalar and where is None else "unsafe"
     return Fix(applicability, f"Replace with `{_short(new_code)}`", tuple(edits))

@@ -12,7 +12,7 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.traced import FUNCTIONS, MAP, TracedRule, numpy_aliases
 
 # NumPy function -> (TensorFlow API, reduction?, safe?). Safe: same values and dtype for every
@@ -93,8 +93,7 @@ class NumpyInGraph(TracedRule):
         api, _, safe = twin
         ref = self.ctx.names.reference(api)
         edits = [Replace(call.func, ref.expression())]
-        if ref.import_statement:
-            edits.append(AddImport(ref.import_statement))
+        edits.extend(ref.import_edits())
         note = "" if safe else " (on integer tensors the result's dtype or value differs from NumPy's)"
         return Fix("safe" if safe else "unsafe", f"Replace with `{ref.code}`{note}", tuple(edits)), ref.code
 

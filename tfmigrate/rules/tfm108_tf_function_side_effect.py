@@ -166,8 +166,7 @@ class TfFunctionSideEffect(TracedRule):
                 return "the text is formatted in Python, once, at trace time; pass the tensors to `tf.print` as separate arguments"
         ref = self.ctx.names.reference("print")
         edits = []
-        if ref.import_statement:
-            edits.append(AddImport(ref.import_statement))
+        edits.extend(ref.import_edits())
         if not _module_imports_sys(self.ctx.module):
             if "sys" in self.ctx.names.bound or "sys" in local_names_or_empty(fn):
                 return "`sys` is taken by another name here"

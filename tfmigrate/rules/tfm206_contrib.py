@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate import api_table
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.removed_api import Ref, generic_fix
 from tfmigrate.gone_api import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
 
@@ -168,8 +168,7 @@ def _rename(ctx, node, target: str, applicability: str, args=None, call=None) ->
         edits = [Replace(call, call.with_changes(func=new, args=args if args is not None else call.args))]
     else:
         edits = [Replace(node, new)]
-    if reference.import_statement:
-        edits.append(AddImport(reference.import_statement))
+    edits.extend(reference.import_edits())
     return Fix(applicability, f"Replace with `{reference.code}` (TF2-native)", tuple(edits))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.removed_api import Ref, RemovedApiRule
 
 GUIDANCE = (
@@ -27,8 +27,7 @@ class Saver(RemovedApiRule):
             )
         reference = self.ctx.names.reference("compat.v1.train.Saver")
         edits = [Replace(ref.node, reference.expression())]
-        if reference.import_statement:
-            edits.append(AddImport(reference.import_statement))
+        edits.extend(reference.import_edits())
         fix = Fix("safe", f"Replace with `{reference.code}` (compat.v1 fallback, same meaning)", tuple(edits))
         return (
             f"`tf.train.Saver` was removed in TensorFlow 2. {fix.description}; to move to TF2, {GUIDANCE}.",

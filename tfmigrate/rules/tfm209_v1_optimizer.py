@@ -14,7 +14,7 @@ import re
 from typing import Optional, Tuple
 
 from tfmigrate import api_table
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.removed_api import Ref, RemovedApiRule, generic_fix
 
 OPTIMIZERS = (
@@ -79,6 +79,5 @@ class V1Optimizer(RemovedApiRule):
     def _fallback(self, ref: Ref) -> Fix:
         reference = self.ctx.names.reference(f"compat.v1.{ref.path}")
         edits = [Replace(ref.node, reference.expression())]
-        if reference.import_statement:
-            edits.append(AddImport(reference.import_statement))
+        edits.extend(reference.import_edits())
         return Fix("safe", f"Replace with `{reference.code}` (compat.v1 fallback, same meaning)", tuple(edits))

@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.removed_api import Ref
 from tfmigrate.gone_api import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
 
@@ -114,6 +114,5 @@ class RnnCell(GoneApiRule):
         ] + [a.with_changes(comma=last_comma) for a in args[-1:]]
         reference = self.ctx.names.reference(target)
         edits = [Replace(call, call.with_changes(func=reference.expression(), args=args))]
-        if reference.import_statement:
-            edits.append(AddImport(reference.import_statement))
+        edits.extend(reference.import_edits())
         return Fix("unsafe", f"Replace with `{reference.code}` (TF2-native)", tuple(edits))

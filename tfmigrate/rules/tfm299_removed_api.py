@@ -9,7 +9,7 @@ function of the same meaning, which keeps graph-mode code working.
 """
 import libcst as cst
 
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.removed_api import RemovedApiRule
 
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
@@ -31,8 +31,7 @@ class RemovedApi(RemovedApiRule):
         method = func.attr.value
         reference = self.ctx.names.reference(f"compat.v1.data.{method}")
         edits = [Replace(node, cst.Call(func=reference.expression(), args=[cst.Arg(func.value)]))]
-        if reference.import_statement:
-            edits.append(AddImport(reference.import_statement))
+        edits.extend(reference.import_edits())
         self.report(
             func.attr,
             f"`Dataset.{method}()` was removed in TensorFlow 2 (AttributeError under TF 2.21). In "
