@@ -763,16 +763,18 @@ def print_report(results: List[PackageResult], out_dir: Path, wall: float) -> Di
     print(bar)
     print(f"{'package':26} {'tfu lines':>9} {'covered':>8} {'share':>7} {'(span)':>7} {'info-only':>9} "
           f"{'findings':>8} {'tfu crash/unparsed':>18} {'tfu s':>6}")
+
+    def coverage_row(name, r):
+        return (f"{name:26} {r.tfu_lines:9} {r.covered:8} {pct(r.covered, r.tfu_lines):>7} "
+                f"{pct(r.covered_span, r.tfu_lines):>7} {r.tfu_info_only:9} {r.findings:8} "
+                f"{len(r.tfu_crashed):>8}/{len(r.tfu_unparsed):<9}")
+
     for r in results:
         if r.error and not r.tfu_lines:
             print(f"{r.name:26} FAILED: {short(r.error, 70)}")
             continue
-        print(f"{r.name:26} {r.tfu_lines:9} {r.covered:8} {pct(r.covered, r.tfu_lines):>7} "
-              f"{pct(r.covered_span, r.tfu_lines):>7} {r.tfu_info_only:9} {r.findings:8} "
-              f"{len(r.tfu_crashed):>8}/{len(r.tfu_unparsed):<9} {r.tfu_seconds:6.0f}")
-    print(f"{'TOTAL':26} {tot.tfu_lines:9} {tot.covered:8} {pct(tot.covered, tot.tfu_lines):>7} "
-          f"{pct(tot.covered_span, tot.tfu_lines):>7} {tot.tfu_info_only:9} {tot.findings:8} "
-          f"{len(tot.tfu_crashed):>8}/{len(tot.tfu_unparsed):<9}")
+        print(f"{coverage_row(r.name, r)} {r.tfu_seconds:6.0f}")
+    print(coverage_row("TOTAL", tot))
     for label, items in (("tf_upgrade_v2 died on (removed, rerun)", tot.tfu_crashed),
                          ("tf_upgrade_v2 could not parse (wrote empty files)", tot.tfu_unparsed)):
         if items:
@@ -791,15 +793,16 @@ def print_report(results: List[PackageResult], out_dir: Path, wall: float) -> Di
     print(bar)
     print(f"{'package':26} {'fixed files':>11} {'unparsable':>10} {'TF refs':>8} {'unresolv.':>9} "
           f"{'no finding':>10} | {'tfu refs':>8} {'tfu unres.':>10} {'in report':>9} {'warned':>6}")
+
+    def breakage_row(name, r):
+        return (f"{name:26} {r.fixed_files:11} {len(r.fixed_unparsable):10} {r.refs_total:8} {len(r.unresolvable):9} "
+                f"{len(r.unresolvable_silent):10} | {r.tfu_refs_total:8} {len(r.tfu_unresolvable):10} "
+                f"{r.tfu_unresolvable_mentioned:9} {r.tfu_unresolvable_warned:6}")
+
     for r in results:
-        if r.error and not r.refs_total:
-            continue
-        print(f"{r.name:26} {r.fixed_files:11} {len(r.fixed_unparsable):10} {r.refs_total:8} {len(r.unresolvable):9} "
-              f"{len(r.unresolvable_silent):10} | {r.tfu_refs_total:8} {len(r.tfu_unresolvable):10} "
-              f"{r.tfu_unresolvable_mentioned:9} {r.tfu_unresolvable_warned:6}")
-    print(f"{'TOTAL':26} {tot.fixed_files:11} {len(tot.fixed_unparsable):10} {tot.refs_total:8} "
-          f"{len(tot.unresolvable):9} {len(tot.unresolvable_silent):10} | {tot.tfu_refs_total:8} "
-          f"{len(tot.tfu_unresolvable):10} {tot.tfu_unresolvable_mentioned:9} {tot.tfu_unresolvable_warned:6}")
+        if not (r.error and not r.refs_total):
+            print(breakage_row(r.name, r))
+    print(breakage_row("TOTAL", tot))
     if tot.fixed_unparsable:
         print("  fixed files that no longer parse: " + ", ".join(tot.fixed_unparsable))
     print(f"\nUnresolvable references left by tfmigrate WITHOUT a finding on their line: {len(tot.unresolvable_silent)}"
