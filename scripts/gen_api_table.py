@@ -8,6 +8,9 @@ TensorFlow 2.21 / Keras 3 once and writes what it found:
   access and, for a few families, by a cheap trial call), and a replacement where one resolves.
 * ``changed``: paths present in both ``tf`` and ``tf.compat.v1`` whose arguments changed (from
   TensorFlow's own upgrade tables), so a rule can act on them only where code is TF1 by evidence.
+* ``diverged``: paths TensorFlow's tables send to ``tf.compat.v1`` although TF2's ``tf`` has a
+  different object of that name (``where``, the initializer classes, ``assert_*``), with what
+  differs; a rule reports them where the code spells them through ``tf.compat.v1``.
 * ``contrib``: ``tf.contrib`` is absent from both; TensorFlow's renames of contrib symbols whose
   targets still resolve.
 * ``dropped_targets``: renames in TensorFlow's tables whose target no longer resolves in 2.21.
@@ -203,7 +206,48 @@ for _fn, _cls in sorted(FUNCTIONAL_LAYERS.items()):
 # code (function_transformers); the table records the fact so a fixer can do the arithmetic.
 TRANSFORM_NOTES = {
     "nn.dropout": "keep_prob=p became rate=1 - p",
+    "name_scope": "TF2's takes only the name: pass `name or default_name`; `values` is not needed",
 }
+
+# Diverged: TensorFlow's upgrade tables send these to `tf.compat.v1` although TF 2.21's `tf` has
+# an object of the same name, a different one: (pattern, when, what differs). `when` says which
+# compat.v1-spelled uses are reported: "args" (a call passing an argument TF2's does not take, or
+# one whose position means something else in TF2), "always", or the parameters whose passing
+# makes the difference. Measured in tests/test_api_table.py (test_diverged_notes_hold...). A
+# diverged path without an entry stops the generator, so a new TensorFlow cannot add one silently.
+_INITIALIZERS = ("TF1's initializers take `dtype` when built (`dtype=` is a TypeError on TF2's, "
+                 "which take the dtype when called)")
+DIVERGED_NOTES = [
+    ("where", ["x", "y"], "TF1's `where(c, x, y)` picks whole rows of `x`/`y` where `c` is a vector; "
+                          "TF2's `tf.where` broadcasts `c` against them, so a lower-rank `c` fails or "
+                          "selects along the last axis instead"),
+    ("initializers.", "args", _INITIALIZERS),
+    ("*_initializer", "args", _INITIALIZERS),
+    ("*assert_", "args", "TF1's takes `data` (tensors to print) as its third argument; TF2's takes "
+                         "`message` there and has no `data=`"),
+    ("losses.Reduction", "always", "TF1's reductions (`MEAN`, `SUM_BY_NONZERO_WEIGHTS`, ...) are not "
+                                   "TF2's Keras reductions (`AUTO`, `SUM`, `SUM_OVER_BATCH_SIZE`, `NONE`)"),
+    ("data.Iterator", "always", "TF1's `Iterator` (`from_structure`, `make_initializer`, `get_next` in "
+                                "graphs) is not TF2's abstract `tf.data.Iterator`: iterate the dataset"),
+    ("nn.ctc_loss", "always", "TF1's takes (labels as a SparseTensor, inputs, sequence_length); TF2's "
+                              "takes (labels, logits, label_length, logit_length)"),
+    ("saved_model.load", "always", "TF1's `load(sess, tags, export_dir)` loads into a session; TF2's "
+                                   "`load(export_dir, tags)` returns the restored object"),
+    ("test.compute_gradient", "always", "TF1's takes graph tensors and their shapes (x, x_shape, y, "
+                                        "y_shape); TF2's takes a function and its arguments"),
+]
+
+
+def diverged_note(path):
+    """(when, note) of the first DIVERGED_NOTES pattern that matches: an exact path, a prefix
+    ending in "." or "*part" (the last name contains the part); None when none does."""
+    leaf = path.rsplit(".", 1)[-1]
+    for pattern, when, note in DIVERGED_NOTES:
+        if pattern == path or (pattern.endswith(".") and path.startswith(pattern)):
+            return when, note
+        if pattern.startswith("*") and pattern[1:] in leaf:
+            return when, note
+    return None
 
 
 # --------------------------------------------------------------------------- resolution
@@ -267,6 +311,14 @@ def signature(obj):
             continue
         params.append((p.name, p.kind, p.default))
     return params
+
+
+def max_positional(params):
+    """How many arguments a call can pass by position, or None when `*args` takes any number."""
+    if any(kind is inspect.Parameter.VAR_POSITIONAL for _, kind, _ in params):
+        return None
+    return sum(1 for _, kind, _ in params
+               if kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
 
 
 def _jsonable(value):
@@ -550,7 +602,29 @@ def build():
         if s1 is not None and s2 is not None:
             entry["v1_params"] = [n for n, _, _ in s1]
             entry["v2_params"] = [n for n, _, _ in s2]
+            entry["v2_max_positional"] = max_positional(s2)
         changed[path] = entry
+
+    # Diverged: TensorFlow's tables rename tf.<path> to tf.compat.v1.<path>, and TF 2.21 has both,
+    # as different objects. Only code spelled through compat.v1 is TF1 by evidence.
+    diverged = {}
+    for old, new in sorted(all_renames_v2.symbol_renames.items()):
+        path = old[3:]
+        if new != f"tf.compat.v1.{path}" or path in removed or path in changed:
+            continue
+        v2_obj, v1_obj = resolve(tf, path)[0], resolve(tf.compat.v1, path)[0]
+        if v2_obj is _MISSING or v1_obj is _MISSING or v1_obj is v2_obj:
+            continue
+        found = diverged_note(path)
+        if found is None:
+            raise SystemExit(f"diverged path without a note: {path} (add it to DIVERGED_NOTES)")
+        entry = {"when": found[0], "note": found[1]}
+        s1, s2 = signature(v1_obj), signature(v2_obj)
+        if s1 is not None and s2 is not None:
+            entry["v1_params"] = [n for n, _, _ in s1]
+            entry["v2_params"] = [n for n, _, _ in s2]
+            entry["v2_max_positional"] = max_positional(s2)
+        diverged[path] = entry
 
     # contrib: absent from both tf and tf.compat.v1; renames whose targets resolve.
     contrib = {}
@@ -592,6 +666,7 @@ def build():
         "removed_with_replacement": n_rep,
         "removed_with_native_replacement": n_native,
         "changed": len(changed),
+        "diverged": len(diverged),
         "contrib_replacements": len(contrib),
         "tf_table_renames": len(all_renames_v2.symbol_renames),
         "tf_table_targets_dropped": len(dropped),
@@ -614,6 +689,7 @@ def build():
         "header": header,
         "removed": removed,
         "changed": changed,
+        "diverged": diverged,
         "contrib": contrib,
         "dropped_targets": dropped,
         "gone": gone,

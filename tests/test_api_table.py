@@ -175,6 +175,30 @@ def test_changed_signature_is_separate_from_removed():
     assert api_table.changed_signature("Session") is None
 
 
+def test_diverged_notes_hold_under_tf221(tf):
+    """What the `diverged` notes claim, measured: TF1's where picks rows, TF2's broadcasts (and
+    fails or silently differs); TF2's initializers and asserts reject TF1's `dtype=` / `data=`;
+    TF2's initializers still work with compat.v1 `get_variable` (so no-argument uses are fine)."""
+    assert api_table.diverged("where")["when"] == ["x", "y"]
+    assert api_table.diverged("zeros_initializer")["when"] == "args"
+    assert api_table.diverged("nn.dropout") is None and api_table.diverged("Session") is None
+    c, x, y = tf.constant([True, False, True]), tf.ones([3, 3]), tf.zeros([3, 3])
+    assert tf.compat.v1.where(c, x, y).numpy()[:, 0].tolist() == [1.0, 0.0, 1.0]  # rows
+    assert tf.where(c, x, y).numpy()[0].tolist() == [1.0, 0.0, 1.0]  # last axis
+    with pytest.raises(Exception):
+        tf.where(tf.constant([True, False]), tf.ones([2, 3]), tf.zeros([2, 3]))
+    with pytest.raises(TypeError):
+        tf.zeros_initializer(dtype=tf.float32)
+    with pytest.raises(TypeError):
+        tf.debugging.assert_equal(1, 1, data=[1])
+    graph = tf.Graph()
+    with graph.as_default():
+        var = tf.compat.v1.get_variable("v", [2], initializer=tf.zeros_initializer())
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            assert sess.run(var).tolist() == [0.0, 0.0]
+
+
 def test_loader_does_not_import_tensorflow():
     code = ("import sys; from tfmigrate import api_table; api_table.removed('Session'); "
             "print('tensorflow' in sys.modules)")

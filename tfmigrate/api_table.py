@@ -11,6 +11,7 @@ Sections of the file:
                    tf.compat.v1.<path> work under Keras 3, measured), replacement if one resolves
   changed          in both, but arguments changed (TensorFlow's own tables): only for code that is
                    TF1 by evidence, since the same spelling is valid TF2
+  diverged         in both, as different objects that TensorFlow's tables send to compat.v1
   contrib          tf.contrib paths with a TensorFlow replacement that still resolves
   gone             top-level modules absent from both tf and tf.compat.v1 (contrib, estimator)
   dropped_targets  TensorFlow's own renames whose target no longer resolves (never suggested)
@@ -82,6 +83,14 @@ def changed_signature(path: str) -> Optional[Entry]:
     TF2 with a different meaning.
     """
     return table()["changed"].get(path)
+
+
+def diverged(path: str) -> Optional[Entry]:
+    """A path whose `tf.compat.v1` object is not TF2's `tf` object of the same name (`where`,
+    the initializer classes, `assert_*`): keys when ("args", "always" or the parameters whose
+    passing makes the difference), note (what differs), v1_params, v2_params, v2_max_positional.
+    Only a use spelled through compat.v1 is TF1 by evidence."""
+    return table()["diverged"].get(path)
 
 
 def contrib(path: str) -> Optional[Entry]:

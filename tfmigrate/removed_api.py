@@ -32,7 +32,8 @@ class Ref:
     entry: dict
     spelled_v1: bool  # spelled through tensorflow.compat.v1 (so it still resolves if v1 works)
     call: Optional[cst.Call]  # the call whose func is `node`, if any
-    # "changed" refs: the TF1-only keywords the call used (the evidence); () otherwise.
+    # "changed"/"diverged" refs: what in the call only TF1's signature explains (keywords,
+    # "#i" positions; see signature_evidence); () otherwise.
     evidence: Tuple[str, ...] = ()
 
 
@@ -248,22 +249,47 @@ class RemovedApiRule(Rule):
         self._dispatch(ref)
 
     def _changed(self, node, parent, path: str, full: str) -> None:
-        """A call of a symbol TF2 still has, with a keyword only its TF1 signature accepts
-        (`tf.argmax(x, dimension=1)`, `tf.nn.dropout(x, keep_prob=0.5)`): TF1 by evidence.
-        Through `tf.compat.v1` the TF1 signature still works, so only `tf.X` is reported."""
-        if not (isinstance(parent, cst.Call) and parent.func is node):
+        """A symbol TF2 still has, used the TF1 way. `changed`: called with an argument only its
+        TF1 signature takes (`tf.argmax(x, dimension=1)`, `tf.nn.dropout(x, keep_prob=0.5)`), or
+        one TF2's signature cannot take at that position (`tf.name_scope(n, "default")`).
+        `diverged`: TF1's object of that name (`tf.compat.v1.where`) where TF2's differs.
+        Spelled through `tf.compat.v1`, the code is TF1 by evidence: an argument whose position
+        means something else in TF2 counts too. Spelled `tf.X`, only what TF2 rejects counts:
+        `tf.nn.dropout(x, 0.5)` is valid TF2 meaning a rate."""
+        if not full.startswith("tensorflow."):
             return
-        if full.startswith("tensorflow.compat.v1") or not full.startswith("tensorflow."):
-            return
-        entry = api_table.changed_signature(path)
+        v1 = full.startswith("tensorflow.compat.v1")
+        section, entry = "changed", api_table.changed_signature(path)
+        if entry is None and v1:
+            section, entry = "diverged", api_table.diverged(path)
+            if entry is None:
+                self._diverged_prefix(node, path)
+                return
         if entry is None:
             return
-        old = set(entry.get("args", {})) | set(entry.get("args_removed", []))
-        if entry.get("transformer") == "dropout":
-            old.add("keep_prob")
-        used = tuple(a.keyword.value for a in parent.args if a.keyword is not None and a.keyword.value in old)
-        if used:
-            self._dispatch(Ref(node, path, "changed", entry, False, parent, used))
+        call = parent if isinstance(parent, cst.Call) and parent.func is node else None
+        if section == "diverged" and entry.get("when") == "always":
+            self._dispatch(Ref(node, path, section, entry, v1, call))
+            return
+        if call is None:
+            return
+        evidence = signature_evidence(call, entry, v1)
+        if evidence:
+            self._dispatch(Ref(node, path, section, entry, v1, call, evidence))
+
+    def _diverged_prefix(self, node, path: str) -> None:
+        """`tf.losses.Reduction.MEAN` through compat.v1: the diverged object is a prefix."""
+        parts = path.split(".")
+        for cut in range(1, len(parts)):
+            entry = api_table.diverged(".".join(parts[:-cut]))
+            if entry is not None and entry.get("when") == "always":
+                target = node
+                for _ in range(cut):
+                    if not isinstance(target, cst.Attribute):
+                        return
+                    target = target.value
+                self._dispatch(Ref(target, ".".join(parts[:-cut]), "diverged", entry, True, None))
+                return
 
     def _dispatch(self, ref: Ref) -> None:
         if _functional_layer_call(ref):
@@ -377,8 +403,9 @@ def spelled(path: str) -> str:
 def generic_message(ref: Ref, ctx) -> str:
     entry = ref.entry
     name = f"`{spelled(ref.path)}`"
-    if ref.section == "changed":
-        return changed_message(ref)
+    if ref.section in ("changed", "diverged"):
+        fix = changed_fix(ref) if ref.section == "changed" else None
+        return changed_message(ref, fix)
     if ref.section == "gone":
         if ref.path == "contrib":
             return "`tf.contrib` was removed in TensorFlow 2 and is not in `tf.compat.v1` either. Replace it with a TF2 API or a maintained package."
@@ -525,24 +552,105 @@ _HARMLESS_REMOVED = frozenset({"colocate_gradients_with_ops", "use_cudnn_on_gpu"
 _PLAIN_TRANSFORMERS = frozenset({None, "rename_if_arg_found", "dropout"})
 
 
-def changed_message(ref: Ref) -> str:
+def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...]:
+    """What in this call only TF1's signature explains: keywords TF2's does not take, and
+    positions ("#i", 0-based) where TF2's takes something else. A position whose meaning merely
+    changed (`tf.nn.dropout(x, 0.5)`) counts only in code that is TF1 by evidence (`tf1`); one
+    beyond what TF2's takes (a TypeError) always counts. A diverged entry whose difference is in
+    some parameters (`where`: x, y) counts whenever they are passed."""
+    v1_params, v2_params = entry.get("v1_params") or [], entry.get("v2_params") or []
+    renames = entry.get("args", {})
+    when = entry.get("when")
+    old = set(renames) | set(entry.get("args_removed", []))
+    if v2_params:
+        old |= set(v1_params) - set(v2_params)
+    if entry.get("transformer") == "dropout":
+        old.add("keep_prob")
+    keywords = tuple(a.keyword.value for a in call.args if a.keyword is not None)
+    evidence = [k for k in keywords if k in old]
+    if isinstance(when, list):
+        wanted = set(when)
+        if any(k in wanted for k in keywords):
+            return (f"passes {', '.join(f'`{w}`' for w in when)}",)
+    most = entry.get("v2_max_positional", len(v2_params))
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None or arg.star:
+            break
+        if i >= len(v1_params):
+            break
+        name = v1_params[i]
+        if isinstance(when, list):
+            if name in when:
+                return (f"passes {', '.join(f'`{w}`' for w in when)}",)
+            continue
+        if most is not None and i >= most:
+            evidence.append(f"#{i}")
+            continue
+        v2_name = v2_params[i] if i < len(v2_params) else None
+        if renames.get(name, name) != v2_name and tf1 and v2_name not in ("args", "kwargs"):
+            evidence.append(f"#{i}")
+        elif tf1 and v2_name in ("args", "kwargs") and name not in v2_params:
+            evidence.append(f"#{i}")
+    return tuple(evidence)
+
+
+def _describe_evidence(ref: Ref) -> str:
     entry = ref.entry
     renames = entry.get("args", {})
-    removed = set(entry.get("args_removed", []))
+    v1_params, v2_params = entry.get("v1_params") or [], entry.get("v2_params") or []
+    most = entry.get("v2_max_positional", len(v2_params))
     parts = []
+    overflow = [int(k[1:]) for k in ref.evidence if k.startswith("#") and most is not None and int(k[1:]) >= most]
+    if overflow:
+        taken = ", ".join(f"`{v1_params[i]}`" for i in overflow)
+        parts.append(f"TF2's takes {most} argument{'s' if most != 1 else ''} by position, this call "
+                     f"passes {len(overflow) + most} ({taken} by position)")
     for key in ref.evidence:
-        if key == "keep_prob":
+        if key.startswith("passes "):
+            parts.append(f"it {key}")
+        elif key.startswith("#"):
+            i = int(key[1:])
+            if i in overflow:
+                continue
+            name = v1_params[i]
+            if i < len(v2_params) and v2_params[i] not in ("args", "kwargs"):
+                parts.append(f"argument {i + 1} is `{name}` in TF1 but `{v2_params[i]}` in TF2")
+            else:
+                parts.append(f"argument {i + 1} is `{name}`, which TF2's does not take")
+        elif key == "keep_prob":
             parts.append("`keep_prob=p` became `rate=1 - p`")
         elif key in renames:
             parts.append(f"`{key}=` became `{renames[key]}=`")
-        elif key in removed:
-            parts.append(f"`{key}=` was removed")
-    what = "; ".join(parts)
-    fails = "is deprecated" if entry.get("same_object") else "raises TypeError"
-    return (
-        f"`{spelled(ref.path)}` is called with its TF1 signature, which {fails} in TensorFlow 2: {what}. "
-        "Pass the TF2 keyword instead (TF2-native)."
-    )
+        else:
+            parts.append(f"TF2's has no `{key}=`")
+    return "; ".join(parts)
+
+
+def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
+    entry = ref.entry
+    code = dotted(ref.node) or spelled(ref.path)
+    name = f"`{code}`"
+    if ref.spelled_v1 and "compat" not in code:
+        name += f" (here `tf.compat.v1.{ref.path}`)"
+    what = _describe_evidence(ref)
+    if ref.section == "diverged":
+        head = f"{name} is TF1's `{ref.path}`, not TF2's `tf.{ref.path}`: {entry['note']}."
+        if what:
+            head += f" This use: {what}."
+    elif ref.spelled_v1:
+        head = (f"{name} is called with its TF1 signature, which works only through `tf.compat.v1`: "
+                f"{what}.")
+    else:
+        fails = "is deprecated" if entry.get("same_object") else "raises TypeError"
+        head = f"{name} is called with its TF1 signature, which {fails} in TensorFlow 2: {what}."
+    if fix is not None:
+        return f"{head} The fix passes the TF2 keywords (TF2-native)."
+    note = entry.get("note") if ref.section == "changed" else None
+    if note and entry.get("transformer") != "dropout":
+        return f"{head} {note[0].upper()}{note[1:]}."
+    if ref.section == "diverged":
+        return f"{head} Review it before the code drops `tf.compat.v1`; no automatic fix."
+    return f"{head} Pass the TF2 arguments instead; no automatic fix."
 
 
 def _one_minus(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -558,29 +666,40 @@ def _one_minus(value: cst.BaseExpression) -> cst.BaseExpression:
 
 def changed_fix(ref: Ref) -> Optional[Fix]:
     """Rename the TF1 keywords to TF2's (`keep_prob=p` -> `rate=1 - p`); drop removed keywords
-    (safe only for the performance hints TF2 ignores). The callee is unchanged."""
+    (safe only for the performance hints TF2 ignores). The callee is unchanged. Through
+    `tf.compat.v1`, a new keyword is used only where TF1's signature takes it too (so the call
+    keeps working before and after the alias goes), and a positional `keep_prob` becomes `rate`.
+    Other positional evidence has no fix."""
     entry, call = ref.entry, ref.call
     transformer = entry.get("transformer")
-    if call is None or transformer not in _PLAIN_TRANSFORMERS:
+    if call is None or ref.section != "changed" or transformer not in _PLAIN_TRANSFORMERS:
+        return None
+    v1_params = set(entry.get("v1_params") or [])
+    positions = [int(k[1:]) for k in ref.evidence if k.startswith("#")]
+    if positions and not (transformer == "dropout" and ref.spelled_v1 and positions == [1] and
+                          sum(1 for a in call.args if a.keyword is None) == 2 and
+                          not any(a.star for a in call.args)):
         return None
     renames = entry.get("args", {})
     removed = set(entry.get("args_removed", []))
     present = {a.keyword.value for a in call.args if a.keyword is not None}
     unsafe = False
     args = []
-    for arg in call.args:
+    for i, arg in enumerate(call.args):
         key = arg.keyword.value if arg.keyword is not None else None
-        if key == "keep_prob" and transformer == "dropout":
-            if "rate" in present:
+        if i in positions or (key == "keep_prob" and transformer == "dropout"):
+            if "rate" in present or (ref.spelled_v1 and "rate" not in v1_params):
                 return None
-            arg = arg.with_changes(keyword=cst.Name("rate"), value=_one_minus(arg.value))
+            arg = arg.with_changes(keyword=cst.Name("rate"), equal=_EQUAL, value=_one_minus(arg.value))
         elif key in renames:
-            if renames[key] in present:
-                return None  # both spellings passed: leave it to the author
+            if renames[key] in present or (ref.spelled_v1 and renames[key] not in v1_params):
+                return None  # both spellings passed, or TF1's would not take the new one
             arg = arg.with_changes(keyword=cst.Name(renames[key]))
         elif key in removed:
             unsafe = unsafe or key not in _HARMLESS_REMOVED
             continue
+        elif key is not None and key not in (entry.get("v2_params") or [key]):
+            return None  # a TF1-only keyword with no TF2 counterpart (`default_name=`)
         args.append(arg)
     if args and call.args[-1].comma is cst.MaybeSentinel.DEFAULT:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
