@@ -336,6 +336,13 @@ class Ref:
     col: int
     spelled: str  # as written ("tf.compat.v1.Session", or the module path of an import)
     full: str  # resolved dotted path ("tensorflow.compat.v1.Session")
+    # The lines of the statement it is on (a finding on any of them speaks to it): the whole
+    # statement for a simple one, the header for a compound one (`class C(base):`).
+    first: int = 0
+    last: int = 0
+    # Set when the reference is in an `except` block, or goes through a name bound there, whose
+    # `try` imports these TensorFlow paths first: when they all resolve, TF 2.21 never runs it.
+    guard: Tuple[str, ...] = ()
 
 
 def _ast_dotted(node: ast.AST) -> Optional[str]:
@@ -349,10 +356,68 @@ def _ast_dotted(node: ast.AST) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _imported_tf(stmts: List[ast.stmt]) -> Tuple[str, ...]:
+    """The TensorFlow paths the import statements directly in `stmts` import."""
+    paths = []
+    for node in stmts:
+        if isinstance(node, ast.Import):
+            paths += [a.name for a in node.names if a.name.split(".")[0] in TF_ROOTS]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in TF_ROOTS:
+            paths += [node.module if a.name == "*" else f"{node.module}.{a.name}" for a in node.names]
+    return tuple(paths)
+
+
+def _bindings(tree: ast.Module):
+    """Where each import binds its name: module-wide unless every binding is inside functions
+    (then only within those functions' lines), and which names only an `except` block whose
+    `try` also binds them imports (a fallback: the `try`'s binding is what runs)."""
+    local: Dict[str, List[Tuple[int, int]]] = defaultdict(list)
+    module_wide: Set[str] = set()
+    fallback: Dict[str, Tuple[str, ...]] = {}
+
+    def bound(stmts) -> Set[str]:
+        names = set()
+        for node in stmts:
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                    names |= {(a.asname or a.name).split(".")[0] for a in sub.names}
+                elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names.add(sub.id)
+        return names
+
+    def visit(node, function):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                name = (a.asname or a.name).split(".")[0]
+                if function is None:
+                    module_wide.add(name)
+                else:
+                    local[name].append((function.lineno, function.end_lineno or function.lineno))
+        if isinstance(node, ast.Try):
+            guard = _imported_tf(node.body)
+            if guard:
+                in_try = bound(node.body)
+                for handler in node.handlers:
+                    for name in bound(handler.body) & in_try:
+                        fallback[name] = guard
+        inner = node if isinstance(node, _FUNCTIONS) else function
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(tree, None)
+    return local, module_wide, fallback
+
+
 def extract_refs(data: bytes) -> Optional[List[Ref]]:
     """Every TensorFlow/Keras reference of a module, or None when it does not parse.
 
-    Aliases come from tfmigrate's ImportTable over the libcst tree; positions from `ast`.
+    Aliases come from tfmigrate's ImportTable over the libcst tree, scoped here: an alias that
+    only function-local imports bind is a reference only inside those functions. Positions and
+    statement spans come from `ast`.
     """
     if b"tensorflow" not in data and b"keras" not in data:
         try:
@@ -370,30 +435,51 @@ def extract_refs(data: bytes) -> Optional[List[Ref]]:
     except Exception:
         return None
     aliases = ImportTable(module, module.code).aliases
+    local, module_wide, fallback = _bindings(tree)
     refs: List[Ref] = []
-    stack = [tree]
+
+    def in_scope(head: str, line: int) -> bool:
+        return head in module_wide or any(a <= line <= b for a, b in local.get(head, ()))
+
+    # (node, statement span, guard of the enclosing except block)
+    stack: List[Tuple[ast.AST, Tuple[int, int], Tuple[str, ...]]] = [(tree, (0, 0), ())]
     while stack:
-        node = stack.pop()
+        node, span, guard = stack.pop()
+        if isinstance(node, ast.stmt):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.AST):
+                span = (node.lineno, max(node.lineno, body[0].lineno - 1))
+            else:
+                span = (node.lineno, node.end_lineno or node.lineno)
+        if isinstance(node, ast.Try):
+            handler_guard = _imported_tf(node.body)
+            for child in node.body + node.orelse + node.finalbody:
+                stack.append((child, span, guard))
+            for handler in node.handlers:
+                stack.append((handler, span, handler_guard or guard))
+            continue
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.split(".")[0] in TF_ROOTS:
-                    refs.append(Ref(node.lineno, node.col_offset, a.name, a.name))
+                    refs.append(Ref(node.lineno, node.col_offset, a.name, a.name, *span, guard))
             continue
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and node.module and node.module.split(".")[0] in TF_ROOTS:
                 for a in node.names:
                     full = node.module if a.name == "*" else f"{node.module}.{a.name}"
-                    refs.append(Ref(node.lineno, node.col_offset, full, full))
+                    refs.append(Ref(node.lineno, node.col_offset, full, full, *span, guard))
             continue
         if isinstance(node, (ast.Attribute, ast.Name)):
             name = _ast_dotted(node)
             if name is not None:
                 head, _, rest = name.partition(".")
                 target = aliases.get(head)
-                if target is not None and not (isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)):
-                    refs.append(Ref(node.lineno, node.col_offset, name, f"{target}.{rest}" if rest else target))
+                if target is not None and not (isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)) \
+                        and in_scope(head, node.lineno):
+                    refs.append(Ref(node.lineno, node.col_offset, name, f"{target}.{rest}" if rest else target,
+                                    *span, guard or fallback.get(head, ())))
                 continue  # a pure Name/Attribute chain holds nothing else
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend((child, span, guard) for child in ast.iter_child_nodes(node))
     return sorted(set(refs), key=lambda r: (r.line, r.col, r.spelled))
 
 
@@ -538,6 +624,7 @@ class PackageResult:
     refs_total: int = 0
     unresolvable: List[str] = field(default_factory=list)
     unresolvable_silent: List[str] = field(default_factory=list)
+    dead_fallbacks: List[str] = field(default_factory=list)  # in/through an except block TF 2.21 never runs
     tfu_refs_total: int = 0
     tfu_unresolvable: List[str] = field(default_factory=list)
     tfu_unresolvable_mentioned: int = 0
@@ -647,8 +734,11 @@ def measure_package(name: str, package: Path, work: Path, args, refcache: RefCac
             if ok:
                 continue
             entry = f"{name}/{rel}:{r.line}:{r.col + 1}: {r.spelled}  [{short(reason, 90)}]"
+            if r.guard and all(resolver.resolve(g)[0] for g in r.guard):
+                res.dead_fallbacks.append(entry)  # its `try` imports all resolve: never runs
+                continue
             res.unresolvable.append(entry)
-            if (rel, r.line) not in starts_fixed:
+            if not any((rel, line) in starts_fixed for line in range(r.first or r.line, max(r.line, r.last) + 1)):
                 res.unresolvable_silent.append(entry + f"\n    | {short(source_line_of(fixed / rel, r.line), 160)}")
 
     # 3a. tfmigrate's rewrites: diff of the fixed copy against the original
@@ -673,8 +763,8 @@ def measure_package(name: str, package: Path, work: Path, args, refcache: RefCac
             for r in refs:
                 res.tfu_refs_total += 1
                 ok, reason = resolver.resolve(r.full)
-                if ok:
-                    continue
+                if ok or (r.guard and all(resolver.resolve(g)[0] for g in r.guard)):
+                    continue  # resolves, or TF 2.21 never runs it (see Ref.guard)
                 if mapping is None:
                     mapping = (line_map(read_text(orig / rel).splitlines(), read_text(tfu.out_dir / rel).splitlines())
                                if rel in tfu_changed else {})
@@ -737,7 +827,7 @@ def print_report(results: List[PackageResult], out_dir: Path, wall: float) -> Di
                      "refs_total", "tfu_refs_total", "tfu_unresolvable_mentioned", "tfu_unresolvable_warned"):
             setattr(tot, attr, getattr(tot, attr) + getattr(r, attr))
         for attr in ("misses", "fixed_unparsable", "unresolvable", "unresolvable_silent", "tfu_unresolvable",
-                     "tfu_crashed", "tfu_unparsed"):
+                     "tfu_crashed", "tfu_unparsed", "dead_fallbacks"):
             getattr(tot, attr).extend(f"{r.name}/{x}" if attr in ("tfu_crashed", "tfu_unparsed", "fixed_unparsable") else x
                                       for x in getattr(r, attr))
         for attr in ("miss_kinds", "miss_tags", "tfm_rewrites", "tfu_rewrites", "tfu_report_rewrites", "tfm_described"):
@@ -748,6 +838,7 @@ def print_report(results: List[PackageResult], out_dir: Path, wall: float) -> Di
         "misses": out_dir / "coverage_misses.txt",
         "silent": out_dir / "unresolvable_without_finding.txt",
         "unresolvable": out_dir / "unresolvable_tfmigrate.txt",
+        "dead": out_dir / "unresolvable_in_dead_fallbacks.txt",
         "tfu_unresolvable": out_dir / "unresolvable_tf_upgrade_v2.txt",
     }
     tot.misses.sort(key=lambda m: m[0])  # stable: broken lines first, then corpus order
@@ -755,6 +846,7 @@ def print_report(results: List[PackageResult], out_dir: Path, wall: float) -> Di
     files["misses"].write_text("\n".join(misses) + "\n")
     files["silent"].write_text("\n".join(tot.unresolvable_silent) + "\n")
     files["unresolvable"].write_text("\n".join(tot.unresolvable) + "\n")
+    files["dead"].write_text("\n".join(tot.dead_fallbacks) + "\n")
     files["tfu_unresolvable"].write_text("\n".join(tot.tfu_unresolvable) + "\n")
 
     bar = "=" * 100
@@ -810,6 +902,8 @@ def print_report(results: List[PackageResult], out_dir: Path, wall: float) -> Di
     for m in tot.unresolvable_silent[:40]:
         print("  " + m)
     print(f"(every unresolvable reference: {files['unresolvable']}; tf_upgrade_v2's: {files['tfu_unresolvable']})")
+    print(f"Not counted (both tools): {len(tot.dead_fallbacks)} in or through an `except` block whose `try` "
+          f"imports resolve under TF 2.21, so it never runs ({files['dead']})")
 
     print("\n" + bar)
     print("3. NATIVE SHARE of rewrites (references written by each tool; compat = spelling contains compat.v1)")

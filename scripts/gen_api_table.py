@@ -19,8 +19,9 @@ A second file, ``tfmigrate/data/tf_namespaces.json`` (next to the first; loaded 
 only when a reference is not in the first), lists what exists at all in TensorFlow 2.21, so a
 reference that resolves nowhere can be reported instead of left silent:
 
-* ``tf`` and ``v1``: every public API module under ``tf`` / ``tf.compat.v1`` (``tf.keras`` and
-  other lazy loaders excluded: never judged) with its attribute names.
+* ``tf`` and ``v1``: every public API module under ``tf`` / ``tf.compat.v1`` (lazy loaders
+  excluded: never judged) with its attribute names; ``tf`` also has the ``keras`` tree
+  (``tf.keras`` is Keras 3's ``keras._tf_keras.keras`` under TF 2.21).
 * ``python``: the private modules under ``tensorflow.python`` that TF1 code imports, with their
   attribute names and submodules, or null where a module-level ``__getattr__`` makes the names
   open-ended. See PRIVATE_PACKAGES for how they were chosen.
@@ -710,6 +711,9 @@ PRIVATE_MODULES = ("pywrap_tensorflow",)
 PRIVATE_HINTS = {
     "VariableV1": "compat.v1.Variable",  # TF1 exported VariableV1 as tf.Variable
     "is_sequence": "nest.is_nested",  # nest.is_sequence was renamed is_nested
+    # tensorflow.python.layers.* forwarded these to tf_keras (not installed with Keras 3)
+    "BatchNormalization": "keras.layers.BatchNormalization",
+    "batch_normalization": "keras.layers.BatchNormalization",
 }
 
 
@@ -746,9 +750,69 @@ def walk_public(root):
     return out
 
 
+def walk_keras():
+    """{"keras": names, "keras.backend": names, ...}: `tf.keras` under TF 2.21 is Keras 3's
+    `keras._tf_keras.keras` (its modules from there or Keras's public `keras.*` API, never
+    `keras.src`), a tree of plain generated modules, so what it lacks is measurable
+    (`tf.keras.backend.learning_phase`, `get_session`). A module with a module-level
+    `__getattr__` is open-ended (None)."""
+    out = {}
+    root = tf.keras
+    base = root.__name__
+
+    def walk(mod, prefix, seen):
+        if "__getattr__" in vars(mod):
+            out[prefix] = None
+            return
+        names = _public_names(mod)
+        out[prefix] = sorted(names)
+        for name in sorted(names):
+            try:
+                obj = getattr(mod, name)
+            except Exception:
+                continue
+            module_name = getattr(obj, "__name__", "") or "" if isinstance(obj, types.ModuleType) else ""
+            if module_name.startswith("keras.") and ".src" not in module_name and id(obj) not in seen:
+                walk(obj, f"{prefix}.{name}", seen | {id(obj)})
+
+    walk(importlib.import_module(base), "keras", set())
+    return out
+
+
 def _is_test(name):
     leaf = name.rsplit(".", 1)[-1]
     return leaf.endswith("_test") or leaf == "tests"
+
+
+def _closed_getattr(mod):
+    """The names a module-level `__getattr__` really serves, or None when it is open-ended.
+
+    Closed: an unknown name raises AttributeError. Then the names it may serve are the string
+    constants in its source, each kept only if getattr works (measured: `tensorflow.python.
+    layers.normalization` forwards `BatchNormalization` to the missing `tf_keras`, so it is not
+    kept and a TF1 import of it is reported)."""
+    import ast as _ast
+
+    try:
+        getattr(mod, "tfmigrate_probe_no_such_name")
+        return None
+    except AttributeError:
+        pass
+    except BaseException:  # noqa: BLE001 - it answers unknown names with something else
+        return None
+    try:
+        tree = _ast.parse(inspect.getsource(vars(mod)["__getattr__"]))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    served = set()
+    for node in _ast.walk(tree):
+        if isinstance(node, _ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            try:
+                getattr(mod, node.value)
+                served.add(node.value)
+            except BaseException:  # noqa: BLE001 - forwarded somewhere that fails: not served
+                pass
+    return served
 
 
 def walk_private():
@@ -758,9 +822,14 @@ def walk_private():
     out = {}
 
     def names_of(mod):
-        if "__getattr__" in vars(mod) or type(mod) is not types.ModuleType:
+        if type(mod) is not types.ModuleType:
             return None
         names = _public_names(mod)
+        if "__getattr__" in vars(mod):
+            forwarded = _closed_getattr(mod)
+            if forwarded is None:
+                return None
+            names |= forwarded
         for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or []):
             names.add(info.name)
         return sorted(names)
@@ -791,6 +860,7 @@ def build_namespaces():
     tf_ns[""] = sorted(set(tf_ns[""]) | {i.name for i in pkgutil.iter_modules(tf.__path__)
                                          if not i.name.startswith("_")})
     v1_ns = walk_public(tf.compat.v1)
+    tf_ns.update(walk_keras())  # tf.compat.v1.keras is the same Keras 3 tree: judged through tf
     private = walk_private()
     header = {
         "format": FORMAT,

@@ -214,9 +214,12 @@ MISSING = {  # (path, spelled through compat.v1) -> the prefix that does not exi
     ("summary.historgram", False): "summary.historgram",
     ("get_shape", True): "get_shape",
     ("merge_summary", False): "merge_summary",
+    ("keras.backend.learning_phase", False): "keras.backend.learning_phase",  # Keras 3 dropped it
+    ("keras.backend.set_learning_phase", True): "keras.backend.set_learning_phase",
+    ("keras.wrappers.scikit_learn.KerasClassifier", False): "keras.wrappers.scikit_learn",
 }
 PRESENT = [("shape", False), ("float32.as_numpy_dtype", False), ("Tensor.shape", False),
-           ("keras.layers.Anything", False), ("layers.dense", True), ("nn.moments", True),
+           ("keras.layers.Dense.build", False), ("keras.layers.Dense", True), ("layers.dense", True), ("nn.moments", True),
            ("python.ops.array_ops.shape", False), ("python.framework.ops._default_graph_stack", False),
            ("python.keras.layers", False), ("python.distribute.anything", False)]
 

@@ -92,3 +92,47 @@ def test_three_figures_are_computed(package, tmp_path, capsys):
     # nothing was written into the package
     assert (package / "tinypkg" / "train.py").read_text() == TRAIN
     assert (package / "tinypkg" / "model.py").read_text() == MODEL
+
+
+SCOPED = '''\
+import tensorflow.compat.v1 as tf
+try:
+    from tensorflow.python.ops import rnn_cell_impl as cells
+    core = cells
+except ImportError:
+    from tensorflow.contrib.rnn.python.ops import core_rnn_cell as core
+
+
+class Cell(core.RNNCell):
+    pass
+
+
+def registered(name):
+    layer = lookup(name)
+    return layer.use_scope
+
+
+def uses_tf_locally():
+    import tensorflow as layer
+    return layer.ones([1])
+
+
+from tensorflow.contrib.layers import (
+    xavier_initializer)
+'''
+
+
+def test_refs_are_scoped_spanned_and_guarded():
+    """A function-local import binds its name only in that function; a reference knows its
+    statement's lines; a reference in (or through a name bound in) an `except` block carries the
+    TensorFlow imports of its `try`, which decide whether TF 2.21 ever runs it."""
+    refs = {(r.line, r.spelled): r for r in compare_upgrade.extract_refs(SCOPED.encode())}
+    assert (15, "layer.use_scope") not in refs  # `layer` there is a local variable
+    assert refs[(20, "layer.ones")].full == "tensorflow.ones"
+    guard = ("tensorflow.python.ops.rnn_cell_impl",)
+    assert refs[(6, "tensorflow.contrib.rnn.python.ops.core_rnn_cell")].guard == guard
+    assert refs[(9, "core.RNNCell")].guard == guard
+    assert refs[(9, "core.RNNCell")].first == refs[(9, "core.RNNCell")].last == 9  # the class header
+    assert refs[(3, "tensorflow.python.ops.rnn_cell_impl")].guard == ()
+    imported = refs[(23, "tensorflow.contrib.layers.xavier_initializer")]
+    assert (imported.first, imported.last) == (23, 24)

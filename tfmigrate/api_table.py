@@ -133,18 +133,16 @@ def unresolved(path: str, v1: bool = False) -> Optional[str]:
     `path` is relative to `tensorflow` with compat prefixes removed ("summary.historgram",
     "python.ops.control_flow_ops.cond"); `v1` when it was spelled through `tf.compat.v1`.
     Judged only inside the modules the generator walked: below a non-module object
-    (`float32.as_numpy_dtype`), a lazy loader (`keras`, `compat.v1.layers`), a module with a
+    (`float32.as_numpy_dtype`), a lazy loader (`compat.v1.layers`), a module with a
     module-level `__getattr__`, or a private name (`_x`), nothing is judged (None).
     """
     if not path:
         return None
     parts = path.split(".")
-    if parts[0] == "keras":
-        return None
     if parts[0] == "python":
         section, module, start = "python", "python", 1
-    else:
-        section, module, start = ("v1" if v1 else "tf"), "", 0
+    else:  # `tf.compat.v1.keras` is the same Keras 3 tree as `tf.keras`, listed under tf
+        section, module, start = ("v1" if v1 and parts[0] != "keras" else "tf"), "", 0
     table = namespaces()[section]
     for i in range(start, len(parts)):
         if module not in table:
@@ -164,6 +162,8 @@ def _by_name() -> Dict[str, Dict[str, list]]:
     index: Dict[str, Dict[str, list]] = {"tf": {}, "v1": {}}
     for section in ("tf", "v1"):
         for module, text in namespaces()[section].items():
+            if module == "keras" or module.startswith("keras."):
+                continue  # Keras's names are not TensorFlow's replacements (keras.ops.moments)
             for name in (text or "").split():
                 index[section].setdefault(name, []).append(f"{module}.{name}" if module else name)
     return index

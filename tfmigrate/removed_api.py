@@ -189,7 +189,7 @@ class RemovedApiRule(Rule):
 
     def _missing_import(self, node: cst.CSTNode, path: str, full: str, v1: bool) -> bool:
         """An imported module or name that does not exist: the import raises under TF 2.21."""
-        if _not_judged(path):
+        if _not_judged(path, full):
             return False
         missing = api_table.unresolved(path, v1)
         if missing is None:
@@ -199,7 +199,7 @@ class RemovedApiRule(Rule):
 
     def _missing(self, node: cst.BaseExpression, path: str, full: str) -> None:
         """`control_flow_ops.cond`, `tf.summary.historgram`: a name no TF 2.21 namespace has."""
-        if _not_judged(path) or type(self.ctx.stack[-1] if self.ctx.stack else None) in _IMPORT_NODES:
+        if _not_judged(path, full) or type(self.ctx.stack[-1] if self.ctx.stack else None) in _IMPORT_NODES:
             return
         v1 = full.startswith("tensorflow.compat.v1")
         missing = api_table.unresolved(path, v1)
@@ -305,11 +305,16 @@ class RemovedApiRule(Rule):
 
 
 _IMPORT_NODES = (cst.Import, cst.ImportFrom, cst.ImportAlias)
-# Paths another walker owns (gone_api.OWN_PREFIXES) or that are TF1's own modules, judged there.
-_OTHER_WALKERS = ("contrib", "estimator", "python.debug", "keras")
+# Paths another walker owns (gone_api.OWN_PREFIXES), judged there.
+_OTHER_WALKERS = ("contrib", "estimator", "python.debug")
 
 
-def _not_judged(path: str) -> bool:
+def _not_judged(path: str, full: str) -> bool:
+    """Keras paths are judged only as TensorFlow spells them (`tf.keras`, `from tensorflow
+    import keras`: Keras 3's tree under TF 2.21); standalone `keras` code and the private
+    `tensorflow.python.keras` are not this linter's to judge."""
+    if path == "keras" or path.startswith("keras."):
+        return not full.startswith("tensorflow.") or full.startswith("tensorflow.python.keras")
     return not path or any(path == p or path.startswith(p + ".") for p in _OTHER_WALKERS)
 
 
@@ -348,6 +353,15 @@ def guarded(ctx, leaf: str) -> bool:
     return re.search(rf"\b(?:hasattr|getattr)\([^)]*['\"]{re.escape(leaf)}['\"]", ctx.source) is not None
 
 
+# Keras 2 globals that Keras 3 dropped, and what replaces them (keras.io/guides/migrating_to_keras_3).
+_KERAS_GONE = {
+    "learning_phase": "Keras 3 has no global learning phase: pass `training=True`/`False` when calling the model or layer.",
+    "set_learning_phase": "Keras 3 has no global learning phase: pass `training=True`/`False` when calling the model or layer.",
+    "get_session": "Keras 3 has no TF1 session; graph code keeps its own `tf.compat.v1.Session`.",
+    "set_session": "Keras 3 has no TF1 session; graph code keeps its own `tf.compat.v1.Session`.",
+}
+
+
 def missing_message(ref: Ref) -> str:
     """What a reference that exists nowhere in TensorFlow 2.21 is, and what to use instead."""
     missing, v1 = ref.path, ref.entry["v1"]
@@ -367,6 +381,13 @@ def missing_message(ref: Ref) -> str:
         return f"{head} Use the public tf API instead."
     spelled_as = f"tf.compat.v1.{missing}" if v1 else f"tf.{missing}"
     named = f"`{code}`" if code in ("", spelled_as) else f"`{code}` (`{spelled_as}`)"
+    if missing.startswith("keras."):
+        head = f"{named} does not exist in Keras 3, which is `tf.keras` (and `tf.compat.v1.keras`) under TensorFlow 2.21."
+        why = _KERAS_GONE.get(leaf)
+        if why is not None:
+            return f"{head} {why}"
+        close = api_table.close_name(missing, False)
+        return f"{head} Did you mean `tf.{close}`?" if close else f"{head} Use the Keras 3 API instead."
     if v1:
         if api_table.unresolved(missing, False) is None:
             return f"{named} does not exist in `tf.compat.v1` of TensorFlow 2.21. Use `tf.{missing}`."
@@ -587,6 +608,8 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
             evidence.append(f"#{i}")
             continue
         v2_name = v2_params[i] if i < len(v2_params) else None
+        if v2_name and name.startswith(v2_name):
+            continue  # a narrowed role, same meaning (`device_name_or_function` -> `device_name`)
         if renames.get(name, name) != v2_name and tf1 and v2_name not in ("args", "kwargs"):
             evidence.append(f"#{i}")
         elif tf1 and v2_name in ("args", "kwargs") and name not in v2_params:
