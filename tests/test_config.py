@@ -68,6 +68,9 @@ def test_target_version_skips_rules_whose_fact_does_not_hold(repo):
         ('[tool.tfmigrate]\nrespect-gitignore = "yes"\n', "respect-gitignore: expected true or false"),
         ('[tool.tfmigrate]\ntarget-version = "1.15"\n', "target-version: expected a TensorFlow 2 version"),
         ("[tool.tfmigrate\n", "not valid TOML"),
+        ('[tool.tfmigrate]\ntensorflow-aliases = ["a.tf"]\n', "tensorflow-aliases: expected a table"),
+        ('[tool.tfmigrate]\ntensorflow-aliases = { "a.tf" = "numpy" }\n', "expected a tensorflow or keras module path"),
+        ('[tool.tfmigrate]\ntensorflow-aliases = { "tf" = "tensorflow" }\n', "is not a dotted module.name path"),
     ],
 )
 def test_bad_configuration_is_exit_2_naming_file_and_key(repo, content, expected):
@@ -75,6 +78,25 @@ def test_bad_configuration_is_exit_2_naming_file_and_key(repo, content, expected
     result = runner.invoke(app, ["check"])
     assert result.exit_code == 2
     assert "pyproject.toml" in result.stderr and expected in result.stderr
+
+
+SHIM = "import tensorflow as tf\n\ntfv1 = tf.compat.v1\n"
+USES_SHIM = "from ..compat import tfv1 as tf\nfrom pkg.compat import tfv1\n\nsess = tf.Session()\nx = tfv1.placeholder(tf.float32)\n"
+
+
+def test_tensorflow_aliases_follow_a_projects_own_reexport(repo):
+    """`from ..compat import tfv1 as tf` (tensorpack's shim): with the re-export configured, the
+    TF1 API spelled through it is found, relative or absolute; the setting is in the cache key."""
+    (repo / "pkg" / "compat").mkdir(parents=True)
+    (repo / "pkg" / "models").mkdir()
+    for init in ("pkg", "pkg/models"):
+        (repo / init / "__init__.py").write_text("")
+    (repo / "pkg" / "compat" / "__init__.py").write_text(SHIM)
+    (repo / "pkg" / "models" / "net.py").write_text(USES_SHIM)
+    assert codes("pkg") == []  # nothing there names tensorflow: skipped
+    (repo / "pyproject.toml").write_text(
+        '[tool.tfmigrate]\ntensorflow-aliases = { "pkg.compat.tfv1" = "tensorflow.compat.v1" }\n')
+    assert codes("pkg") == [("pkg/models/net.py", "TFM201"), ("pkg/models/net.py", "TFM202")]
 
 
 def test_gitignore_is_respected_unless_disabled(repo):

@@ -24,7 +24,7 @@ DEFAULT_EXCLUDE = (
 )
 _KEYS = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
-    "respect-gitignore", "unsafe-fixes", "target-version",
+    "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases",
 }
 
 
@@ -45,6 +45,8 @@ class Settings:
     respect_gitignore: bool = True
     unsafe_fixes: bool = False
     target_version: str = DEFAULT_TARGET
+    # The project's own re-exports of TensorFlow: {"pkg.compat.tfv1": "tensorflow.compat.v1"}.
+    tensorflow_aliases: Dict[str, str] = field(default_factory=dict)
 
     def codes(self) -> List[str]:
         """Enabled codes: select (or the defaults) + extend-select - ignore, minus rules whose
@@ -81,7 +83,8 @@ class Settings:
             return Path(path).as_posix()
 
     def cache_key(self, codes: Iterable[str]) -> str:
-        return f"{','.join(sorted(codes))}|{self.target_version}"
+        aliases = ",".join(f"{k}={v}" for k, v in sorted(self.tensorflow_aliases.items()))
+        return f"{','.join(sorted(codes))}|{self.target_version}|{aliases}"
 
 
 def _version(text: str):
@@ -194,7 +197,26 @@ def load(path: Optional[Path]) -> Settings:
             values[attr] = table[key]
     if "target-version" in table:
         values["target_version"] = check_target(where("target-version"), table["target-version"])
+    if "tensorflow-aliases" in table:
+        values["tensorflow_aliases"] = _aliases(where("tensorflow-aliases"), table["tensorflow-aliases"])
     return Settings(**values)
+
+
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _aliases(where: str, value) -> Dict[str, str]:
+    """`{"pkg.compat.tfv1" = "tensorflow.compat.v1"}`: a dotted name a project binds to a
+    TensorFlow (or Keras) module, and that module."""
+    if not isinstance(value, dict):
+        raise ConfigError(f'{where}: expected a table of "module.name" = "tensorflow..."')
+    for name, target in value.items():
+        if not _DOTTED.match(name) or "." not in name:
+            raise ConfigError(f"{where}: {name!r} is not a dotted module.name path")
+        if not isinstance(target, str) or not _DOTTED.match(target) or \
+                target.split(".")[0] not in ("tensorflow", "keras", "tf_keras"):
+            raise ConfigError(f"{where}.{name}: expected a tensorflow or keras module path, got {target!r}")
+    return dict(value)
 
 
 def check_target(where: str, value) -> str:

@@ -13,11 +13,11 @@ _BLOCKS = (cst.Module, cst.IndentedBlock)
 
 
 class FileContext:
-    def __init__(self, path: str, module: cst.Module, source: str):
+    def __init__(self, path: str, module: cst.Module, source: str, shims=None):
         self.path = path
         self.module = module
         self.source = source
-        self.names = ImportTable(module, source)
+        self.names = ImportTable(module, source, shims)
         # Ancestors of the node being visited (outermost first), kept by the engine's walk.
         self.stack: List[cst.CSTNode] = []
         # Per-file state a family of rules shares (e.g. the removed-API rules' one walker).

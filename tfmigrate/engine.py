@@ -40,9 +40,10 @@ class FileResult:
         return data.decode("utf-8", errors="replace")
 
 
-def might_use_tensorflow(data: bytes) -> bool:
-    """Cheap scan: a file with no 'tensorflow' or 'keras' anywhere cannot have a finding."""
-    return b"tensorflow" in data or b"keras" in data
+def might_use_tensorflow(data: bytes, shims=None) -> bool:
+    """Cheap scan: a file with no 'tensorflow' or 'keras' anywhere (nor a configured re-export
+    of them) cannot have a finding."""
+    return b"tensorflow" in data or b"keras" in data or (shims is not None and shims.mentioned_in(data))
 
 
 def make_finding(code: str, path: str, message: str, start, end, fix=None) -> Finding:
@@ -182,11 +183,11 @@ def _internal_error(path: str, what: str, error: BaseException) -> Finding:
     )
 
 
-def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None) -> _Pass:
+def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None, shims=None) -> _Pass:
     """Lint one file (`parsed`: its module, when the caller has parsed it already); no
     exception escapes (it becomes a TFM000 finding)."""
     try:
-        return _lint_unguarded(data, path, codes, parsed)
+        return _lint_unguarded(data, path, codes, parsed, shims)
     except RecursionError as error:  # pathologically nested code, in libcst's recursive passes
         return _Pass(None, [_internal_error(path, "while checking this file (nesting too deep)", error)])
     except Exception as error:
@@ -219,8 +220,8 @@ def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
     ctx.__dict__.clear()
 
 
-def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module]) -> _Pass:
-    if not might_use_tensorflow(data) or noqa.skips_file(data):
+def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module], shims=None) -> _Pass:
+    if not might_use_tensorflow(data, shims) or noqa.skips_file(data):
         return _Pass(None, [])
     try:
         module = parsed or _parse(data)
@@ -231,7 +232,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
         if PARSE_ERROR in codes:
             return _Pass(None, [_parse_error(path, error, data)])
         return _Pass(None, [])
-    ctx = FileContext(path, module, source)
+    ctx = FileContext(path, module, source, shims)
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
     walk = _Walk(ctx, [r for r in rules if r.handlers()])
@@ -264,8 +265,9 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     return _Pass(module, findings, positions)
 
 
-def check_source(data: bytes, path: str, codes: Sequence[str]) -> List[Finding]:
-    return _lint(data, path, codes).findings
+def check_source(data: bytes, path: str, codes: Sequence[str], shims=None) -> List[Finding]:
+    """`shims`: the project's re-exports of TensorFlow (names.Shims), or None."""
+    return _lint(data, path, codes, shims=shims).findings
 
 
 def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List[Finding]:
@@ -318,7 +320,8 @@ def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: lis
     return None, 0, refused, None
 
 
-def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False) -> FileResult:
+def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False,
+               shims=None) -> FileResult:
     """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
     result would not parse is refused (reported as TFM000) and the others still apply."""
     result = FileResult(path, data)
@@ -328,7 +331,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
     lint = None
     parsed = None
     for _ in range(MAX_FIX_PASSES):
-        lint = _lint(current, path, codes, parsed)
+        lint = _lint(current, path, codes, parsed, shims)
         parsed = None
         fixable = _applicable(lint.findings, unsafe, refused)
         if lint.module is None or not fixable:
@@ -358,7 +361,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
         result.applied += taken
         lint = None
     if lint is None:
-        lint = _lint(current, path, codes, parsed)
+        lint = _lint(current, path, codes, parsed, shims)
     result.findings = sorted(lint.findings + failures, key=lambda f: (f.line, f.column, f.rule))
     if current != data:
         result.fixed = current

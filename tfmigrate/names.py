@@ -12,7 +12,9 @@ the local name it binds. `api()` turns an expression into a path relative to Ten
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, Optional, Set
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterator, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -84,13 +86,62 @@ def _statements(body) -> Iterator[cst.CSTNode]:
                 stack.append(child)
 
 
-class ImportTable:
-    """Local name -> full dotted path, for names bound by imports of TensorFlow or Keras."""
+@dataclass(frozen=True)
+class Shims:
+    """A project's own re-exports of TensorFlow (the `tensorflow-aliases` setting), e.g.
+    {"tensorpack.compat.tfv1": "tensorflow.compat.v1"}, and the dotted module name of the file
+    being linted (to resolve `from ..compat import tfv1`), None outside a package."""
 
-    def __init__(self, module: cst.Module, source: str = ""):
+    aliases: Tuple[Tuple[str, str], ...] = ()
+    module: Optional[str] = None
+    is_package: bool = False  # the file is a package's __init__.py
+    _map: Dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        self._map.update(self.aliases)
+
+    def target(self, path: str) -> Optional[str]:
+        return self._map.get(path)
+
+    def absolute(self, level: int, module: Optional[str]) -> Optional[str]:
+        """The absolute module a relative `from` import names, or None outside a package."""
+        if self.module is None:
+            return None
+        parts = self.module.split(".")
+        if not self.is_package:
+            parts = parts[:-1]
+        if level - 1 > len(parts) or (level - 1 == len(parts) and not module):
+            return None
+        parts = parts[: len(parts) - (level - 1)]
+        return ".".join(parts + ([module] if module else []))
+
+    def mentioned_in(self, data: bytes) -> bool:
+        """Cheap scan: the file names one of the re-exports' last components."""
+        return any(path.rsplit(".", 1)[-1].encode() in data for path, _ in self.aliases)
+
+
+def module_name(path: str) -> Tuple[Optional[str], bool]:
+    """The dotted module name of a file from the packages (`__init__.py` folders) around it,
+    and whether it is a package's `__init__.py`."""
+    file = Path(path).resolve()
+    is_package = file.name == "__init__.py"
+    parts = [] if is_package else [file.stem]
+    folder = file.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return (".".join(parts) if parts else None), is_package
+
+
+class ImportTable:
+    """Local name -> full dotted path, for names bound by imports of TensorFlow or Keras (or of
+    a project's re-export of them, `Shims`)."""
+
+    def __init__(self, module: cst.Module, source: str = "", shims: Optional[Shims] = None):
         self.aliases: Dict[str, str] = {}
         self.bound: Set[str] = set()
         self._source = source
+        self._shims = shims if shims is not None and shims.aliases else None
         for stmt in _statements(module.body):
             small = stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt]
             for s in small:
@@ -111,19 +162,37 @@ class ImportTable:
         for alias in node.names:
             full = _module_name(alias.name)
             if alias.asname is not None:
-                self._bind(alias.asname.name.value, full)
+                shim = self._shims.target(full) if self._shims else None
+                self._bind(alias.asname.name.value, shim or full)
             else:
                 head = full.split(".")[0]
                 self._bind(head, head)
 
     def _add_import_from(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar):
+            return
+        if node.relative or node.module is None:
+            if self._shims is not None:
+                self._add_shim_import(node)
             return
         base = _module_name(node.module)
         for alias in node.names:
             name = _module_name(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name
-            self._bind(local, f"{base}.{name}")
+            shim = self._shims.target(f"{base}.{name}") if self._shims else None
+            self._bind(local, shim or f"{base}.{name}")
+
+    def _add_shim_import(self, node: cst.ImportFrom) -> None:
+        """`from ..compat import tfv1 as tf`: a relative import of a configured re-export."""
+        base = self._shims.absolute(len(node.relative), _module_name(node.module) if node.module else None)
+        if base is None:
+            return
+        for alias in node.names:
+            name = _module_name(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            target = self._shims.target(f"{base}.{name}")
+            if target is not None:
+                self._bind(local, target)
 
     @property
     def has_tensorflow(self) -> bool:

@@ -33,6 +33,7 @@ class Task:
     key: str = ""  # cache key of the settings; empty: no cache
     cache_dir: Optional[str] = None
     data: Optional[bytes] = None  # stdin
+    shims: Optional[object] = None  # names.Shims: the project's re-exports of TensorFlow
 
 
 @dataclass
@@ -164,12 +165,12 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     fix_source = fix_source or engine.fix_source
 
     if task.mode == "check":
-        findings = [f.portable() for f in check_source(data, task.shown, task.codes)]
+        findings = [f.portable() for f in check_source(data, task.shown, task.codes, shims=task.shims)]
         if cache:
             cache.put(task.path, fingerprint, findings)
         return Outcome(task.shown, findings, source_text(data) if findings else None)
 
-    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe)
+    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, shims=task.shims)
     findings = [f.portable() for f in result.findings]
     outcome = Outcome(task.shown, findings, applied=result.applied)
     final = data
@@ -350,6 +351,17 @@ def tasks_for(
         file_codes = settings.codes_for(path, codes)
         tasks.append(
             Task(path, display_path(path), file_codes, mode, unsafe, diff,
-                 key=settings.cache_key(file_codes) if use_cache else "", cache_dir=cache_dir)
+                 key=settings.cache_key(file_codes) if use_cache else "", cache_dir=cache_dir,
+                 shims=_shims(settings, path))
         )
     return tasks
+
+
+def _shims(settings: Settings, path: str):
+    """The configured re-exports of TensorFlow, with this file's module name (None if none)."""
+    if not settings.tensorflow_aliases:
+        return None
+    from tfmigrate.names import Shims, module_name
+
+    module, is_package = module_name(path)
+    return Shims(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package)
