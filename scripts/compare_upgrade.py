@@ -24,6 +24,8 @@ For each package (a failing package is reported and the others go on), on tempor
    the installed TensorFlow by getattr from `tensorflow` / `keras` (importlib for private modules;
    the walk stops at the first non-module object). Unresolvable references must carry a finding
    of `tfmigrate check` on the fixed copy. The same resolution runs over tf_upgrade_v2's output.
+Per-package settings a maintainer would write (PACKAGE_CONFIG: tensorpack's own re-export of
+`tf.compat.v1`) are passed with --config; nothing is written into the copies.
 3. Native share: a rewrite is a TF reference that appears in a changed hunk of the output but not
    in the input hunk (difflib over lines); it is compat when its spelling contains `compat.v1`.
    The same measure for both tools; tf_upgrade_v2's report and tfmigrate's fix descriptions
@@ -49,7 +51,7 @@ import types
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -293,10 +295,28 @@ def tfmigrate(args: List[str], cwd: Path, timeout: float) -> Tuple[int, str, str
     return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
 
-def tfmigrate_check(root: Path, select: str, timeout: float) -> List[dict]:
+# Settings a package's maintainers would write for tfmigrate (passed with --config, never put
+# into the copies): tensorpack binds `tfv1 = tf.compat.v1` in its compat module and imports it
+# as `from ..compat import tfv1 as tf` (README, `tensorflow-aliases`).
+PACKAGE_CONFIG = {
+    "tensorpack": 'tensorflow-aliases = { "tensorpack.compat.tfv1" = "tensorflow.compat.v1" }\n',
+}
+
+
+def package_config(name: str, work: Path) -> List[str]:
+    """`--config FILE` for a package listed in PACKAGE_CONFIG (by name prefix), else []."""
+    for prefix, text in PACKAGE_CONFIG.items():
+        if name.startswith(prefix):
+            path = work / "tfmigrate.toml"
+            path.write_text(text)
+            return ["--config", str(path)]
+    return []
+
+
+def tfmigrate_check(root: Path, select: str, timeout: float, config: Sequence[str] = ()) -> List[dict]:
     """Findings of `tfmigrate check --format json` on root, paths made relative to root."""
     rc, out, err = tfmigrate(
-        ["check", ".", "--format", "json", "--no-cache", "--exit-zero", "--select", select], root, timeout
+        ["check", ".", "--format", "json", "--no-cache", "--exit-zero", "--select", select, *config], root, timeout
     )
     if rc != 0:
         raise RuntimeError(f"tfmigrate check exited {rc}: {short(err, 400)}")
@@ -306,9 +326,10 @@ def tfmigrate_check(root: Path, select: str, timeout: float) -> List[dict]:
     return sorted(findings, key=lambda f: (f["path"], f["line"], f["column"], f["rule"]))
 
 
-def tfmigrate_fix(root: Path, select: str, timeout: float) -> None:
+def tfmigrate_fix(root: Path, select: str, timeout: float, config: Sequence[str] = ()) -> None:
     rc, _, err = tfmigrate(
-        ["fix", "--unsafe-fixes", ".", "--no-cache", "--exit-zero", "--format", "json", "--select", select],
+        ["fix", "--unsafe-fixes", ".", "--no-cache", "--exit-zero", "--format", "json", "--select", select,
+         *config],
         root, timeout,
     )
     if rc != 0:
@@ -669,10 +690,11 @@ def measure_package(name: str, package: Path, work: Path, args, refcache: RefCac
     copy_tree(package, orig)
     fixed = work / "fixed"
     copy_tree(package, fixed)
+    config = package_config(name, work)
     try:
-        findings = tfmigrate_check(orig, args.select, args.timeout)
-        tfmigrate_fix(fixed, args.select, args.timeout)
-        fixed_findings = tfmigrate_check(fixed, args.select, args.timeout)
+        findings = tfmigrate_check(orig, args.select, args.timeout, config)
+        tfmigrate_fix(fixed, args.select, args.timeout, config)
+        fixed_findings = tfmigrate_check(fixed, args.select, args.timeout, config)
     finally:
         tfu = upgrade.result()
     res.findings = len(findings)

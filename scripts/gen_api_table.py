@@ -218,7 +218,14 @@ TRANSFORM_NOTES = {
 # diverged path without an entry stops the generator, so a new TensorFlow cannot add one silently.
 _INITIALIZERS = ("TF1's initializers take `dtype` when built (`dtype=` is a TypeError on TF2's, "
                  "which take the dtype when called)")
+_RANDOM_INITIALIZERS = ("TF1's initializers take `dtype` when built (a TypeError on TF2's, which take "
+                        "it when called), and TF2's draw different numbers for the same `seed`")
 DIVERGED_NOTES = [
+    *((f"initializers.{leaf}", ["seed", "dtype"], _RANDOM_INITIALIZERS)
+      for leaf in ("glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "lecun_normal",
+                   "lecun_uniform", "orthogonal", "random_normal", "random_uniform", "truncated_normal",
+                   "variance_scaling")),
+    ("*random_", ["seed", "dtype"], _RANDOM_INITIALIZERS),
     ("where", ["x", "y"], "TF1's `where(c, x, y)` picks whole rows of `x`/`y` where `c` is a vector; "
                           "TF2's `tf.where` broadcasts `c` against them, so a lower-rank `c` fails or "
                           "selects along the last axis instead"),

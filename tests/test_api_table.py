@@ -177,7 +177,8 @@ def test_changed_signature_is_separate_from_removed():
 
 def test_diverged_notes_hold_under_tf221(tf):
     """What the `diverged` notes claim, measured: TF1's where picks rows, TF2's broadcasts (and
-    fails or silently differs); TF2's initializers and asserts reject TF1's `dtype=` / `data=`;
+    fails or silently differs); TF2's initializers and asserts reject TF1's `dtype=` / `data=`,
+    and TF2's random initializers draw other numbers for the same seed;
     TF2's initializers still work with compat.v1 `get_variable` (so no-argument uses are fine)."""
     assert api_table.diverged("where")["when"] == ["x", "y"]
     assert api_table.diverged("zeros_initializer")["when"] == "args"
@@ -191,6 +192,11 @@ def test_diverged_notes_hold_under_tf221(tf):
         tf.zeros_initializer(dtype=tf.float32)
     with pytest.raises(TypeError):
         tf.debugging.assert_equal(1, 1, data=[1])
+    assert api_table.diverged("random_normal_initializer")["when"] == ["seed", "dtype"]
+    for name in ("random_normal", "glorot_uniform", "truncated_normal"):  # same seed, other numbers
+        v1_values = getattr(tf.compat.v1.initializers, name)(seed=3)([3, 3]).numpy()
+        v2_values = getattr(tf.initializers, name)(seed=3)([3, 3]).numpy()
+        assert (v1_values != v2_values).any(), name
     graph = tf.Graph()
     with graph.as_default():
         var = tf.compat.v1.get_variable("v", [2], initializer=tf.zeros_initializer())

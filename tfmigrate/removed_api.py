@@ -588,11 +588,12 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
     if entry.get("transformer") == "dropout":
         old.add("keep_prob")
     keywords = tuple(a.keyword.value for a in call.args if a.keyword is not None)
+    if isinstance(when, list):  # the difference is in these parameters: report passing them
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        passed = set(keywords) | set(v1_params[: len(positional)])
+        named = [w for w in when if w in passed]
+        return (f"passes {' and '.join(f'`{w}`' for w in named)}",) if named else ()
     evidence = [k for k in keywords if k in old]
-    if isinstance(when, list):
-        wanted = set(when)
-        if any(k in wanted for k in keywords):
-            return (f"passes {', '.join(f'`{w}`' for w in when)}",)
     most = entry.get("v2_max_positional", len(v2_params))
     for i, arg in enumerate(call.args):
         if arg.keyword is not None or arg.star:
@@ -600,10 +601,6 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
         if i >= len(v1_params):
             break
         name = v1_params[i]
-        if isinstance(when, list):
-            if name in when:
-                return (f"passes {', '.join(f'`{w}`' for w in when)}",)
-            continue
         if most is not None and i >= most:
             evidence.append(f"#{i}")
             continue
