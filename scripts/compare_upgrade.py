@@ -394,7 +394,7 @@ def _imported_tf(stmts: List[ast.stmt]) -> Tuple[str, ...]:
 
 def _bindings(tree: ast.Module):
     """Where each import binds its name: module-wide unless every binding is inside functions
-    (then only within those functions' lines), and which names only an `except` block whose
+    (then from the import to the end of its function), and which names only an `except` block whose
     `try` also binds them imports (a fallback: the `try`'s binding is what runs)."""
     local: Dict[str, List[Tuple[int, int]]] = defaultdict(list)
     module_wide: Set[str] = set()
@@ -416,8 +416,8 @@ def _bindings(tree: ast.Module):
                 name = (a.asname or a.name).split(".")[0]
                 if function is None:
                     module_wide.add(name)
-                else:
-                    local[name].append((function.lineno, function.end_lineno or function.lineno))
+                else:  # from the import on, to the function's end (`if x: use x / else: import`)
+                    local[name].append((node.lineno, function.end_lineno or function.lineno))
         if isinstance(node, ast.Try):
             guard = _imported_tf(node.body)
             if guard:

@@ -109,7 +109,10 @@ class Cell(core.RNNCell):
 
 def registered(name):
     layer = lookup(name)
-    return layer.use_scope
+    if layer is not None:
+        return layer.use_scope
+    import tensorflow as layer
+    return layer.ones([1])
 
 
 def uses_tf_locally():
@@ -127,12 +130,13 @@ def test_refs_are_scoped_spanned_and_guarded():
     statement's lines; a reference in (or through a name bound in) an `except` block carries the
     TensorFlow imports of its `try`, which decide whether TF 2.21 ever runs it."""
     refs = {(r.line, r.spelled): r for r in compare_upgrade.extract_refs(SCOPED.encode())}
-    assert (15, "layer.use_scope") not in refs  # `layer` there is a local variable
-    assert refs[(20, "layer.ones")].full == "tensorflow.ones"
+    assert (16, "layer.use_scope") not in refs  # `layer` there is a local variable
+    assert refs[(18, "layer.ones")].full == "tensorflow.ones"
+    assert refs[(23, "layer.ones")].full == "tensorflow.ones"
     guard = ("tensorflow.python.ops.rnn_cell_impl",)
     assert refs[(6, "tensorflow.contrib.rnn.python.ops.core_rnn_cell")].guard == guard
     assert refs[(9, "core.RNNCell")].guard == guard
     assert refs[(9, "core.RNNCell")].first == refs[(9, "core.RNNCell")].last == 9  # the class header
     assert refs[(3, "tensorflow.python.ops.rnn_cell_impl")].guard == ()
-    imported = refs[(23, "tensorflow.contrib.layers.xavier_initializer")]
-    assert (imported.first, imported.last) == (23, 24)
+    imported = refs[(26, "tensorflow.contrib.layers.xavier_initializer")]
+    assert (imported.first, imported.last) == (26, 27)
