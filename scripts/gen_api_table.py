@@ -321,6 +321,16 @@ def signature(obj):
     return params
 
 
+def both_signatures(v1_obj, v2_obj):
+    """v1_params, v2_params and v2_max_positional of a symbol both namespaces have ({} when
+    either signature cannot be read)."""
+    s1, s2 = signature(v1_obj), signature(v2_obj)
+    if s1 is None or s2 is None:
+        return {}
+    return {"v1_params": [n for n, _, _ in s1], "v2_params": [n for n, _, _ in s2],
+            "v2_max_positional": max_positional(s2)}
+
+
 def max_positional(params):
     """How many arguments a call can pass by position, or None when `*args` takes any number."""
     if any(kind is inspect.Parameter.VAR_POSITIONAL for _, kind, _ in params):
@@ -606,11 +616,7 @@ def build():
             entry["transformer"] = transformers[path]
         if path in TRANSFORM_NOTES:
             entry["note"] = TRANSFORM_NOTES[path]
-        s1, s2 = signature(v1_obj), signature(v2_obj)
-        if s1 is not None and s2 is not None:
-            entry["v1_params"] = [n for n, _, _ in s1]
-            entry["v2_params"] = [n for n, _, _ in s2]
-            entry["v2_max_positional"] = max_positional(s2)
+        entry.update(both_signatures(v1_obj, v2_obj))
         changed[path] = entry
 
     # Diverged: TensorFlow's tables rename tf.<path> to tf.compat.v1.<path>, and TF 2.21 has both,
@@ -627,11 +633,7 @@ def build():
         if found is None:
             raise SystemExit(f"diverged path without a note: {path} (add it to DIVERGED_NOTES)")
         entry = {"when": found[0], "note": found[1]}
-        s1, s2 = signature(v1_obj), signature(v2_obj)
-        if s1 is not None and s2 is not None:
-            entry["v1_params"] = [n for n, _, _ in s1]
-            entry["v2_params"] = [n for n, _, _ in s2]
-            entry["v2_max_positional"] = max_positional(s2)
+        entry.update(both_signatures(v1_obj, v2_obj))
         diverged[path] = entry
 
     # contrib: absent from both tf and tf.compat.v1; renames whose targets resolve.
