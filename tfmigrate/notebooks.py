@@ -271,24 +271,24 @@ def _sort(findings: List[Finding]) -> List[Finding]:
     return sorted(findings, key=lambda f: (number(f), f.line, f.column, f.rule))
 
 
-def check_notebook(data: bytes, shown: str, codes: Sequence[str]) -> List[Finding]:
+def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None) -> List[Finding]:
     from tfmigrate import engine
 
     nb, cells, findings = _prepare(data, shown, codes)
     if cells:
         virtual = nb.virtual(cells)
-        findings += _map(engine.check_source(virtual, shown, codes), virtual, nb.tag, cells[0].index)
+        findings += _map(engine.check_source(virtual, shown, codes, shims=shims), virtual, nb.tag, cells[0].index)
     return _sort(findings)
 
 
-def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = False) -> NotebookResult:
+def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = False, shims=None) -> NotebookResult:
     from tfmigrate import engine
 
     nb, cells, findings = _prepare(data, shown, codes)
     if not cells:
         return NotebookResult(None, _sort(findings))
     virtual = nb.virtual(cells)
-    result = engine.fix_source(virtual, shown, codes, unsafe)
+    result = engine.fix_source(virtual, shown, codes, unsafe, shims=shims)
     final = result.fixed if result.fixed is not None else virtual
     findings += _map(result.findings, final, nb.tag, cells[0].index)
     if result.fixed is None:
