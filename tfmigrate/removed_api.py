@@ -594,6 +594,8 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
         named = [w for w in when if w in passed]
         return (f"passes {' and '.join(f'`{w}`' for w in named)}",) if named else ()
     evidence = [k for k in keywords if k in old]
+    if entry.get("transformer") == "name_scope" and _passes_none_name(call):
+        evidence.append("name=None")  # TF1: reset to the root scope; TF2: ValueError
     most = entry.get("v2_max_positional", len(v2_params))
     for i, arg in enumerate(call.args):
         if arg.keyword is not None or arg.star:
@@ -612,6 +614,18 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
         elif tf1 and v2_name in ("args", "kwargs") and name not in v2_params:
             evidence.append(f"#{i}")
     return tuple(evidence)
+
+
+def _passes_none_name(call: cst.Call) -> bool:
+    """`name_scope(None)` / `name_scope(name=None)` without a default name."""
+    for i, arg in enumerate(call.args):
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key == "default_name" or (key is None and i == 1):
+            return False
+        if (key == "name" or (key is None and i == 0)) and type(arg.value) is cst.Name and arg.value.value == "None":
+            return not any(a.keyword is not None and a.keyword.value == "default_name" for a in call.args) \
+                and len([a for a in call.args if a.keyword is None]) < 2
+    return False
 
 
 def _describe_evidence(ref: Ref) -> str:
@@ -637,6 +651,8 @@ def _describe_evidence(ref: Ref) -> str:
                 parts.append(f"argument {i + 1} is `{name}` in TF1 but `{v2_params[i]}` in TF2")
             else:
                 parts.append(f"argument {i + 1} is `{name}`, which TF2's does not take")
+        elif key == "name=None":
+            parts.append("a `None` name (TF1: back to the root scope), where TF2's takes only a string")
         elif key == "keep_prob":
             parts.append("`keep_prob=p` became `rate=1 - p`")
         elif key in renames:
@@ -661,11 +677,14 @@ def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
         head = (f"{name} is called with its TF1 signature, which works only through `tf.compat.v1`: "
                 f"{what}.")
     else:
-        fails = "is deprecated" if entry.get("same_object") else "raises TypeError"
+        fails = ("is deprecated" if entry.get("same_object") else
+                 "raises ValueError" if ref.evidence == ("name=None",) else "raises TypeError")
         head = f"{name} is called with its TF1 signature, which {fails} in TensorFlow 2: {what}."
     if fix is not None:
         return f"{head} The fix passes the TF2 keywords (TF2-native)."
     note = entry.get("note") if ref.section == "changed" else None
+    if ref.evidence == ("name=None",):
+        note = "TF2 has no spelling for it; graph code can keep `tf.compat.v1.name_scope(None)`"
     if note and entry.get("transformer") != "dropout":
         return f"{head} {note[0].upper()}{note[1:]}."
     if ref.section == "diverged":
