@@ -260,20 +260,24 @@ class RemovedApiRule(Rule):
             return
         v1 = full.startswith("tensorflow.compat.v1")
         section, entry = "changed", api_table.changed_signature(path)
-        if entry is None and v1:
+        tf1 = v1
+        if entry is None:
             section, entry = "diverged", api_table.diverged(path)
             if entry is None:
-                self._diverged_prefix(node, path)
+                if v1:
+                    self._diverged_prefix(node, path)
                 return
-        if entry is None:
-            return
+            # Spelled `tf.X` in TF1 graph code, it was written against TF1's object.
+            tf1 = v1 or graph_mode_evidence(self.ctx)
+            if not tf1 and entry.get("when") != "args":
+                return
         call = parent if isinstance(parent, cst.Call) and parent.func is node else None
         if section == "diverged" and entry.get("when") == "always":
             self._dispatch(Ref(node, path, section, entry, v1, call))
             return
         if call is None:
             return
-        evidence = signature_evidence(call, entry, v1)
+        evidence = signature_evidence(call, entry, tf1)
         if evidence:
             self._dispatch(Ref(node, path, section, entry, v1, call, evidence))
 
@@ -669,7 +673,12 @@ def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
     if ref.spelled_v1 and "compat" not in code:
         name += f" (here `tf.compat.v1.{ref.path}`)"
     what = _describe_evidence(ref)
-    if ref.section == "diverged":
+    if ref.section == "diverged" and not ref.spelled_v1:
+        head = (f"{name} was TF1's `{ref.path}` when this code was written; under TensorFlow 2 it is "
+                f"TF2's, a different one: {entry['note']}.")
+        if what:
+            head += f" This use: {what}."
+    elif ref.section == "diverged":
         head = f"{name} is TF1's `{ref.path}`, not TF2's `tf.{ref.path}`: {entry['note']}."
         if what:
             head += f" This use: {what}."
@@ -687,8 +696,10 @@ def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
         note = "TF2 has no spelling for it; graph code can keep `tf.compat.v1.name_scope(None)`"
     if note and entry.get("transformer") != "dropout":
         return f"{head} {note[0].upper()}{note[1:]}."
-    if ref.section == "diverged":
+    if ref.section == "diverged" and ref.spelled_v1:
         return f"{head} Review it before the code drops `tf.compat.v1`; no automatic fix."
+    if ref.section == "diverged":
+        return f"{head} Check it, or keep TF1's with `tf.compat.v1.{ref.path}`; no automatic fix."
     return f"{head} Pass the TF2 arguments instead; no automatic fix."
 
 
