@@ -35,6 +35,9 @@ class Ref:
     # "changed"/"diverged" refs: what in the call only TF1's signature explains (keywords,
     # "#i" positions; see signature_evidence); () otherwise.
     evidence: Tuple[str, ...] = ()
+    # Where the finding goes when that is not `node`: the first TF1-only keyword of a call
+    # (`keep_dims=True` on a continuation line is what the reader must change).
+    anchor: Optional[cst.CSTNode] = None
 
 
 def lookup(path: str) -> Optional[Tuple[str, str, dict]]:
@@ -279,7 +282,7 @@ class RemovedApiRule(Rule):
             return
         evidence = signature_evidence(call, entry, tf1)
         if evidence:
-            self._dispatch(Ref(node, path, section, entry, v1, call, evidence))
+            self._dispatch(Ref(node, path, section, entry, v1, call, evidence, _keyword_anchor(call, evidence)))
 
     def _diverged_prefix(self, node, path: str) -> None:
         """`tf.losses.Reduction.MEAN` through compat.v1: the diverged object is a prefix."""
@@ -301,7 +304,7 @@ class RemovedApiRule(Rule):
         rule = self.ctx.shared["removed_api"].get(owner(ref.path))
         if rule is not None:
             message, fix = rule.describe(ref)
-            rule.report(ref.node, message, fix)
+            rule.report(ref.anchor or ref.node, message, fix)
 
     # What each rule says ------------------------------------------------------------------
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
@@ -618,6 +621,31 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
         elif tf1 and v2_name in ("args", "kwargs") and name not in v2_params:
             evidence.append(f"#{i}")
     return tuple(evidence)
+
+
+def _keyword_anchor(call: cst.Call, evidence: Tuple[str, ...]) -> Optional[cst.CSTNode]:
+    """The first TF1-only keyword argument, when it is on a later line than the callee would be
+    (only keywords are evidence); None keeps the finding on the callee."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in evidence:
+            return arg if _breaks_before(call, arg) else None
+    return None
+
+
+def _breaks_before(call: cst.Call, arg: cst.Arg) -> bool:
+    """Whether a line break separates the callee from `arg` (in the whitespace libcst keeps)."""
+    if "\n" in _code(call.whitespace_before_args):
+        return True
+    for item in call.args:
+        if item is arg:
+            return False
+        if item.comma is not cst.MaybeSentinel.DEFAULT and "\n" in _code(item.comma):
+            return True
+    return False
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _passes_none_name(call: cst.Call) -> bool:
