@@ -274,6 +274,8 @@ class RemovedApiRule(Rule):
             tf1 = v1 or graph_mode_evidence(self.ctx)
             if not tf1 and entry.get("when") != "args":
                 return
+        if entry.get("transformer") == "softmax_cross_entropy_with_logits":
+            tf1 = v1 or graph_mode_evidence(self.ctx)  # TF1 code meant TF1's gradient
         call = parent if isinstance(parent, cst.Call) and parent.func is node else None
         if section == "diverged" and entry.get("when") == "always":
             self._dispatch(Ref(node, path, section, entry, v1, call))
@@ -432,7 +434,7 @@ def generic_message(ref: Ref, ctx) -> str:
     entry = ref.entry
     name = f"`{spelled(ref.path)}`"
     if ref.section in ("changed", "diverged"):
-        fix = changed_fix(ref) if ref.section == "changed" else None
+        fix = changed_fix(ref, ctx) if ref.section == "changed" else None
         return changed_message(ref, fix)
     if ref.section == "gone":
         if ref.path == "contrib":
@@ -459,7 +461,7 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     """A rename to the measured replacement: TF2-native when it is a drop-in, else the
     compat.v1 fallback (only where the code does not already go through compat.v1)."""
     if ref.section == "changed":
-        return changed_fix(ref)
+        return changed_fix(ref, ctx)
     if ref.section != "removed":
         return None
     replacement = api_table.replacement(ref.path)
@@ -577,7 +579,7 @@ def cast_fix(ref: Ref, ctx, replacement: dict) -> Optional[Fix]:
 # Keywords TF2 dropped that only tuned performance or validation: dropping them keeps results.
 _HARMLESS_REMOVED = frozenset({"colocate_gradients_with_ops", "use_cudnn_on_gpu", "validate_indices"})
 # Transformers of TensorFlow's own upgrade script whose keyword renames stand alone.
-_PLAIN_TRANSFORMERS = frozenset({None, "rename_if_arg_found", "dropout"})
+_PLAIN_TRANSFORMERS = frozenset({None, "rename_if_arg_found", "dropout", "softmax_cross_entropy_with_logits"})
 
 
 def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...]:
@@ -603,6 +605,10 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
     evidence = [k for k in keywords if k in old]
     if entry.get("transformer") == "name_scope" and _passes_none_name(call):
         evidence.append("name=None")  # TF1: reset to the root scope; TF2: ValueError
+    # A TF1-only keyword (`dim=`) is evidence too: the call was written for TF1's gradients.
+    if entry.get("transformer") == "softmax_cross_entropy_with_logits" and (tf1 or evidence) \
+            and _labels_unstopped(call):
+        evidence.append("labels-gradient")  # TF1's stops the gradient into labels, TF2's does not
     most = entry.get("v2_max_positional", len(v2_params))
     for i, arg in enumerate(call.args):
         if arg.keyword is not None or arg.star:
@@ -648,6 +654,23 @@ def _code(node) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+def _labels_arg(call: cst.Call) -> Optional[cst.Arg]:
+    for i, arg in enumerate(call.args):
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key == "labels" or (key is None and i == 0 and not arg.star):
+            return arg
+    return None
+
+
+def _labels_unstopped(call: cst.Call) -> bool:
+    """`labels` is passed and not already wrapped in `stop_gradient(...)`."""
+    arg = _labels_arg(call)
+    if arg is None:
+        return False
+    value = arg.value
+    return not (type(value) is cst.Call and (dotted(value.func) or "").split(".")[-1] == "stop_gradient")
+
+
 def _passes_none_name(call: cst.Call) -> bool:
     """`name_scope(None)` / `name_scope(name=None)` without a default name."""
     for i, arg in enumerate(call.args):
@@ -683,6 +706,8 @@ def _describe_evidence(ref: Ref) -> str:
                 parts.append(f"argument {i + 1} is `{name}` in TF1 but `{v2_params[i]}` in TF2")
             else:
                 parts.append(f"argument {i + 1} is `{name}`, which TF2's does not take")
+        elif key == "labels-gradient":
+            parts.append("TF1's does not backpropagate into `labels`, TF2's does")
         elif key == "name=None":
             parts.append("a `None` name (TF1: back to the root scope), where TF2's takes only a string")
         elif key == "keep_prob":
@@ -718,7 +743,7 @@ def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
                  "raises ValueError" if ref.evidence == ("name=None",) else "raises TypeError")
         head = f"{name} is called with its TF1 signature, which {fails} in TensorFlow 2: {what}."
     if fix is not None:
-        return f"{head} The fix passes the TF2 keywords (TF2-native)."
+        return f"{head} The fix: {fix.description[0].lower()}{fix.description[1:]}."
     note = entry.get("note") if ref.section == "changed" else None
     if ref.evidence == ("name=None",):
         note = "TF2 has no spelling for it; graph code can keep `tf.compat.v1.name_scope(None)`"
@@ -742,12 +767,13 @@ def _one_minus(value: cst.BaseExpression) -> cst.BaseExpression:
     )
 
 
-def changed_fix(ref: Ref) -> Optional[Fix]:
+def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
     """Rename the TF1 keywords to TF2's (`keep_prob=p` -> `rate=1 - p`); drop removed keywords
     (safe only for the performance hints TF2 ignores). The callee is unchanged. Through
     `tf.compat.v1`, a new keyword is used only where TF1's signature takes it too (so the call
     keeps working before and after the alias goes), and a positional `keep_prob` becomes `rate`.
-    Other positional evidence has no fix."""
+    `labels` of TF1's softmax cross-entropy is wrapped in `stop_gradient` (TF1's gradients under
+    both). Other positional evidence has no fix."""
     entry, call = ref.entry, ref.call
     transformer = entry.get("transformer")
     if call is None or ref.section != "changed" or transformer not in _PLAIN_TRANSFORMERS:
@@ -761,10 +787,18 @@ def changed_fix(ref: Ref) -> Optional[Fix]:
     renames = entry.get("args", {})
     removed = set(entry.get("args_removed", []))
     present = {a.keyword.value for a in call.args if a.keyword is not None}
+    stop = None
+    if "labels-gradient" in ref.evidence:
+        if ctx is None:
+            return None
+        stop = reference_like(ref, ctx, "stop_gradient")
+    labels = _labels_arg(call) if stop is not None else None
     unsafe = False
     args = []
     for i, arg in enumerate(call.args):
         key = arg.keyword.value if arg.keyword is not None else None
+        if arg is labels:
+            arg = arg.with_changes(value=cst.Call(func=stop.expression(), args=[cst.Arg(arg.value)]))
         if i in positions or (key == "keep_prob" and transformer == "dropout"):
             if "rate" in present or (ref.spelled_v1 and "rate" not in v1_params):
                 return None
@@ -784,7 +818,11 @@ def changed_fix(ref: Ref) -> Optional[Fix]:
     if transformer == "rename_if_arg_found" and not entry.get("args"):
         return None
     new = call.with_changes(args=args)
-    return Fix("unsafe" if unsafe else "safe", "Use the TF2 keywords (TF2-native)", (Replace(call, new),))
+    edits = (Replace(call, new),) + (stop.import_edits() if stop is not None else ())
+    what = "Wrap `labels` in `stop_gradient`" if stop is not None else "Use the TF2 keywords"
+    if stop is not None and any(k in renames or k in removed for k in ref.evidence):
+        what += " and use the TF2 keywords"
+    return Fix("unsafe" if unsafe else "safe", f"{what} (TF2-native)", edits)
 
 
 # Messages of the TF1-idiom rules (TFM201-TFM211) ----------------------------------------------
