@@ -133,6 +133,30 @@ def module_name(path: str) -> Tuple[Optional[str], bool]:
     return (".".join(parts) if parts else None), is_package
 
 
+def _fallback_imports(module: cst.Module) -> Set[cst.CSTNode]:
+    """Import statements inside `except` blocks (fallbacks for an older library)."""
+    found: Set[cst.CSTNode] = set()
+    stack = [(stmt, False) for stmt in module.body]
+    while stack:
+        stmt, in_handler = stack.pop()
+        kind = type(stmt)
+        if kind is cst.SimpleStatementLine:
+            if in_handler:
+                found.update(s for s in stmt.body if type(s) in (cst.Import, cst.ImportFrom))
+            continue
+        for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
+            child = getattr(stmt, attr, None)
+            if child is None:
+                continue
+            for item in child if isinstance(child, (list, tuple)) else [child]:
+                inner = in_handler or type(item) is cst.ExceptHandler
+                if type(item) in (cst.IndentedBlock, cst.SimpleStatementSuite):
+                    stack.extend((s, inner) for s in item.body)
+                elif isinstance(item, cst.CSTNode):
+                    stack.append((item, inner))
+    return found
+
+
 class ImportTable:
     """Local name -> full dotted path, for names bound by imports of TensorFlow or Keras (or of
     a project's re-export of them, `Shims`)."""
@@ -142,16 +166,25 @@ class ImportTable:
         self.bound: Set[str] = set()
         self._source = source
         self._shims = shims if shims is not None and shims.aliases else None
+        fallbacks = _fallback_imports(module) if "except" in source or not source else set()
         for stmt in _statements(module.body):
             small = stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt]
             for s in small:
                 kind = type(s)
+                if kind is not cst.Import and kind is not cst.ImportFrom:
+                    continue
+                self._fallback = s in fallbacks
                 if kind is cst.Import:
                     self._add_import(s)
-                elif kind is cst.ImportFrom:
+                else:
                     self._add_import_from(s)
+        self._fallback = False
+
+    _fallback = False  # binding from an import in an `except` block
 
     def _bind(self, local: str, target: str) -> None:
+        if self._fallback and local in self.bound:
+            return  # `try: from new import x / except ImportError: from old import x`: the try's runs
         self.bound.add(local)
         if target.split(".")[0] in _TF_ROOTS:
             self.aliases[local] = target
