@@ -133,6 +133,19 @@ def module_name(path: str) -> Tuple[Optional[str], bool]:
     return (".".join(parts) if parts else None), is_package
 
 
+def _fails_under_tf2(target: Optional[str]) -> bool:
+    """Whether importing this TensorFlow path fails under TF 2.21 (contrib, a name that exists
+    nowhere), so an `except` fallback's binding is the one that runs."""
+    if target is None:
+        return False
+    path = normalize(target)
+    if not path:
+        return False
+    from tfmigrate import api_table
+
+    return api_table.gone(path) is not None or api_table.unresolved(path, target.startswith("tensorflow.compat.v1")) is not None
+
+
 def _fallback_imports(module: cst.Module) -> Set[cst.CSTNode]:
     """Import statements inside `except` blocks (fallbacks for an older library)."""
     found: Set[cst.CSTNode] = set()
@@ -183,7 +196,7 @@ class ImportTable:
     _fallback = False  # binding from an import in an `except` block
 
     def _bind(self, local: str, target: str) -> None:
-        if self._fallback and local in self.bound:
+        if self._fallback and local in self.bound and not _fails_under_tf2(self.aliases.get(local)):
             return  # `try: from new import x / except ImportError: from old import x`: the try's runs
         self.bound.add(local)
         if target.split(".")[0] in _TF_ROOTS:
