@@ -310,7 +310,8 @@ class RemovedApiRule(Rule):
 
     # What each rule says ------------------------------------------------------------------
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
-        return generic_message(ref, self.ctx), generic_fix(ref, self.ctx)
+        fix = generic_fix(ref, self.ctx)
+        return generic_message(ref, self.ctx, fix), fix
 
 
 _IMPORT_NODES = (cst.Import, cst.ImportFrom, cst.ImportAlias)
@@ -363,12 +364,10 @@ def guarded(ctx, leaf: str) -> bool:
 
 
 # Keras 2 globals that Keras 3 dropped, and what replaces them (keras.io/guides/migrating_to_keras_3).
-_KERAS_GONE = {
-    "learning_phase": "Keras 3 has no global learning phase: pass `training=True`/`False` when calling the model or layer.",
-    "set_learning_phase": "Keras 3 has no global learning phase: pass `training=True`/`False` when calling the model or layer.",
-    "get_session": "Keras 3 has no TF1 session; graph code keeps its own `tf.compat.v1.Session`.",
-    "set_session": "Keras 3 has no TF1 session; graph code keeps its own `tf.compat.v1.Session`.",
-}
+_NO_PHASE = "Keras 3 has no global learning phase: pass `training=True`/`False` when calling the model or layer."
+_NO_SESSION = "Keras 3 has no TF1 session; graph code keeps its own `tf.compat.v1.Session`."
+_KERAS_GONE = {"learning_phase": _NO_PHASE, "set_learning_phase": _NO_PHASE,
+               "get_session": _NO_SESSION, "set_session": _NO_SESSION}
 
 
 def missing_message(ref: Ref) -> str:
@@ -430,11 +429,11 @@ def spelled(path: str) -> str:
     return f"tf.{path}"
 
 
-def generic_message(ref: Ref, ctx) -> str:
+def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
+    """`fix`: what generic_fix offers for `ref` (a changed signature's message describes it)."""
     entry = ref.entry
     name = f"`{spelled(ref.path)}`"
     if ref.section in ("changed", "diverged"):
-        fix = changed_fix(ref, ctx) if ref.section == "changed" else None
         return changed_message(ref, fix)
     if ref.section == "gone":
         if ref.path == "contrib":
@@ -673,14 +672,12 @@ def _labels_unstopped(call: cst.Call) -> bool:
 
 def _passes_none_name(call: cst.Call) -> bool:
     """`name_scope(None)` / `name_scope(name=None)` without a default name."""
-    for i, arg in enumerate(call.args):
-        key = arg.keyword.value if arg.keyword is not None else None
-        if key == "default_name" or (key is None and i == 1):
-            return False
-        if (key == "name" or (key is None and i == 0)) and type(arg.value) is cst.Name and arg.value.value == "None":
-            return not any(a.keyword is not None and a.keyword.value == "default_name" for a in call.args) \
-                and len([a for a in call.args if a.keyword is None]) < 2
-    return False
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    if "default_name" in keywords or len(positional) > 1:
+        return False
+    name = positional[0] if positional else keywords.get("name")
+    return name is not None and type(name.value) is cst.Name and name.value.value == "None"
 
 
 def _describe_evidence(ref: Ref) -> str:
