@@ -12,7 +12,7 @@ the local name it binds. `api()` turns an expression into a path relative to Ten
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterator, Optional, Set, Tuple
 
@@ -89,19 +89,15 @@ def _statements(body) -> Iterator[cst.CSTNode]:
 @dataclass(frozen=True)
 class Shims:
     """A project's own re-exports of TensorFlow (the `tensorflow-aliases` setting), e.g.
-    {"tensorpack.compat.tfv1": "tensorflow.compat.v1"}, and the dotted module name of the file
-    being linted (to resolve `from ..compat import tfv1`), None outside a package."""
+    (("tensorpack.compat.tfv1", "tensorflow.compat.v1"),), and the dotted module name of the
+    file being linted (to resolve `from ..compat import tfv1`), None outside a package."""
 
     aliases: Tuple[Tuple[str, str], ...] = ()
     module: Optional[str] = None
     is_package: bool = False  # the file is a package's __init__.py
-    _map: Dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-
-    def __post_init__(self):
-        self._map.update(self.aliases)
 
     def target(self, path: str) -> Optional[str]:
-        return self._map.get(path)
+        return next((target for name, target in self.aliases if name == path), None)
 
     def absolute(self, level: int, module: Optional[str]) -> Optional[str]:
         """The absolute module a relative `from` import names, or None outside a package."""
@@ -149,24 +145,11 @@ def _fails_under_tf2(target: Optional[str]) -> bool:
 def _fallback_imports(module: cst.Module) -> Set[cst.CSTNode]:
     """Import statements inside `except` blocks (fallbacks for an older library)."""
     found: Set[cst.CSTNode] = set()
-    stack = [(stmt, False) for stmt in module.body]
-    while stack:
-        stmt, in_handler = stack.pop()
-        kind = type(stmt)
-        if kind is cst.SimpleStatementLine:
-            if in_handler:
-                found.update(s for s in stmt.body if type(s) in (cst.Import, cst.ImportFrom))
-            continue
-        for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
-            child = getattr(stmt, attr, None)
-            if child is None:
-                continue
-            for item in child if isinstance(child, (list, tuple)) else [child]:
-                inner = in_handler or type(item) is cst.ExceptHandler
-                if type(item) in (cst.IndentedBlock, cst.SimpleStatementSuite):
-                    stack.extend((s, inner) for s in item.body)
-                elif isinstance(item, cst.CSTNode):
-                    stack.append((item, inner))
+    for stmt in _statements(module.body):
+        if type(stmt) in (cst.ExceptHandler, cst.ExceptStarHandler):
+            for inner in _statements(stmt.body.body):
+                if type(inner) is cst.SimpleStatementLine:
+                    found.update(s for s in inner.body if type(s) in (cst.Import, cst.ImportFrom))
     return found
 
 
