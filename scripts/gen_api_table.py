@@ -730,33 +730,43 @@ def _public_names(mod):
     return {n for n in dir(mod) if not n.startswith("_")}
 
 
-def walk_public(root):
-    """{module path relative to root: sorted attribute names} for the generated API modules.
-    Lazy loaders (tf.keras, tf.compat.v1.layers, tf.losses, ...) and compat.v1/v2 are not
-    entered: they appear as names only, and the linter never judges below them."""
+def _walk_modules(root, prefix, skip, enter, open_ended=lambda mod: False):
+    """{module path: sorted attribute names, or None when open_ended(module)} for `root` and the
+    submodules it reaches. `skip(path, name)`: attributes never touched (getattr of a lazy loader
+    imports it); `enter(module)`: which module attributes to walk into."""
     out = {}
 
     def walk(mod, prefix, seen):
+        if open_ended(mod):
+            out[prefix] = None
+            return
         names = _public_names(mod)
         out[prefix] = sorted(names)
         for name in sorted(names):
             path = f"{prefix}.{name}" if prefix else name
-            if name == "keras" or path in ("compat.v1", "compat.v2", "compat"):
+            if skip(path, name):
                 continue
             try:
                 obj = getattr(mod, name)
             except Exception:
                 continue
-            if not isinstance(obj, types.ModuleType) or id(obj) in seen:
-                continue
-            if type(obj).__name__ in ("KerasLazyLoader", "LazyLoader"):
-                continue
-            if not (getattr(obj, "__name__", "") or "").startswith("tensorflow._api."):
-                continue
-            walk(obj, path, seen | {id(obj)})
+            if isinstance(obj, types.ModuleType) and id(obj) not in seen and enter(obj):
+                walk(obj, path, seen | {id(obj)})
 
-    walk(root, "", {id(root)})
+    walk(root, prefix, {id(root)})
     return out
+
+
+def walk_public(root):
+    """{module path relative to root: sorted attribute names} for the generated API modules.
+    Lazy loaders (tf.keras, tf.compat.v1.layers, tf.losses, ...) and compat.v1/v2 are not
+    entered: they appear as names only, and the linter never judges below them."""
+    return _walk_modules(
+        root, "",
+        skip=lambda path, name: name == "keras" or path in ("compat.v1", "compat.v2", "compat"),
+        enter=lambda obj: type(obj).__name__ not in ("KerasLazyLoader", "LazyLoader")
+        and (getattr(obj, "__name__", "") or "").startswith("tensorflow._api."),
+    )
 
 
 def walk_keras():
@@ -765,27 +775,15 @@ def walk_keras():
     `keras.src`), a tree of plain generated modules, so what it lacks is measurable
     (`tf.keras.backend.learning_phase`, `get_session`). A module with a module-level
     `__getattr__` is open-ended (None)."""
-    out = {}
-    root = tf.keras
-    base = root.__name__
+    def public_keras(obj):
+        name = getattr(obj, "__name__", "") or ""
+        return name.startswith("keras.") and ".src" not in name
 
-    def walk(mod, prefix, seen):
-        if "__getattr__" in vars(mod):
-            out[prefix] = None
-            return
-        names = _public_names(mod)
-        out[prefix] = sorted(names)
-        for name in sorted(names):
-            try:
-                obj = getattr(mod, name)
-            except Exception:
-                continue
-            module_name = getattr(obj, "__name__", "") or "" if isinstance(obj, types.ModuleType) else ""
-            if module_name.startswith("keras.") and ".src" not in module_name and id(obj) not in seen:
-                walk(obj, f"{prefix}.{name}", seen | {id(obj)})
-
-    walk(importlib.import_module(base), "keras", set())
-    return out
+    return _walk_modules(
+        importlib.import_module(tf.keras.__name__), "keras",
+        skip=lambda path, name: False, enter=public_keras,
+        open_ended=lambda mod: "__getattr__" in vars(mod),
+    )
 
 
 def _is_test(name):
