@@ -568,6 +568,10 @@ class Resolver:
             self.cache[full] = self._resolve(full)
         return self.cache[full]
 
+    def never_runs(self, ref: Ref) -> bool:
+        """In (or through a name bound in) an `except` block whose `try` imports all resolve."""
+        return bool(ref.guard) and all(self.resolve(g)[0] for g in ref.guard)
+
     @staticmethod
     def _resolve(full: str) -> Tuple[bool, str]:
         parts = full.split(".")
@@ -778,8 +782,8 @@ def measure_package(name: str, package: Path, work: Path, args, refcache: RefCac
             if ok:
                 continue
             entry = f"{name}/{rel}:{r.line}:{r.col + 1}: {r.spelled}  [{short(reason, 90)}]"
-            if r.guard and all(resolver.resolve(g)[0] for g in r.guard):
-                res.dead_fallbacks.append(entry)  # its `try` imports all resolve: never runs
+            if resolver.never_runs(r):
+                res.dead_fallbacks.append(entry)
                 continue
             res.unresolvable.append(entry)
             if not any((rel, line) in starts_fixed for line in range(r.first or r.line, max(r.line, r.last) + 1)):
@@ -807,8 +811,8 @@ def measure_package(name: str, package: Path, work: Path, args, refcache: RefCac
             for r in refs:
                 res.tfu_refs_total += 1
                 ok, reason = resolver.resolve(r.full)
-                if ok or (r.guard and all(resolver.resolve(g)[0] for g in r.guard)):
-                    continue  # resolves, or TF 2.21 never runs it (see Ref.guard)
+                if ok or resolver.never_runs(r):
+                    continue
                 if mapping is None:
                     mapping = (line_map(read_text(orig / rel).splitlines(), read_text(tfu.out_dir / rel).splitlines())
                                if rel in tfu_changed else {})
