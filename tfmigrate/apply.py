@@ -184,7 +184,13 @@ def apply_fixes(
         new = _rebuild(module, plan)
         return (_add_imports(new, plan.imports) if plan.imports else new).code, taken, None
     body = [_rebuild(stmt, plan) if i in touched else stmt for i, stmt in enumerate(module.body)]
-    new = module.with_changes(body=[b for b in body if not isinstance(b, cst.RemovalSentinel)])
+    flat = []
+    for stmt in body:  # a top-level statement may become several (FlattenSentinel) or none
+        if isinstance(stmt, cst.FlattenSentinel):
+            flat.extend(stmt.nodes)
+        elif not isinstance(stmt, cst.RemovalSentinel):
+            flat.append(stmt)
+    new = module.with_changes(body=flat)
     if plan.imports:
         new = _add_imports(new, plan.imports)
     code, parsed = _assemble(module, new, positions.source, starts)

@@ -32,6 +32,14 @@ class FileContext:
         return KerasClasses(self.module, self.names)
 
     @cached_property
+    def program(self):
+        """How this module will run under TF 2.21: TF1 graph code or not, on the compat route
+        or not (shared by the engine and every rule)."""
+        from tfmigrate.program import ProgramMode
+
+        return ProgramMode(self.module, self.source, self.names)
+
+    @cached_property
     def datasets(self):
         from tfmigrate.datasets import DatasetNames
 

@@ -46,7 +46,7 @@ def might_use_tensorflow(data: bytes, shims=None) -> bool:
     return b"tensorflow" in data or b"keras" in data or (shims is not None and shims.mentioned_in(data))
 
 
-def make_finding(code: str, path: str, message: str, start, end, fix=None) -> Finding:
+def make_finding(code: str, path: str, message: str, start, end, fix=None, debt: bool = False) -> Finding:
     info = catalogue()[code]
     return Finding(
         rule=code,
@@ -59,6 +59,7 @@ def make_finding(code: str, path: str, message: str, start, end, fix=None) -> Fi
         severity=info.severity,
         message=message,
         fix=fix,
+        kind="debt" if debt else "breaks",
     )
 
 
@@ -187,7 +188,7 @@ def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Mod
     """Lint one file (`parsed`: its module, when the caller has parsed it already); no
     exception escapes (it becomes a TFM000 finding)."""
     try:
-        return _lint_unguarded(data, path, codes, parsed, shims)
+        return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims)
     except RecursionError as error:  # pathologically nested code, in libcst's recursive passes
         return _Pass(None, [_internal_error(path, "while checking this file (nesting too deep)", error)])
     except Exception as error:
@@ -221,7 +222,7 @@ def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
 
 
 def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module], shims=None) -> _Pass:
-    if not might_use_tensorflow(data, shims) or noqa.skips_file(data):
+    if not might_use_tensorflow(data, shims):
         return _Pass(None, [])
     try:
         module = parsed or _parse(data)
@@ -229,9 +230,8 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
         if _PY2_EXCEPT.search(source):  # libcst accepts Python 2's `except X, e:`; CPython does not
             python_ast(data)
     except Exception as error:  # libcst raises several types for bad input
-        if PARSE_ERROR in codes:
-            return _Pass(None, [_parse_error(path, error, data)])
-        return _Pass(None, [])
+        # Whatever the selection or noqa, as Ruff's syntax errors: the file was not checked.
+        return _Pass(None, [_parse_error(path, error, data)])
     ctx = FileContext(path, module, source, shims)
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
@@ -241,7 +241,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]
     errors = [(rule.code, error) for rule, error in walk.failed.items()]
     _forget(ctx, rules)
-    may_be_stale = noqa.UNUSED_NOQA in codes and "noqa" in source
+    may_be_stale = noqa.UNUSED_NOQA in codes and noqa.mentioned(source)
     if not reports and not errors and not may_be_stale:
         return _Pass(module, [])
     positions = Positions(module, data, source)
@@ -255,7 +255,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     for rep in reports:
         rng = positions[rep.node]
         start, end = (rng.start.line, rng.start.column), (rng.end.line, rng.end.column)
-        findings.append(make_finding(rep.code, path, rep.message, start, end, rep.fix))
+        findings.append(make_finding(rep.code, path, rep.message, start, end, rep.fix, rep.debt))
     for code, error in errors:
         findings.append(_internal_error(path, f"in rule {code}", error))
     findings, stale = noqa.suppress(findings, source, codes, list(catalogue()))
@@ -279,6 +279,16 @@ def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List
         and (unsafe or f.fix.applicability == "safe")
         and (f.rule, f.line, f.column) not in refused
     ]
+
+
+GRAPH_MODULE = "TFM200"
+
+
+def _route_first(fixable: List[Finding]) -> List[Finding]:
+    """A module moving to the compat route (TFM200) moves alone: the other fixes were chosen for
+    the module as it was, and are chosen again in the next pass for the module on the route."""
+    route = [f for f in fixable if f.rule == GRAPH_MODULE]
+    return route or fixable
 
 
 def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: list):
@@ -333,7 +343,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
     for _ in range(MAX_FIX_PASSES):
         lint = _lint(current, path, codes, parsed, shims)
         parsed = None
-        fixable = _applicable(lint.findings, unsafe, refused)
+        fixable = _route_first(_applicable(lint.findings, unsafe, refused))
         if lint.module is None or not fixable:
             break
         spans: list = []

@@ -48,6 +48,9 @@ class Fix:
     applicability: Applicability
     description: str
     edits: Tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    # Packages the fixed program needs that the original did not ("tf-keras"): said once in
+    # the report's summary.
+    requires: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,17 +65,22 @@ class Finding:
     severity: str
     message: str
     fix: Optional[Fix] = field(default=None, compare=False)
+    # "breaks": fails or computes something else under TensorFlow 2.21. "debt": TF1 API that
+    # runs as it did through `tf.compat.v1` (the compat route), left for a TF2-native rewrite.
+    kind: str = "breaks"
 
     def portable(self) -> "Finding":
         """This finding without the fix's edits (libcst nodes), to cache or send between processes."""
         if self.fix is None or not self.fix.edits:
             return self
-        return replace(self, fix=Fix(self.fix.applicability, self.fix.description))
+        return replace(self, fix=Fix(self.fix.applicability, self.fix.description, (), self.fix.requires))
 
     @classmethod
     def from_json(cls, data: dict) -> "Finding":
         fix = data.get("fix")
-        return cls(**{**data, "fix": None if fix is None else Fix(fix["applicability"], fix["description"])})
+        if fix is not None:
+            fix = Fix(fix["applicability"], fix["description"], (), tuple(fix.get("requires", ())))
+        return cls(**{**data, "fix": fix})
 
     def to_json(self) -> dict:
         return {
@@ -87,5 +95,7 @@ class Finding:
             "message": self.message,
             "fix": None
             if self.fix is None
-            else {"applicability": self.fix.applicability, "description": self.fix.description},
+            else {"applicability": self.fix.applicability, "description": self.fix.description,
+                  **({"requires": list(self.fix.requires)} if self.fix.requires else {})},
+            "kind": self.kind,
         }

@@ -10,7 +10,7 @@ reported once, by one rule, whatever the spelling (`tf.Session`, `tf.compat.v1.S
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import ClassVar, Dict, Optional, Tuple
 
@@ -19,6 +19,7 @@ import libcst as cst
 from tfmigrate import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.names import Reference, dotted
+from tfmigrate.program import mentions_graph_mode
 from tfmigrate.rule import Rule, all_rules
 
 
@@ -38,6 +39,8 @@ class Ref:
     # Where the finding goes when that is not `node`: the first TF1-only keyword of a call
     # (`keep_dims=True` on a continuation line is what the reader must change).
     anchor: Optional[cst.CSTNode] = None
+    # In TF1 graph code that TFM200 moves to the compat route as a whole: no per-call fallback.
+    routed: bool = False
 
 
 def lookup(path: str) -> Optional[Tuple[str, str, dict]]:
@@ -91,23 +94,9 @@ def _exact_claim(path: str) -> bool:
     return any(prefix == path for prefix, _ in _claims())
 
 
-# Graph-mode evidence: any of these words means the file runs (or may run) TF1 graphs, so fixes
-# that are right only in eager code (removing an initializer run, an `enable_*` call) are off.
-_GRAPH_EVIDENCE = re.compile(
-    r"\b(?:disable_eager_execution|disable_v2_behavior|disable_resource_variables|"
-    r"disable_v2_tensorshape|disable_control_flow_v2|Session|InteractiveSession|"
-    r"MonitoredSession|MonitoredTrainingSession|SingularMonitoredSession|placeholder|"
-    r"placeholder_with_default|Graph|as_default|feed_dict|test_session|cached_session|"
-    r"graph_mode|run_deprecated_v1|Estimator|EstimatorSpec)\b"
-)
-
-
 def graph_mode_evidence(ctx) -> bool:
-    """Whether the file shows any sign of TF1 graph mode (cheap, conservative: a word match)."""
-    cached = ctx.shared.get("graph_mode_evidence")
-    if cached is None:
-        cached = ctx.shared["graph_mode_evidence"] = bool(_GRAPH_EVIDENCE.search(ctx.source))
-    return cached
+    """Whether the file shows any sign of TF1 graph mode (see program.mentions_graph_mode)."""
+    return mentions_graph_mode(ctx)
 
 
 class RemovedApiRule(Rule):
@@ -305,13 +294,25 @@ class RemovedApiRule(Rule):
             return  # TFM101 reports it, with a fix that builds the Keras layer object
         rule = self.ctx.shared["removed_api"].get(owner(ref.path))
         if rule is not None:
+            program = self.ctx.program
+            if not ref.spelled_v1 and program.graph and not program.v2_disabled:
+                ref = replace(ref, routed=True)
             message, fix = rule.describe(ref)
-            rule.report(ref.anchor or ref.node, message, fix)
+            rule.report(ref.anchor or ref.node, message, fix, runs_on_route(self.ctx, ref))
 
     # What each rule says ------------------------------------------------------------------
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         fix = generic_fix(ref, self.ctx)
         return generic_message(ref, self.ctx, fix), fix
+
+
+def runs_on_route(ctx, ref: Ref) -> bool:
+    """Migration debt, not breakage: TF1 API spelled through `tf.compat.v1` in a module on the
+    compat route, where it runs as it did (with legacy Keras where Keras 3 lacks it)."""
+    program = ctx.program
+    if not (ref.spelled_v1 and program.on_compat_route) or ref.section not in ("removed", "changed", "diverged"):
+        return False
+    return ref.section != "removed" or bool(ref.entry.get("v1_available")) or program.legacy_keras_set
 
 
 _IMPORT_NODES = (cst.Import, cst.ImportFrom, cst.ImportAlias)
@@ -467,8 +468,8 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     if replacement is None:
         return None
     native = bool(replacement.get("native"))
-    if not native and ref.spelled_v1:
-        return None  # already resolves through compat.v1: nothing to rename
+    if not native and (ref.spelled_v1 or ref.routed):
+        return None  # already resolves through compat.v1, or will with the whole module (TFM200)
     if ref.entry.get("transformer") == "cast":
         return cast_fix(ref, ctx, replacement)
     if not replacement.get("drop_in", True) or replacement.get("transformer") or ref.entry.get("transformer"):
@@ -835,7 +836,9 @@ def fallback_message(ref: Ref, what: str, todo: str, fix: Optional[Fix] = None, 
         head = f"{name} {what}: TF1 API that works only through `tf.compat.v1`."
     else:
         head = f"{name} {what}, and TensorFlow 2 removed it."
-    if fix is None:
+    if fix is None and ref.routed:
+        tail = "in this TF1 graph module TFM200's fix runs it through `tf.compat.v1` with the rest of the graph code"
+    elif fix is None:
         tail = "there is no automatic fix"
     elif fix.description.startswith("Remove"):
         tail = "the fix removes the statement (TF2-native)"

@@ -28,6 +28,7 @@ class Report:
     message: str
     fix: Optional[Fix]
     statements: Sequence[cst.CSTNode] = ()  # the statements around the node: a position hint
+    debt: bool = False  # runs as it did through tf.compat.v1 (Finding.kind "debt")
 
 
 class Rule:
@@ -37,8 +38,10 @@ class Rule:
         self.ctx = ctx
         self.reports: List[Report] = []
 
-    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
-        self.reports.append(Report(self.code, node, message, fix, self.ctx.statements(node)))
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None, debt: bool = False) -> None:
+        """`debt`: the code runs as it did under TF 2.21 (through `tf.compat.v1`) and is reported
+        as migration debt, not as breakage."""
+        self.reports.append(Report(self.code, node, message, fix, self.ctx.statements(node), debt))
 
     def handlers(self) -> List[str]:
         """Names of this instance's visit_/leave_ methods the engine should call. A family of

@@ -298,6 +298,8 @@ class FunctionalLayer(Rule):
             fix, caveats = result
             unsafe = f"; the fix is unsafe because {'; '.join(caveats)}" if caveats else ""
             return self.report(node.func, f"{wrong} {todo}{unsafe}.", fix)
+        if place is None and self.ctx.program.graph:
+            return self._graph_code(node, spelled, ref)
         if isinstance(place, str) or isinstance(mapped, str):
             why = place if isinstance(place, str) else mapped
             return self.report(
@@ -316,6 +318,28 @@ class FunctionalLayer(Rule):
             "reuse do not carry over.",
             Fix("unsafe", f"Build `{ref.code}(...)` inline and call it on the input"
                 + "".join(f" ({n})" for n in mapped.caveats + mapped.caveats_safe), tuple(edits)),
+        )
+
+    def _graph_code(self, node: cst.Call, spelled: str, ref: Reference) -> None:
+        """In TF1 graph code a Keras 3 object built inline would lose what the rest of the graph
+        relies on (variable_scope reuse, UPDATE_OPS, regularization losses, a placeholder
+        `training` flag): the module keeps TF1's layers on the compat route instead."""
+        program = self.ctx.program
+        native = (f"The TF2-native form, a `{ref.code}` object created once, belongs with a rewrite of the "
+                  "whole graph code (weight sharing, UPDATE_OPS, regularization losses, a `training` flag)")
+        v1 = self.ctx.names.full_name(node.func) or ""
+        if program.on_compat_route and program.legacy_keras_set and v1.startswith("tensorflow.compat.v1."):
+            return self.report(
+                node.func,
+                f"`{spelled}` is a TF1 functional layer, running through `tf.compat.v1` with TensorFlow's legacy "
+                f"Keras (tf-keras). {native}; no automatic fix.",
+                debt=True,
+            )
+        self.report(
+            node.func,
+            f"`{spelled}` does not exist under TensorFlow 2.21 / Keras 3 (`tf.compat.v1.layers` needs "
+            "TensorFlow's legacy Keras, the tf-keras package). In this TF1 graph module TFM200's fix keeps it "
+            f"on `tf.compat.v1.layers` with legacy Keras, so weight sharing and the graph collections keep working. {native}.",
         )
 
     def _reference(self, func, api: str) -> Reference:

@@ -92,6 +92,7 @@ class Session(RemovedApiRule):
                 f"`{_short(self.ctx, func)}(...)` runs a TF1 graph in a session, which TensorFlow 2 does not build. "
                 f"Call the computation as a function and use its result (wrap it in `tf.function` for graph speed){feed}; "
                 "there is no automatic fix.",
+                debt=self.ctx.program.on_compat_route,
             )
             return
         if positional or not keywords <= {"feed_dict", "session"}:
@@ -106,6 +107,7 @@ class Session(RemovedApiRule):
             func.attr,
             f"`{_short(self.ctx, func)}()` runs a TF1 graph element in the default session, which TensorFlow 2 does not have. "
             f"{todo}; there is no automatic fix.",
+            debt=self.ctx.program.on_compat_route,
         )
 
 

@@ -1,0 +1,151 @@
+"""How a module will run under TensorFlow 2.21, decided once per module from evidence.
+
+TF1 graph code (placeholders, sessions, variable scopes, collections, queues, functional layers,
+RNN cells) runs under TF 2.21 only as a whole, through `tf.compat.v1` with v2 behaviour turned
+off: fixed call by call it ends up half graph, half eager, and the first placeholder raises. So
+every rule and the engine read this one decision: a graph module goes the compat route as a
+whole (TFM200's fix), and per-call fixes that are right only in eager code are not offered there.
+
+Word matches on the source, anchored on the module's own TensorFlow aliases: cheap (no walk),
+and the same whatever rules are selected.
+"""
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+# What only TF1 graph code does, spelled after a TensorFlow alias (`tf.` or `tf.compat.v1.`).
+_GRAPH_CALLS = (
+    r"placeholder|placeholder_with_default|sparse_placeholder|Session|InteractiveSession|"
+    r"train\.MonitoredTrainingSession|train\.MonitoredSession|get_variable|variable_scope|"
+    r"get_collection|get_collection_ref|add_to_collection|get_default_graph|reset_default_graph|"
+    r"global_variables_initializer|local_variables_initializer|initialize_all_variables|"
+    r"variables_initializer|train\.start_queue_runners|train\.Coordinator|"
+    r"train\.string_input_producer|train\.slice_input_producer|train\.shuffle_batch|train\.batch|"
+    r"FIFOQueue|RandomShuffleQueue|summary\.FileWriter|summary\.merge_all|train\.Saver|"
+    r"train\.\w+Optimizer|nn\.dynamic_rnn|nn\.static_rnn|nn\.bidirectional_dynamic_rnn|"
+    r"nn\.rnn_cell\.\w+|layers\.[a-z]\w*"
+)
+# Under Keras 3 these exist only with TensorFlow's legacy Keras (the tf-keras package).
+_LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|keras\.[\w.]+"
+# Calls that turn TF2 behaviour off for the whole program.
+_V2_OFF = re.compile(r"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")
+_LEGACY_SET = re.compile(r"""["']TF_USE_LEGACY_KERAS["']""")
+_MAIN = re.compile(r"""^if\s+__name__\s*==\s*["']__main__["']\s*:|\bapp\.run\s*\(""", re.MULTILINE)
+# The broad word test older rules use to tell that a file may run TF1 graphs at all (a fix that
+# is right only in eager code, such as removing an initializer run, is then off).
+_GRAPH_WORDS = re.compile(
+    r"\b(?:disable_eager_execution|disable_v2_behavior|disable_resource_variables|"
+    r"disable_v2_tensorshape|disable_control_flow_v2|Session|InteractiveSession|"
+    r"MonitoredSession|MonitoredTrainingSession|SingularMonitoredSession|placeholder|"
+    r"placeholder_with_default|Graph|as_default|feed_dict|test_session|cached_session|"
+    r"graph_mode|run_deprecated_v1|Estimator|EstimatorSpec)\b"
+)
+
+LEGACY_KERAS_LINE = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
+
+
+def mentions_graph_mode(ctx) -> bool:
+    """Whether the file shows any sign of TF1 graph mode (a word match: conservative)."""
+    return ctx.search(_GRAPH_WORDS)
+
+
+class ProgramMode:
+    """The module's TensorFlow imports and the evidence that it is TF1 graph code."""
+
+    def __init__(self, module: cst.Module, source: str, names):
+        self.module = module
+        self.source = source
+        self.names = names
+
+    @cached_property
+    def _tf_aliases(self) -> Tuple[str, ...]:
+        return tuple(sorted(local for local, target in self.names.aliases.items()
+                            if target in ("tensorflow", "tensorflow.compat.v1")))
+
+    def _spelled(self, words: str) -> Optional[re.Pattern]:
+        if not self._tf_aliases:
+            return None
+        heads = "|".join(re.escape(a) for a in self._tf_aliases)
+        return re.compile(rf"(?<![\w.])(?:{heads})\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?({words})\b")
+
+    @cached_property
+    def evidence(self) -> List[Tuple[int, str]]:
+        """(line, what) of the TF1 graph constructs, first use of each, in source order."""
+        pattern = self._spelled(_GRAPH_CALLS)
+        found, seen = [], set()
+        matches = list(pattern.finditer(self.source)) if pattern else []
+        feed = re.search(r"\bfeed_dict\s*=", self.source)
+        if feed:
+            matches.append(feed)
+        for match in sorted(matches, key=lambda m: m.start()):
+            if _in_comment(self.source, match.start()):
+                continue
+            what = "feed_dict=" if match.re.pattern.startswith(r"\bfeed") else f"tf.{_squash(match.group(1))}"
+            if what not in seen:
+                seen.add(what)
+                found.append((self.source.count("\n", 0, match.start()) + 1, what))
+        return found
+
+    @property
+    def graph(self) -> bool:
+        """TF1 graph code by evidence."""
+        return bool(self.evidence)
+
+    @cached_property
+    def v2_disabled(self) -> bool:
+        """The module turns TF2 behaviour off (so `tf.compat.v1` graph code runs in it)."""
+        return _V2_OFF.search(self.source) is not None
+
+    @cached_property
+    def needs_legacy_keras(self) -> bool:
+        """It uses `tf.layers`, `tf.nn.rnn_cell` or `tf.keras` in graph code: TF 2.21 runs those
+        there only with TensorFlow's legacy Keras (the tf-keras package, TF_USE_LEGACY_KERAS=1)."""
+        pattern = self._spelled(_LEGACY_KERAS)
+        return self.graph and pattern is not None and any(
+            not _in_comment(self.source, m.start()) for m in pattern.finditer(self.source))
+
+    @cached_property
+    def legacy_keras_set(self) -> bool:
+        return _LEGACY_SET.search(self.source) is not None
+
+    @property
+    def on_compat_route(self) -> bool:
+        """Graph code that already runs the official way: v2 behaviour off, legacy Keras on
+        where it needs it."""
+        return self.v2_disabled and (self.legacy_keras_set or not self.needs_legacy_keras)
+
+    @cached_property
+    def entry(self) -> bool:
+        """Where the program starts: a `__main__` guard, `tf.app.run`, or a session made at the
+        top level of the module."""
+        if _MAIN.search(self.source):
+            return True
+        return any(type(stmt) is not cst.FunctionDef and type(stmt) is not cst.ClassDef
+                   and re.search(r"\bSession\s*\(", self.module.code_for_node(stmt))
+                   for stmt in self.module.body)
+
+    def plain_imports(self) -> List[Tuple[cst.SimpleStatementLine, cst.ImportAlias]]:
+        """The top-level `import tensorflow [as tf]` statements the compat route rewrites."""
+        found = []
+        for stmt in self.module.body:
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue
+            for small in stmt.body:
+                if type(small) is cst.Import:
+                    for alias in small.names:
+                        if type(alias.name) is cst.Name and alias.name.value == "tensorflow":
+                            found.append((stmt, alias))
+        return found
+
+
+def _in_comment(source: str, pos: int) -> bool:
+    line_start = source.rfind("\n", 0, pos) + 1
+    return "#" in source[line_start:pos]
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)

@@ -1,0 +1,97 @@
+"""TFM200: a module of TF1 graph code that does not run on TensorFlow's compat route.
+
+TF1 graph code runs under TF 2.21 only as a whole through `tf.compat.v1` with v2 behaviour off
+(`import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()`, TensorFlow's migration guide);
+`tf.layers` and `tf.nn.rnn_cell` there also need TensorFlow's legacy Keras (tf-keras). The fix
+takes that route for the module at once, which keeps TF1's numbers; the other rules' per-call
+fixes wait for the next pass (see engine.fix_source), so nothing is left half graph, half eager.
+"""
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from tfmigrate.names import dotted
+
+from tfmigrate import api_table
+from tfmigrate.findings import Fix
+from tfmigrate.fixers.compat_route import compat_route_edits
+from tfmigrate.rule import Rule
+
+_MAX_EVIDENCE = 3
+
+
+class GraphModule(Rule):
+    code = "TFM200"
+
+    @classmethod
+    def applies_to(cls, ctx) -> bool:
+        program = ctx.names.has_tensorflow and ctx.program
+        return bool(program) and program.graph and not program.on_compat_route
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.v2_only: List[Tuple[cst.CSTNode, str]] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """Names spelled through a plain `tensorflow` alias that only TF2 has: the route keeps
+        them working as `tf.compat.v2.<name>`."""
+        parent = self.ctx.stack[-1] if self.ctx.stack else None
+        if type(parent) is cst.Attribute and parent.value is node:
+            return
+        head = node.value
+        while type(head) is cst.Attribute:
+            head = head.value
+        if type(head) is not cst.Name or self.ctx.names.aliases.get(head.value) != "tensorflow":
+            return
+        path = self.ctx.names.api(node)
+        if path and not path.startswith(("compat.", "keras")) and api_table.unresolved(path, True) is not None \
+                and api_table.unresolved(path, False) is None and api_table.removed(path) is None:
+            self.v2_only.append((node, path))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        program = self.ctx.program
+        target = self._anchor(node)
+        if target is None:
+            return
+        evidence = ", ".join(f"`{what}` (line {line})" for line, what in program.evidence[:_MAX_EVIDENCE])
+        more = len(program.evidence) - _MAX_EVIDENCE
+        if more > 0:
+            evidence += f" and {more} more"
+        head = (f"This module is TF1 graph code ({evidence}). Under TensorFlow 2.21 such code runs "
+                "only as a whole through `tf.compat.v1` with v2 behaviour off; fixed call by call it "
+                "runs eagerly and the first placeholder or session fails.")
+        if program.v2_disabled:
+            head = (f"This module is TF1 graph code ({evidence}) and turns v2 behaviour off, but "
+                    "`tf.layers` / `tf.nn.rnn_cell` run there under TensorFlow 2.21 only with "
+                    "TensorFlow's legacy Keras (`TF_USE_LEGACY_KERAS=1` and the tf-keras package).")
+        fix = self._fix()
+        if fix is None:
+            tail = ("There is no automatic fix (no top-level `import tensorflow` to rewrite): import "
+                    "`tensorflow.compat.v1 as tf` and call `tf.disable_v2_behavior()` at the top.")
+        else:
+            tail = f"The fix: {fix.description[0].lower()}{fix.description[1:]}."
+        self.report(target, f"{head} {tail}", fix)
+
+    def _anchor(self, module: cst.Module) -> Optional[cst.CSTNode]:
+        """The first top-level TensorFlow import's name (the line the fix rewrites)."""
+        for stmt in module.body:
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue
+            for small in stmt.body:
+                if type(small) is cst.Import:
+                    for alias in small.names:
+                        if (dotted(alias.name) or "").startswith("tensorflow"):
+                            return alias.name
+                elif type(small) is cst.ImportFrom and small.module is not None and not small.relative:
+                    if (dotted(small.module) or "").startswith("tensorflow"):
+                        return small.module
+        return None
+
+    def _fix(self) -> Optional[Fix]:
+        planned = compat_route_edits(self.ctx, self.v2_only)
+        if planned is None:
+            return None
+        edits, description, unsafe_reason = planned
+        if unsafe_reason:
+            return Fix("unsafe", f"{description} ({unsafe_reason})", edits)
+        return Fix("safe", description, edits, requires=("tf-keras",) if "tf-keras" in description else ())
