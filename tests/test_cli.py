@@ -73,6 +73,24 @@ def test_parse_error_is_reported_and_the_run_goes_on(project):
     assert old["line"] == 2 and "print" in old["message"]
 
 
+@pytest.mark.parametrize("mode", ["check", "fix"])
+@pytest.mark.parametrize(
+    "selection",
+    [("--select", "TFM2"), ("--ignore", "TFM001"), ("--config", "pfi.toml"), ("--config", "noqa")],
+)
+def test_a_file_that_does_not_parse_is_reported_whatever_the_selection(project, mode, selection):
+    """As Ruff's syntax errors: a file that could not be checked is never a green build."""
+    (project / "pfi.toml").write_text('per-file-ignores = { "pkg/*" = ["TFM001", "TFM1"] }\n')
+    old = b"import tensorflow as tf  # noqa\nprint 'hello'  # noqa: TFM001\n"
+    if selection[1] == "noqa":
+        old, selection = b"# tfmigrate: noqa\n" + old, ()
+    (project / "pkg" / "old.py").write_bytes(old)
+    result = run(mode, "pkg/old.py", "pkg/clean.py", "--format", "json", *selection)
+    assert result.exit_code == 1, result.output
+    assert [(d["rule"], d["line"]) for d in json.loads(result.stdout)] == [("TFM001", old.count(b"\n"))]
+    assert (project / "pkg" / "old.py").read_bytes() == old
+
+
 def test_skips_virtualenvs_build_and_caches(project):
     for folder in (".venv/lib", "build", "__pycache__", ".git", "env_custom"):
         (project / folder).mkdir(parents=True)

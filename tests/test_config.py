@@ -121,6 +121,18 @@ def test_noqa_suppresses_and_unused_noqa_is_opt_in(repo):
     assert codes("src/b.py") == []
 
 
+def test_noqa_in_any_case_and_a_file_level_noqa_with_codes(repo):
+    """`# NOQA` works as `# noqa`; `# tfmigrate: noqa: TFM105` turns off TFM105 only, for the
+    whole file (as Ruff's `# ruff: noqa: F401`), and a bare one every rule."""
+    shape = "def f(x):\n    return x.shape[0]\nds = ds.map(f)\n"
+    (repo / "src" / "a.py").write_text(TF1.replace("ds.repeat(False)\n", "ds.repeat(False)  # NOQA:tfm105\n"))
+    (repo / "src" / "b.py").write_text(TF1.replace("ds.repeat(False)\n", "ds.repeat(False)  # NOQA\n"))
+    (repo / "src" / "c.py").write_text("# tfmigrate: noqa: TFM105\n" + TF1 + shape + "again = ds.repeat(False)\n")
+    (repo / "src" / "d.py").write_text("# TFMIGRATE: NOQA\n" + TF1 + shape)
+    (repo / "src" / "e.py").write_text("# tfmigrate: noqa: TFM9999\n" + TF1)
+    assert codes("src", "--select", "TFM1") == [("src/c.py", "TFM104"), ("src/e.py", "TFM105")]
+
+
 def test_baseline_records_then_reports_only_new_findings_across_line_shifts(repo):
     first = run("check", "--baseline", "tfm-baseline.json")
     assert first.exit_code == 0 and "Recorded 2 findings" in first.stdout

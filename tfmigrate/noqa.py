@@ -1,7 +1,9 @@
-"""Inline suppression, as flake8 and Ruff spell it: `# noqa: TFM105` or `# noqa: TFM105, TFM104`
-on the reported line (a bare `# noqa` silences every rule there), and `# tfmigrate: noqa` on a
-line of its own to skip a whole file. A `noqa` naming an enabled TFM code that silences nothing
-is reported as TFM002 (off unless selected), with a fix that removes the stale code.
+"""Inline suppression, as flake8 and Ruff spell it (in any case: `# NOQA` too): `# noqa: TFM105`
+or `# noqa: TFM105, TFM104` on the reported line (a bare `# noqa` silences every rule there), and,
+on a line of its own, `# tfmigrate: noqa: TFM105` to turn those rules off for the whole file (a
+bare `# tfmigrate: noqa`: every rule), as Ruff's `# ruff: noqa: F401`. Nothing silences TFM001:
+a file that does not parse was not checked. A `noqa` naming an enabled TFM code that silences
+nothing is reported as TFM002 (off unless selected), with a fix that removes the stale code.
 """
 from __future__ import annotations
 
@@ -14,8 +16,16 @@ import libcst as cst
 from tfmigrate.findings import Finding, Fix, Replace
 
 UNUSED_NOQA = "TFM002"
-_NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_FILE_NOQA = re.compile(rb"^[ \t]*#[ \t]*tfmigrate:[ \t]*noqa\b", re.MULTILINE | re.IGNORECASE)
+_CODES = r"[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-Z]+[0-9]+)*"
+_NOQA = re.compile(rf"#\s*noqa(?::[ \t]*(?P<codes>{_CODES}))?", re.IGNORECASE)
+# A bare `noqa` turns every rule off; `noqa:` turns off the codes after it, so a colon followed by
+# no valid code turns nothing off (a mistyped list never silences the whole file).
+_FILE_NOQA = re.compile(
+    rf"^[ \t]*#[ \t]*tfmigrate:[ \t]*noqa(?:(?P<colon>[ \t]*:)[ \t]*(?P<codes>{_CODES})?|\b)".encode(),
+    re.MULTILINE | re.IGNORECASE,
+)
+_MENTION = re.compile("noqa", re.IGNORECASE)
+_FILE_MENTION = re.compile(rb"tfmigrate:[ \t]*noqa", re.IGNORECASE)
 
 
 @dataclass
@@ -26,8 +36,23 @@ class Directive:
     comment: str  # the whole comment text, from '#'
 
 
-def skips_file(data: bytes) -> bool:
-    return b"noqa" in data and _FILE_NOQA.search(data) is not None
+def mentioned(text: str) -> bool:
+    """Whether `noqa` appears at all, in any case (a cheap test before the line by line one)."""
+    return _MENTION.search(text) is not None
+
+
+def file_codes(data: bytes, codes: Sequence[str]) -> Sequence[str]:
+    """`codes` less those the file's `# tfmigrate: noqa[: CODES]` lines turn off (all of them
+    for a bare one). The engine reports a parse error whatever this returns."""
+    if not _FILE_MENTION.search(data):
+        return codes
+    off: set = set()
+    for match in _FILE_NOQA.finditer(data):
+        if not match.group("colon"):
+            return []
+        listed = (match.group("codes") or b"").decode("ascii")
+        off |= {c.strip().upper() for c in listed.split(",") if c.strip()}
+    return [c for c in codes if c not in off]
 
 
 def _comment_start(line: str) -> int:
@@ -53,10 +78,10 @@ def _comment_start(line: str) -> int:
 
 def directives(source: str) -> Dict[int, Directive]:
     found: Dict[int, Directive] = {}
-    if "noqa" not in source:
+    if not mentioned(source):
         return found
     for number, line in enumerate(source.splitlines(), 1):
-        if "noqa" not in line:
+        if not mentioned(line):
             continue
         start = _comment_start(line)
         if start < 0:
@@ -134,7 +159,7 @@ def unused_findings(module: cst.Module, stale, path: str, make_finding, position
     out = []
     for d, unused in stale:
         owner = by_line.get(d.line)
-        if owner is None or "noqa" not in owner.comment.value:
+        if owner is None or not mentioned(owner.comment.value):
             continue  # the text was inside a string, not a comment
         text = _without(owner.comment.value, unused)
         if text:

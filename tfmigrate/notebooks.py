@@ -223,11 +223,10 @@ def _split(virtual: bytes, cells: Sequence[_Cell], tag: str) -> Optional[Dict[in
     return texts
 
 
-def _invalid(shown: str, reason: str, codes: Sequence[str]) -> List[Finding]:
+def _invalid(shown: str, reason: str) -> List[Finding]:
+    """TFM001 for a notebook that cannot be read, whatever the selection: it was not checked."""
     from tfmigrate.engine import PARSE_ERROR, make_finding
 
-    if PARSE_ERROR not in codes:
-        return []
     message = f"Cannot check this notebook: not a valid notebook: {reason}."
     return [make_finding(PARSE_ERROR, shown, message, (1, 0), (1, 0))]
 
@@ -242,7 +241,7 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
     try:
         nb = _load(data)
     except _NotNotebook as error:
-        return None, [], _invalid(shown, str(error), codes)
+        return None, [], _invalid(shown, str(error))
     cells = _python_cells(nb)
     if not any(engine.might_use_tensorflow(c.text.encode("utf-8")) for c in cells):
         return None, [], []
@@ -260,9 +259,8 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
             cst.parse_module(cell.text)
             good.append(cell)
         except Exception as error:
-            if engine.PARSE_ERROR in codes:
-                finding = engine._parse_error(shown, error, cell.text.encode("utf-8"))
-                broken.append(_in_cell(finding, cell.index + 1, finding.line, finding.end_line))
+            finding = engine._parse_error(shown, error, cell.text.encode("utf-8"))  # whatever the selection
+            broken.append(_in_cell(finding, cell.index + 1, finding.line, finding.end_line))
     return nb, good, broken
 
 
