@@ -136,6 +136,49 @@ def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fi
     return findings
 
 
+def _check_baseline(baseline: Optional[str], update: bool) -> None:
+    """Before the run: a baseline that cannot be read (or written) stops it with exit 2."""
+    if update and not baseline:
+        _fail("--update-baseline needs --baseline FILE: the file to record the findings in")
+    if baseline:
+        from tfmigrate import baseline as baselines
+
+        problem = baselines.problem(baseline, update)
+        if problem:
+            _fail(problem)
+
+
+def _baseline(baseline: str, update: bool, outcomes):
+    from tfmigrate import baseline as baselines
+
+    try:
+        return baselines.record(baseline, outcomes) if update else baselines.apply(baseline, outcomes)
+    except ValueError as error:
+        _fail(str(error))
+    except OSError as error:
+        _fail(f"{baseline}: cannot write the baseline: {error.strerror or error}")
+
+
+class FailOn(str, Enum):
+    any = "any"
+    breakage = "breakage"
+
+
+FAIL_ON = typer.Option(
+    FailOn.any, "--fail-on",
+    help="Which findings make the exit code 1: any (default), or breakage only (migration debt, TF1 API that "
+         "runs through tf.compat.v1, is reported but does not fail the run).",
+)
+
+
+def _exit_code(findings, exit_zero: bool, fail_on: "FailOn") -> int:
+    if exit_zero:
+        return 0
+    if fail_on is FailOn.breakage:
+        return 1 if any(f.kind != "debt" for f in findings) else 0
+    return 1 if findings else 0
+
+
 @app.command()
 def check(
     paths: Optional[List[str]] = PATHS,
@@ -148,7 +191,9 @@ def check(
     output_file: Optional[str] = OUTPUT,
     statistics: bool = STATISTICS,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="Record findings here the first time; then report only new ones."),
+    fail_on: FailOn = FAIL_ON,
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Report only findings not in this baseline file (an error if it is missing)."),
+    update_baseline: bool = typer.Option(False, "--update-baseline", help="Record this run's findings in the --baseline file (created or replaced)."),
     jobs: int = JOBS,
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
@@ -156,18 +201,14 @@ def check(
     """Report TF1 code and TF2 pitfalls."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version)
+    _check_baseline(baseline, update_baseline)
     tasks = _tasks(paths, settings, "check", no_cache=no_cache, stdin_name=stdin_filename)
     outcomes = _execute(tasks, jobs, fmt is Format.rich)
     extra = ""
     if baseline:
-        from tfmigrate import baseline as baselines
-
-        try:
-            outcomes, extra = baselines.apply(baseline, outcomes)
-        except ValueError as error:
-            _fail(str(error))
+        outcomes, extra = _baseline(baseline, update_baseline, outcomes)
     findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra)
-    raise typer.Exit(1 if findings and not exit_zero else 0)
+    raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
 
 
 @app.command()
@@ -184,6 +225,7 @@ def fix(
     output_file: Optional[str] = OUTPUT,
     statistics: bool = STATISTICS,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings remain."),
+    fail_on: FailOn = FAIL_ON,
     jobs: int = JOBS,
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
@@ -210,8 +252,13 @@ def fix(
             soft_wrap=True,
         )
         raise typer.Exit(1 if fixed_files else 0)
-    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), fixed, fixed_files)
-    raise typer.Exit(1 if findings and not exit_zero else 0)
+    from tfmigrate.report import requirements_line
+
+    needs = requirements_line(r for o in outcomes for r in o.requires)
+    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), fixed, fixed_files, extra=needs)
+    if needs and (fmt is not Format.rich or statistics):
+        _stderr().print(needs, soft_wrap=True, markup=False)
+    raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
 
 
 @app.command()

@@ -32,6 +32,7 @@ class FileResult:
     fixed: Optional[bytes] = None  # new bytes when a fix changed the file
     applied: int = 0
     passes: list = field(default_factory=list)  # (before, after, edited spans), when recorded
+    requires: tuple = ()  # packages the applied fixes make the code need ("tf-keras")
 
     @property
     def text(self) -> str:
@@ -369,6 +370,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
             result.passes.append((current, new, spans))
         current = new
         result.applied += taken
+        result.requires = tuple(sorted(set(result.requires).union(*(f.fix.requires for f in fixable))))
         lint = None
     if lint is None:
         lint = _lint(current, path, codes, parsed, shims)

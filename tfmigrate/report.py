@@ -206,7 +206,8 @@ def render_rich(
         rows: List[Row] = [[(path, "bold underline")]]
         lines = sources.get(path, "").splitlines()
         for f in items:
-            rows.append([(f"{path}:{f.line}:{f.column}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")])
+            rows.append([(f"{path}:{f.line}:{f.column}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")]
+                        + ([(" (migration debt: runs through tf.compat.v1)", "dim")] if f.kind == "debt" else []))
             rows.extend(_snippet(lines, f))
             rows.append([("   = ", "blue"), (f.message, "")])
             rows.append([("   = ", "blue")] + _fix_label(f))
@@ -262,11 +263,29 @@ def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, f
         f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} of "
         f"{files_checked} file{'s' * (files_checked != 1)} checked."
     )
+    debt = sum(1 for f in findings if f.kind == "debt")
+    if debt:
+        parts[-1] = parts[-1][:-1] + (f": {len(findings) - debt} break under TensorFlow 2.21, {debt} "
+                                      "migration debt (TF1 API that runs through `tf.compat.v1`).")
     if safe:
         parts.append(f" {safe} fixable with `tfmigrate fix`.")
     if unsafe:
         parts.append(f" {unsafe} more with `tfmigrate fix --unsafe-fixes`.")
     return Text("".join(parts), style="bold")
+
+
+REQUIREMENTS = {
+    "tf-keras": "tf-keras: `pip install tf-keras` (the same version as TensorFlow); the fixed code sets "
+                "TF_USE_LEGACY_KERAS=1 for `tf.layers` / `tf.nn.rnn_cell` in graph code",
+}
+
+
+def requirements_line(requires) -> str:
+    """What the fixed code needs that the original did not, said once per run."""
+    needed = sorted(set(requires))
+    if not needed:
+        return ""
+    return "The fixed code needs: " + "; ".join(REQUIREMENTS.get(r, r) for r in needed) + "."
 
 
 def render_rules(console: Console, enabled: Iterable[str]) -> None:

@@ -45,6 +45,7 @@ class Outcome:
     changed: bool = False
     diff: str = ""
     output: Optional[bytes] = None  # fixed bytes, for stdin mode
+    requires: tuple = ()  # packages the applied fixes make the code need
 
 
 def source_text(data: bytes) -> str:
@@ -172,7 +173,7 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
 
     result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, shims=task.shims)
     findings = [f.portable() for f in result.findings]
-    outcome = Outcome(task.shown, findings, applied=result.applied)
+    outcome = Outcome(task.shown, findings, applied=result.applied, requires=getattr(result, "requires", ()))
     final = data
     if result.fixed is not None:
         outcome.changed = True
