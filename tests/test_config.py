@@ -134,7 +134,7 @@ def test_noqa_in_any_case_and_a_file_level_noqa_with_codes(repo):
 
 
 def test_baseline_records_then_reports_only_new_findings_across_line_shifts(repo):
-    first = run("check", "--baseline", "tfm-baseline.json")
+    first = run("check", "--baseline", "tfm-baseline.json", "--update-baseline")
     assert first.exit_code == 0 and "Recorded 2 findings" in first.stdout
     assert run("check", "--baseline", "tfm-baseline.json").exit_code == 0
     (repo / "src" / "a.py").write_text("# a new comment shifts every line\n\n" + TF1)
@@ -143,3 +143,20 @@ def test_baseline_records_then_reports_only_new_findings_across_line_shifts(repo
     result = run("check", "--baseline", "tfm-baseline.json", "--format", "json")
     assert result.exit_code == 1
     assert [d["line"] for d in json.loads(result.stdout)] == [4]
+
+
+def test_a_missing_baseline_is_an_error_and_recording_is_explicit(repo):
+    """A typo'd --baseline path in CI must fail the build, not record a baseline that hides all."""
+    result = run("check", "--baseline", "tfm-baselin.json")
+    assert result.exit_code == 2 and not (repo / "tfm-baselin.json").exists()
+    assert "tfm-baselin.json: no such baseline file" in result.stderr and "--update-baseline" in result.stderr
+    assert run("check", "--update-baseline").exit_code == 2
+    result = run("check", "--baseline", "no/such/folder/b.json", "--update-baseline")
+    assert result.exit_code == 2 and "no such folder" in result.stderr
+    (repo / "bad.json").write_text("[1, 2]")
+    result = run("check", "--baseline", "bad.json")
+    assert result.exit_code == 2 and "not a tfmigrate baseline" in result.stderr
+    assert run("check", "--baseline", "bad.json", "--update-baseline").exit_code == 0  # replaced
+    assert run("check", "--baseline", "bad.json").exit_code == 0
+    (repo / "src" / "a.py").write_text("")  # both findings fixed: the baseline can shrink
+    assert "--update-baseline" in run("check", "--baseline", "bad.json").stdout
