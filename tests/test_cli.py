@@ -158,3 +158,25 @@ def test_module_entry_point_and_version(project):
     result = subprocess.run([sys.executable, "-m", "tfmigrate", "check", "pkg"], capture_output=True, text=True,
                             env=dict(os.environ, NO_COLOR="1"))
     assert result.returncode == 1 and "TFM105" in result.stdout and "\x1b[" not in result.stdout
+
+
+def test_jobs_is_validated_and_capped(project, monkeypatch):
+    """A negative --jobs is a usage error; 1000 must not start 1000 processes."""
+    from tfmigrate import cli, runner as runner_module
+
+    result = run("check", "--jobs", "-1")
+    assert result.exit_code == 2 and "--jobs -1: expected a number of worker processes" in result.stderr
+    asked = []
+    real = runner_module.run
+    monkeypatch.setattr(runner_module, "run", lambda tasks, jobs, **kw: asked.append(jobs) or real(tasks, jobs, **kw))
+    monkeypatch.setattr(cli, "_cores", lambda: 2)
+    for jobs in ("1000", "0", "1"):
+        assert run("check", "--jobs", jobs, "--no-cache").exit_code == 1
+    assert asked == [2, 2, 1]
+    for name in range(6):
+        (project / "pkg" / f"m{name}.py").write_bytes(TF1)
+    run("check", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "--jobs", "1000", "--no-cache")
+    assert asked[-1] == 2
+    monkeypatch.setattr(cli, "_cores", lambda: 64)
+    run("check", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "--jobs", "1000", "--no-cache")
+    assert asked[-1] == 3  # no more workers than files

@@ -40,7 +40,7 @@ IGNORE = typer.Option(None, "--ignore", help="Rule codes or prefixes to disable.
 TARGET = typer.Option(None, "--target-version", help="TensorFlow version to migrate to (default 2.21).")
 FORMAT = typer.Option(Format.rich, "--format", help="Output format.")
 OUTPUT = typer.Option(None, "--output-file", "-o", help="Write the report to this file instead of standard output.")
-JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes (default: the number of cores).")
+JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes, at most one per core and per file (default, 0: one per core).")
 NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write .tfmigrate_cache/.")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="The path to report (and match config against) for '-'.")
 STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings.")
@@ -97,10 +97,26 @@ def _tasks(paths: List[str], settings, mode: str, unsafe=False, diff=False, no_c
     return runner.tasks_for(files, settings, mode, unsafe, diff, use_cache=not no_cache)
 
 
+def _cores() -> int:
+    """The cores this process may run on (a container's or taskset's limit, not the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _workers(jobs: int, files: int) -> int:
+    """--jobs as worker processes: 0 means one per core; more than the cores or the files would
+    only cost memory (each worker holds a parser), so it is capped."""
+    if jobs < 0:
+        _fail(f"--jobs {jobs}: expected a number of worker processes, 1 or more (0: one per core)")
+    return max(1, min(jobs or _cores(), _cores(), files))
+
+
 def _execute(tasks, jobs: int, show_progress: bool):
     from tfmigrate import runner
 
-    jobs = jobs or os.cpu_count() or 1
+    jobs = _workers(jobs, len(tasks))
     if not (show_progress and len(tasks) > 8 and sys.stderr.isatty()):
         return runner.run(tasks, jobs)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
