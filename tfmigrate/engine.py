@@ -78,7 +78,7 @@ def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
         line, col, text = error.raw_line, error.raw_column, error.message
         where = re.search(r"error at (\d+):(\d+): ", text)
         if where:
-            line, col = int(where.group(1)), int(where.group(2)) - 1
+            line, col = int(where.group(1)), max(int(where.group(2)) - 1, 0)  # the token's end; 0 at EOF
             text = text[where.end():]
         text = re.sub(r"^(parser|tokenizer) error: ", "", text)
         try:

@@ -71,6 +71,27 @@ def render_junit(findings: Sequence[Finding]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
+def sarif_uri(path: str) -> str:
+    """A path as the URI SARIF requires (GitHub rejects the whole upload otherwise): relative
+    paths percent-encoded (spaces, non-ASCII names; undecodable bytes as they were on disk),
+    absolute ones as file:// URIs."""
+    from pathlib import PurePath
+    from urllib.parse import quote
+
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return pure.as_uri()
+    return quote(pure.as_posix(), safe="/", errors="surrogateescape")
+
+
+def _sarif_region(f: Finding) -> dict:
+    """Lines and columns are 1-based in SARIF (the schema's minimum); an end never precedes the
+    start."""
+    start = (max(f.line, 1), max(f.column, 1))
+    end = max(start, (f.end_line, f.end_column))
+    return {"startLine": start[0], "startColumn": start[1], "endLine": end[0], "endColumn": end[1]}
+
+
 def render_sarif(findings: Sequence[Finding]) -> str:
     """SARIF 2.1.0, as GitHub code scanning reads it: every rule with its help and fix
     availability, every finding with its region."""
@@ -103,13 +124,8 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
-                        "region": {
-                            "startLine": f.line,
-                            "startColumn": f.column,
-                            "endLine": f.end_line,
-                            "endColumn": f.end_column,
-                        },
+                        "artifactLocation": {"uri": sarif_uri(f.path)},
+                        "region": _sarif_region(f),
                     }
                 }
             ],
