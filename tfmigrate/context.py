@@ -37,7 +37,7 @@ class FileContext:
         or not (shared by the engine and every rule)."""
         from tfmigrate.program import ProgramMode
 
-        return ProgramMode(self.module, self.source, self.names)
+        return ProgramMode(self.module, self.source, self.names, self.keras_classes)
 
     @cached_property
     def datasets(self):

@@ -70,9 +70,9 @@ class GoneApiRule(RemovedApiRule):
             return _DROP, None  # reported by the gone walker with the full path
         return self.explain(ref)
 
-    def report(self, node, message, fix=None) -> None:
+    def report(self, node, message, fix=None, debt: bool = False) -> None:
         if message is not _DROP:
-            super().report(node, message, fix)
+            super().report(node, message, fix, debt)
 
     # The walker ---------------------------------------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> None:

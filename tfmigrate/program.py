@@ -56,10 +56,59 @@ def mentions_graph_mode(ctx) -> bool:
 class ProgramMode:
     """The module's TensorFlow imports and the evidence that it is TF1 graph code."""
 
-    def __init__(self, module: cst.Module, source: str, names):
+    def __init__(self, module: cst.Module, source: str, names, keras_classes=None):
         self.module = module
         self.source = source
         self.names = names
+        self.keras_classes = keras_classes
+
+    @cached_property
+    def _keras_blocks(self) -> List[Tuple[int, int]]:
+        """(start, end) offsets of the bodies of Keras Model/Layer classes: TF1 calls there are
+        leftovers in TF2 code (TFM101 builds their layers in `__init__`), not graph evidence."""
+        if self.keras_classes is None or "class" not in self.source:
+            return []
+        from tfmigrate.keras_classes import module_classes
+
+        keras = {name for name, node in module_classes(self.module).items() if self.keras_classes.kind(node)}
+        blocks = []
+        for match in re.finditer(r"^([ \t]*)class[ \t]+(\w+)\b[^\n]*$", self.source, re.MULTILINE):
+            if match.group(2) not in keras:
+                continue
+            indent = len(match.group(1).expandtabs())
+            end = len(self.source)
+            for line in re.finditer(r"^([ \t]*)(\S)[^\n]*$", self.source[match.end():], re.MULTILINE):
+                if line.group(2) != "#" and len(line.group(1).expandtabs()) <= indent:
+                    end = match.end() + line.start()
+                    break
+            blocks.append((match.start(), end))
+        return blocks
+
+    @cached_property
+    def _not_code(self) -> List[Tuple[int, int]]:
+        """(start, end) offsets of strings and comments, where a word is not evidence. Tokenized
+        only for a module that has candidate matches."""
+        import io
+        import tokenize
+
+        starts = [0]
+        for line in self.source.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        spans = []
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(self.source).readline):
+                if token.type in (tokenize.STRING, tokenize.COMMENT) or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                    (l1, c1), (l2, c2) = token.start, token.end
+                    spans.append((starts[l1 - 1] + c1, starts[l2 - 1] + c2))
+        except (tokenize.TokenError, SyntaxError, IndexError):
+            pass
+        return spans
+
+    def _is_code(self, pos: int) -> bool:
+        return not self._in_keras_class(pos) and not any(start <= pos < end for start, end in self._not_code)
+
+    def _in_keras_class(self, pos: int) -> bool:
+        return any(start <= pos < end for start, end in self._keras_blocks)
 
     @cached_property
     def _tf_aliases(self) -> Tuple[str, ...]:
@@ -82,9 +131,9 @@ class ProgramMode:
         if feed:
             matches.append(feed)
         for match in sorted(matches, key=lambda m: m.start()):
-            if _in_comment(self.source, match.start()):
+            if not self._is_code(match.start()):
                 continue
-            what = "feed_dict=" if match.re.pattern.startswith(r"\bfeed") else f"tf.{_squash(match.group(1))}"
+            what = "feed_dict=" if match.re.pattern.startswith(r"\bfeed") else _squash(match.group(0))
             if what not in seen:
                 seen.add(what)
                 found.append((self.source.count("\n", 0, match.start()) + 1, what))
@@ -106,7 +155,7 @@ class ProgramMode:
         there only with TensorFlow's legacy Keras (the tf-keras package, TF_USE_LEGACY_KERAS=1)."""
         pattern = self._spelled(_LEGACY_KERAS)
         return self.graph and pattern is not None and any(
-            not _in_comment(self.source, m.start()) for m in pattern.finditer(self.source))
+            self._is_code(m.start()) for m in pattern.finditer(self.source))
 
     @cached_property
     def legacy_keras_set(self) -> bool:
@@ -140,11 +189,6 @@ class ProgramMode:
                         if type(alias.name) is cst.Name and alias.name.value == "tensorflow":
                             found.append((stmt, alias))
         return found
-
-
-def _in_comment(source: str, pos: int) -> bool:
-    line_start = source.rfind("\n", 0, pos) + 1
-    return "#" in source[line_start:pos]
 
 
 def _squash(text: str) -> str:

@@ -10,6 +10,7 @@ returns `[outputs, *states]`, has no `time_major` or `sequence_length` (use a ma
 """
 from __future__ import annotations
 
+import re
 from typing import Optional, Tuple
 
 import libcst as cst
@@ -41,6 +42,10 @@ HINTS = {
     "RNNCell": "subclass `tf.keras.layers.Layer` with `state_size` and `call(inputs, states)`",
     "LayerNormBasicLSTMCell": "use `tf.keras.layers.LSTMCell` followed by `LayerNormalization`, or vendor the cell",
 }
+# A cell migrates only with everything that runs it (dynamic_rnn needs TF1 cells; Keras cells
+# have no zero_state and take no TF1 wrapper).
+_RNN_PIECES = re.compile(r"\b(?:dynamic_rnn|static_rnn|bidirectional_dynamic_rnn|static_bidirectional_rnn|"
+                         r"zero_state|DropoutWrapper|ResidualWrapper|DeviceWrapper|MultiRNNCell)\b")
 KERAS = "run Keras cells with `tf.keras.layers.RNN`, or use `tf.keras.layers.LSTM`/`GRU`"
 
 
@@ -66,7 +71,19 @@ class RnnCell(GoneApiRule):
             if fix is not None:
                 return f"Importing `{name}` fails under TensorFlow 2 and nothing here uses `{ref.local}` any more. Remove the import.", fix
             return f"Importing `{name}` fails under TensorFlow 2: `tf.contrib` was removed. Instead, {KERAS}. No automatic fix.", None
+        program = self.ctx.program
+        if not contrib and program.graph:
+            native = ("The TF2-native form (Keras cells run by `tf.keras.layers.RNN`) must replace the cell, its "
+                      "wrappers, `zero_state` and the `dynamic_rnn` that runs it together")
+            if program.on_compat_route and program.legacy_keras_set and ref.spelled_v1:
+                return f"`{name}` runs through `tf.compat.v1` with TensorFlow's legacy Keras (tf-keras). {native}; no automatic fix.", None
+            return (f"`{name}` {why} without TensorFlow's legacy Keras. In this TF1 graph module TFM200's fix keeps it "
+                    f"on `tf.compat.v1` with legacy Keras (tf-keras), with its cell, wrappers and `zero_state`. {native}."), None
         if leaf in CELLS and len(parts) == (3 if contrib or parts[1] == "rnn_cell" else 2):
+            if self.ctx.search(_RNN_PIECES):
+                return (f"`{name}` {why}: use `tf.{CELLS[leaf][0]}`. No automatic fix: this module also uses "
+                        "`dynamic_rnn`, a cell wrapper or `zero_state`, which a Keras cell does not work with, "
+                        "so the cell cannot move alone."), None
             fix = self._cell_fix(ref, leaf)
             if fix is not None:
                 return (
