@@ -71,13 +71,24 @@ def test_target_version_skips_rules_whose_fact_does_not_hold(repo):
         ('[tool.tfmigrate]\ntensorflow-aliases = ["a.tf"]\n', "tensorflow-aliases: expected a table"),
         ('[tool.tfmigrate]\ntensorflow-aliases = { "a.tf" = "numpy" }\n', "expected a tensorflow or keras module path"),
         ('[tool.tfmigrate]\ntensorflow-aliases = { "tf" = "tensorflow" }\n', "is not a dotted module.name path"),
+        ('tool = 1\n', "`tool` must be a table"),
+        ('[tool]\ntfmigrate = "TFM1"\n', "[tool.tfmigrate] must be a table"),
+        ('[tool]\ntfmigrate = [1]\n', "[tool.tfmigrate] must be a table"),
+        ('[tool.tfmigrate]\nper-file-ignores = { "tests/*" = 1 }\n', "per-file-ignores.'tests/*': expected a list of strings"),
+        ('[tool.tfmigrate]\nexclude = [1]\n', "exclude: expected a list of strings"),
+        ('[tool.tfmigrate]\nselect = ["TFM1"] # caf\xe9\n'.encode("latin-1"), "not valid TOML: not UTF-8 text"),
     ],
 )
 def test_bad_configuration_is_exit_2_naming_file_and_key(repo, content, expected):
-    (repo / "pyproject.toml").write_text(content)
+    """One line `error: FILE: KEY: what is wrong`, never a traceback."""
+    if isinstance(content, bytes):
+        (repo / "pyproject.toml").write_bytes(content)
+    else:
+        (repo / "pyproject.toml").write_text(content)
     result = runner.invoke(app, ["check"])
-    assert result.exit_code == 2
+    assert result.exit_code == 2, result.exception  # an exception escaping the command would be exit 1
     assert "pyproject.toml" in result.stderr and expected in result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
 
 
 SHIM = "import tensorflow as tf\n\ntfv1 = tf.compat.v1\n"
@@ -153,6 +164,9 @@ def test_a_missing_baseline_is_an_error_and_recording_is_explicit(repo):
     assert run("check", "--update-baseline").exit_code == 2
     result = run("check", "--baseline", "no/such/folder/b.json", "--update-baseline")
     assert result.exit_code == 2 and "no such folder" in result.stderr
+    result = run("check", "--baseline", "src")
+    assert result.exit_code == 2 and "src: cannot read the baseline: Is a directory" in result.stderr
+    assert run("check", "--baseline", "src", "--update-baseline").exit_code == 2
     (repo / "bad.json").write_text("[1, 2]")
     result = run("check", "--baseline", "bad.json")
     assert result.exit_code == 2 and "not a tfmigrate baseline" in result.stderr

@@ -152,3 +152,35 @@ def test_plain_report_written_directly_equals_what_rich_prints(monkeypatch):
     monkeypatch.setattr(Console, "is_terminal", property(lambda self: True))  # rich renders it all
     slow = rendered()
     assert "\x1b[" not in slow and fast == slow
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+def test_every_format_survives_a_console_that_cannot_encode_the_report(project, encoding):
+    """Windows consoles and redirects: the rich report shows what the console cannot encode as
+    look-alikes or '?'; machine formats are UTF-8 bytes whatever the console (as Ruff's)."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONIOENCODING=encoding, NO_COLOR="1")
+    formats = ["rich", "concise", "json", "json-lines", "sarif", "github", "junit"] if encoding == "ascii" else ["rich", "json"]
+    for fmt in formats:
+        result = subprocess.run([sys.executable, "-m", "tfmigrate", "check", "--format", fmt, "."],
+                                capture_output=True, env=env, timeout=120)
+        assert result.returncode == 1 and b"Traceback" not in result.stderr, (fmt, result.stderr.decode(errors="replace"))
+        if fmt == "rich":
+            text = result.stdout.decode(encoding)
+            shown = "trainé".encode(encoding, "replace").decode(encoding)  # trainé in cp1252, train? in ASCII
+            assert f"a b/{shown}.py:3:9: TFM105" in text.replace(os.sep, "/") and " 3 | ds = ds.repeat(False)" in text
+        elif fmt == "json":
+            assert json.loads(result.stdout.decode("utf-8"))[0]["path"] == os.path.join("a b", "trainé.py")
+        else:
+            assert "trainé".encode() in result.stdout or "train%C3%A9".encode() in result.stdout
+    diff = subprocess.run([sys.executable, "-m", "tfmigrate", "fix", "--diff", "."], capture_output=True, env=env, timeout=120)
+    assert diff.returncode == 1 and "+++ b/a b/trainé.py".encode() in diff.stdout.replace(os.sep.encode(), b"/")
+
+
+def test_output_file_in_a_missing_folder_is_a_one_line_error(project):
+    result = out("check", "--format", "json", "--output-file", "reports/out.json")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "--output-file reports/out.json: no such folder" in result.stderr and result.stderr.count("\n") == 1
+    assert out("check", "--output-file", ".").exit_code == 2

@@ -75,6 +75,8 @@ def apply(baseline: str, outcomes: Sequence) -> Tuple[List, str]:
         known = Counter((e["rule"], e["path"], e["fingerprint"]) for e in data["findings"])
     except FileNotFoundError:
         raise ValueError(problem(baseline, False)) from None
+    except OSError as error:
+        raise ValueError(f"{baseline}: cannot read the baseline: {error.strerror or error}") from None
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(
             f"{baseline}: not a tfmigrate baseline ({error}); record a new one with `--update-baseline`"

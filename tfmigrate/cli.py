@@ -57,6 +57,52 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
     """tfmigrate: a TF1-to-TF2 migration linter."""
+    for stream in (sys.stdout, sys.stderr):
+        _tolerant(stream)
+
+
+# What a console that cannot show box drawing gets instead (rich draws its tables in ASCII there).
+_LOOKALIKES = {"│": "|", "┃": "|", "─": "-", "━": "-", "…": "...", "→": "->", "‘": "'", "’": "'", "“": '"', "”": '"'}
+
+
+def _lookalike(error: UnicodeEncodeError):
+    return "".join(_LOOKALIKES.get(c, "?") for c in error.object[error.start:error.end]), error.end
+
+
+def _tolerant(stream) -> None:
+    """A console in cp1252 or ASCII (Windows, a redirect, PYTHONIOENCODING) shows what it cannot
+    encode as a look-alike or '?' instead of failing the run; machine formats bypass it (_emit)."""
+    import codecs
+
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    if codecs.lookup(encoding).name in ("utf-8", "utf-16", "utf-32", "gb18030") or not hasattr(stream, "reconfigure"):
+        return
+    codecs.register_error("tfmigrate-lookalike", _lookalike)
+    stream.reconfigure(errors="tfmigrate-lookalike")
+
+
+def _emit(text: str) -> None:
+    """Machine-readable output (every format but rich, diffs) is UTF-8 bytes whatever the
+    console's encoding, as `--output-file` writes it and as Ruff does: JSON, SARIF and JUnit
+    declare UTF-8. A path that is not valid UTF-8 is written as its bytes, never a crash."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8", "surrogateescape"))
+    buffer.flush()
+
+
+def _check_output(output_file: Optional[str]) -> None:
+    """Before the run: a report that could not be written must not cost the whole run first."""
+    if not output_file:
+        return
+    folder = os.path.dirname(os.path.abspath(output_file))
+    if not os.path.isdir(folder):
+        _fail(f"--output-file {output_file}: no such folder {folder}; create it or choose another path")
+    if os.path.isdir(output_file):
+        _fail(f"--output-file {output_file}: is a folder; name a file")
 
 
 def _stderr():
@@ -66,7 +112,9 @@ def _stderr():
 
 
 def _fail(message: str) -> None:
-    _stderr().print(f"[bold red]error:[/] {message}", soft_wrap=True, markup=True)
+    from rich.markup import escape  # a message naming [tool.tfmigrate] is not markup
+
+    _stderr().print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, markup=True)
     raise typer.Exit(2)
 
 
@@ -134,18 +182,23 @@ def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fi
 
     findings = [f for o in outcomes for f in o.findings]
     sources = {o.shown: o.text for o in outcomes if o.text is not None}
-    handle = open(output_file, "w", encoding="utf-8", newline="") if output_file else None
+    try:
+        handle = None
+        if output_file:
+            handle = open(output_file, "w", encoding="utf-8", errors="surrogateescape", newline="")
+    except OSError as error:
+        _fail(f"--output-file {output_file}: cannot write the report: {error.strerror or error}")
+    write = handle.write if handle else _emit
     try:
         if statistics:
-            text = report.render_statistics(findings)
-            (handle or sys.stdout).write(text)
+            write(report.render_statistics(findings))
         elif fmt is Format.rich:
             from rich.console import Console
 
             console = Console(file=handle, highlight=False) if handle else Console(highlight=False)
             report.render_rich(findings, sources, console, files, fixed, fixed_files, extra)
         else:
-            (handle or sys.stdout).write(report.RENDERERS[fmt.value](findings))
+            write(report.RENDERERS[fmt.value](findings))
     finally:
         if handle:
             handle.close()
@@ -217,6 +270,7 @@ def check(
     """Report TF1 code and TF2 pitfalls."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version)
+    _check_output(output_file)
     _check_baseline(baseline, update_baseline)
     tasks = _tasks(paths, settings, "check", no_cache=no_cache, stdin_name=stdin_filename)
     outcomes = _execute(tasks, jobs, fmt is Format.rich)
@@ -249,6 +303,7 @@ def fix(
     """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes)
+    _check_output(output_file)
     tasks = _tasks(paths, settings, "fix", settings.unsafe_fixes, diff, no_cache, stdin_filename)
     outcomes = _execute(tasks, jobs, fmt is Format.rich and not diff)
     fixed = sum(o.applied for o in outcomes)
@@ -262,7 +317,7 @@ def fix(
             sys.stderr.write(report.render_concise(findings))
         raise typer.Exit(1 if findings and not exit_zero else 0)
     if diff:
-        sys.stdout.write("".join(o.diff for o in outcomes))
+        _emit("".join(o.diff for o in outcomes))
         _stderr().print(
             f"Would fix {fixed} finding{'s' * (fixed != 1)} in {fixed_files} file{'s' * (fixed_files != 1)}.",
             soft_wrap=True,
@@ -324,6 +379,8 @@ def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, so atomic writes 
 
 
 def main() -> None:
+    for stream in (sys.stdout, sys.stderr):  # before typer's own usage errors too
+        _tolerant(stream)
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, _terminate)
     try:

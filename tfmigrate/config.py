@@ -136,12 +136,17 @@ def _load_toml(path: Path) -> dict:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 def _table(path: Path) -> Optional[dict]:
     data = _load_toml(path)
     if path.name == "pyproject.toml":
-        return data.get("tool", {}).get("tfmigrate")
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{path}: `tool` must be a table ([tool.tfmigrate]), got {tool!r}")
+        return tool.get("tfmigrate")
     return data
 
 
