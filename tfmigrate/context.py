@@ -13,8 +13,9 @@ _BLOCKS = (cst.Module, cst.IndentedBlock)
 
 
 class FileContext:
-    def __init__(self, path: str, module: cst.Module, source: str, shims=None):
+    def __init__(self, path: str, module: cst.Module, source: str, shims=None, imported_by=None):
         self.path = path
+        self.imported_by = imported_by  # a checked TF1 graph module that imports this one
         self.module = module
         self.source = source
         self.names = ImportTable(module, source, shims)
@@ -37,7 +38,7 @@ class FileContext:
         or not (shared by the engine and every rule)."""
         from tfmigrate.program import ProgramMode
 
-        return ProgramMode(self.module, self.source, self.names, self.keras_classes)
+        return ProgramMode(self.module, self.source, self.names, self.keras_classes, self.imported_by)
 
     @cached_property
     def datasets(self):

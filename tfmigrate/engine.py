@@ -185,11 +185,12 @@ def _internal_error(path: str, what: str, error: BaseException) -> Finding:
     )
 
 
-def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None, shims=None) -> _Pass:
+def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None, shims=None,
+          imported_by: Optional[str] = None) -> _Pass:
     """Lint one file (`parsed`: its module, when the caller has parsed it already); no
     exception escapes (it becomes a TFM000 finding)."""
     try:
-        return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims)
+        return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims, imported_by)
     except RecursionError as error:  # pathologically nested code, in libcst's recursive passes
         return _Pass(None, [_internal_error(path, "while checking this file (nesting too deep)", error)])
     except Exception as error:
@@ -222,7 +223,8 @@ def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
     ctx.__dict__.clear()
 
 
-def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module], shims=None) -> _Pass:
+def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module], shims=None,
+                    imported_by: Optional[str] = None) -> _Pass:
     if not might_use_tensorflow(data, shims):
         return _Pass(None, [])
     try:
@@ -233,7 +235,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     except Exception as error:  # libcst raises several types for bad input
         # Whatever the selection or noqa, as Ruff's syntax errors: the file was not checked.
         return _Pass(None, [_parse_error(path, error, data)])
-    ctx = FileContext(path, module, source, shims)
+    ctx = FileContext(path, module, source, shims, imported_by)
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
     walk = _Walk(ctx, [r for r in rules if r.handlers()])
@@ -266,9 +268,10 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     return _Pass(module, findings, positions)
 
 
-def check_source(data: bytes, path: str, codes: Sequence[str], shims=None) -> List[Finding]:
-    """`shims`: the project's re-exports of TensorFlow (names.Shims), or None."""
-    return _lint(data, path, codes, shims=shims).findings
+def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None) -> List[Finding]:
+    """`shims`: the project's re-exports of TensorFlow (names.Shims), or None. `imported_by`: a
+    checked module of TF1 graph code that imports this one (graph_imports), or None."""
+    return _lint(data, path, codes, shims=shims, imported_by=imported_by).findings
 
 
 def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List[Finding]:
@@ -332,7 +335,7 @@ def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: lis
 
 
 def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False,
-               shims=None) -> FileResult:
+               shims=None, imported_by=None) -> FileResult:
     """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
     result would not parse is refused (reported as TFM000) and the others still apply."""
     result = FileResult(path, data)
@@ -342,7 +345,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
     lint = None
     parsed = None
     for _ in range(MAX_FIX_PASSES):
-        lint = _lint(current, path, codes, parsed, shims)
+        lint = _lint(current, path, codes, parsed, shims, imported_by)
         parsed = None
         fixable = _route_first(_applicable(lint.findings, unsafe, refused))
         if lint.module is None or not fixable:
@@ -373,7 +376,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
         result.requires = tuple(sorted(set(result.requires).union(*(f.fix.requires for f in fixable))))
         lint = None
     if lint is None:
-        lint = _lint(current, path, codes, parsed, shims)
+        lint = _lint(current, path, codes, parsed, shims, imported_by)
     result.findings = sorted(lint.findings + failures, key=lambda f: (f.line, f.column, f.rule))
     if current != data:
         result.fixed = current

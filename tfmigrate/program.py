@@ -56,11 +56,12 @@ def mentions_graph_mode(ctx) -> bool:
 class ProgramMode:
     """The module's TensorFlow imports and the evidence that it is TF1 graph code."""
 
-    def __init__(self, module: cst.Module, source: str, names, keras_classes=None):
+    def __init__(self, module: cst.Module, source: str, names, keras_classes=None, imported_by=None):
         self.module = module
         self.source = source
         self.names = names
         self.keras_classes = keras_classes
+        self.imported_by = imported_by  # a checked graph module imports this one (graph_imports)
 
     @cached_property
     def _keras_blocks(self) -> List[Tuple[int, int]]:
@@ -137,6 +138,8 @@ class ProgramMode:
             if what not in seen:
                 seen.add(what)
                 found.append((self.source.count("\n", 0, match.start()) + 1, what))
+        if not found and self.imported_by is not None and self._tf_aliases:
+            found.append((0, f"imported by the graph module {self.imported_by}"))
         return found
 
     @property

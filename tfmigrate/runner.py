@@ -34,6 +34,7 @@ class Task:
     cache_dir: Optional[str] = None
     data: Optional[bytes] = None  # stdin
     shims: Optional[object] = None  # names.Shims: the project's re-exports of TensorFlow
+    graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
 
 
 @dataclass
@@ -166,12 +167,12 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     fix_source = fix_source or engine.fix_source
 
     if task.mode == "check":
-        findings = [f.portable() for f in check_source(data, task.shown, task.codes, shims=task.shims)]
+        findings = [f.portable() for f in check_source(data, task.shown, task.codes, **_facts(task))]
         if cache:
             cache.put(task.path, fingerprint, findings)
         return Outcome(task.shown, findings, source_text(data) if findings else None)
 
-    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, shims=task.shims)
+    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, **_facts(task))
     findings = [f.portable() for f in result.findings]
     outcome = Outcome(task.shown, findings, applied=result.applied, requires=getattr(result, "requires", ()))
     final = data
@@ -209,6 +210,15 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     if findings:
         outcome.text = source_text(data if task.diff else final)
     return outcome
+
+
+def _facts(task: Task) -> dict:
+    """What the engine is told about the file beyond its bytes (only what is set, so notebook
+    entry points need not take every fact)."""
+    facts = {"shims": task.shims}
+    if task.graph_importer is not None:
+        facts["imported_by"] = task.graph_importer
+    return facts
 
 
 def _replace_message(finding: Finding, message: str) -> Finding:
@@ -345,15 +355,22 @@ def tasks_for(
     diff: bool = False,
     use_cache: bool = True,
 ) -> List[Task]:
+    from tfmigrate.graph_imports import graph_importers
+
+    files = list(files)
     codes = settings.codes()
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
+    importers = graph_importers(files)
     tasks = []
     for path in files:
         file_codes = settings.codes_for(path, codes)
+        importer = importers.get(path)
+        key = settings.cache_key(file_codes) if use_cache else ""
+        if key and importer is not None:
+            key += "|imported by graph code: " + importer
         tasks.append(
-            Task(path, display_path(path), file_codes, mode, unsafe, diff,
-                 key=settings.cache_key(file_codes) if use_cache else "", cache_dir=cache_dir,
-                 shims=_shims(settings, path))
+            Task(path, display_path(path), file_codes, mode, unsafe, diff, key=key, cache_dir=cache_dir,
+                 shims=_shims(settings, path), graph_importer=display_path(importer) if importer else None)
         )
     return tasks
 

@@ -53,7 +53,7 @@ class GraphModule(Rule):
         target = self._anchor(node)
         if target is None:
             return
-        evidence = ", ".join(f"`{what}` (line {line})" for line, what in program.evidence[:_MAX_EVIDENCE])
+        evidence = ", ".join(f"`{what}` (line {line})" if line else what for line, what in program.evidence[:_MAX_EVIDENCE])
         more = len(program.evidence) - _MAX_EVIDENCE
         if more > 0:
             evidence += f" and {more} more"

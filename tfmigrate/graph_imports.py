@@ -1,0 +1,77 @@
+"""Which checked modules a module of TF1 graph code imports: they are graph code too.
+
+A helper module a graph program imports (`utils.py` building `tf.data` pipelines, kernels) may
+show no graph construct of its own, yet its TensorFlow objects flow into the program's graph: on
+TensorFlow's compat route it must be TF1's too (a TF2 `Dataset` has no `output_types` for the
+program's `tf.data.Iterator.from_structure`). Files are linted one at a time, so this one
+cross-file fact is gathered up front, from the bytes, by word matches (no parse): local imports of
+a graph module resolved to files among those checked.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Dict, Iterable, List, Optional
+
+# A module that imports TensorFlow and uses a TF1 graph construct (a cheap stand-in for
+# program.ProgramMode.evidence, which needs the parsed module).
+_TF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+tensorflow\b|from[ \t]+tensorflow\b)", re.MULTILINE)
+_GRAPH = re.compile(
+    rb"\.(?:placeholder|Session|InteractiveSession|get_variable|variable_scope|get_collection|"
+    rb"add_to_collection|global_variables_initializer|start_queue_runners|disable_v2_behavior|"
+    rb"disable_eager_execution)\s*\(|\bfeed_dict\s*="
+)
+_IMPORTS = re.compile(rb"^[ \t]*(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)", re.MULTILINE)
+
+
+def graph_importers(files: Iterable[str], read=None) -> Dict[str, str]:
+    """path -> the path of a graph module among `files` that imports it (the first found)."""
+    read = read or _read
+    files = [f for f in files if f.endswith(".py")]
+    known = {os.path.normpath(os.path.abspath(f)): f for f in files}
+    found: Dict[str, str] = {}
+    for path in files:
+        data = read(path)
+        if not data or not _TF_IMPORT.search(data) or not _GRAPH.search(data):
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        for module in _imported_modules(data):
+            target = _resolve(module, folder, known)
+            if target is not None and target != path and target not in found:
+                found[target] = path
+    return found
+
+
+def _imported_modules(data: bytes) -> List[str]:
+    modules = []
+    for match in _IMPORTS.finditer(data):
+        if match.group(1):
+            modules.extend(m.strip().decode("ascii", "replace") for m in match.group(1).split(b","))
+        elif match.group(2):
+            modules.append(match.group(2).decode("ascii", "replace"))
+    return modules
+
+
+def _resolve(module: str, folder: str, known: Dict[str, str]) -> Optional[str]:
+    """The checked file a local import names: beside the importer (or up its relative dots)."""
+    dots = len(module) - len(module.lstrip("."))
+    base = folder
+    for _ in range(max(dots - 1, 0)):
+        base = os.path.dirname(base)
+    parts = [p for p in module.lstrip(".").split(".") if p]
+    if not parts:
+        return None
+    candidate = os.path.join(base, *parts)
+    for path in (candidate + ".py", os.path.join(candidate, "__init__.py")):
+        hit = known.get(os.path.normpath(path))
+        if hit is not None:
+            return hit
+    return None
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
