@@ -1,0 +1,557 @@
+"""Do the 45 real TF1 programs of ../shared/tf1-programs still run under TensorFlow 2.21 after
+migration, and print what they printed on the TF1 compatibility route? (a report, not a test)
+
+Usage:
+    .venv/bin/python scripts/run_programs.py                  # all 45 programs, 4 modes (about 25 min on 2 cores)
+    .venv/bin/python scripts/run_programs.py --fast 5         # the 5 programs with the smallest expected_seconds
+    .venv/bin/python scripts/run_programs.py --only morvan-203_variable,stanford-02_placeholder
+    options: --programs DIR (default ../shared/tf1-programs), --python PY (default .venv/bin/python),
+             --jobs N (programs run in parallel, default 2), --modes asis,fix,... , --json FILE (every
+             run), --legacy-keras-env (TF_USE_LEGACY_KERAS=1 for every run, for comparison only),
+             --keep (keep the work copies), --tmp DIR (where to make them)
+
+Every program is driven through the corpus harness (`run.py prepare | compat | exec`), on fresh
+scratch copies in a temporary folder (nothing is written under the programs folder or the repo).
+Modes, each on its own copy (patch first, then migrate, then run):
+    asis            the prepared copy, unchanged (all 45 are expected to fail)
+    fix             `tfmigrate fix --no-cache --exit-zero` (the safe fixes)
+    unsafe          `tfmigrate fix --unsafe-fixes --no-cache --exit-zero`
+    tf_upgrade_v2   `tf_upgrade_v2 --intree COPY --outtree COPY_tfu --reportfile ...`, run from COPY_tfu
+    compat          (not run by default) run.py's own compat route, with tf-keras where the manifest
+                    says the reference needed it: the reference route, a self-check of this harness
+tfmigrate runs as `PY -m tfmigrate` with this checkout first on PYTHONPATH; tf_upgrade_v2 is the
+console script next to PY (else `PY -m tensorflow.tools.compatibility.tf_upgrade_v2_main`).
+Programs run WITHOUT TF_USE_LEGACY_KERAS (run.py removes it from the environment): migrated code
+must run by itself. Timeout per program run: max(60, 4 x expected_seconds).
+
+A run is `FAIL` (non-zero exit status or timeout), `same` (it ran and its last stdout line equals
+the manifest's reference_last_line, timing numbers such as "Took: 11.4 seconds" ignored; only for
+stable_output yes/last-line-only), `DIFF` (it ran, with another last line) or `ok` (it ran; no
+line to compare: stable_output=no, or the 5 programs that print nothing, where exit status 0 is
+success). For stable_output=no the metric line (reference_metric_line, else the last line) is
+shown beside the run's line of the same shape, with the relative difference of its value (the
+first non-integer number: a loss or accuracy, not a step counter).
+
+Targets (from the issue): >= 90% of the programs run after `fix --unsafe-fixes` and every one
+with a reference prints the same last line; >= 60% run after the safe `fix`.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PROGRAMS = ROOT.parent / "shared" / "tf1-programs"
+MODES = ("asis", "fix", "unsafe", "tf_upgrade_v2")
+ALL_MODES = MODES + ("compat",)
+NO_STDOUT = "(no stdout)"  # reference_last_line of the 5 programs that print nothing
+STEP_TIMEOUT = 600.0  # seconds for one prepare / migration step
+CELL = 34  # width of a mode's column in the table
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER_RE = re.compile(_NUMBER)
+# A number after "took"/"time"/"elapsed" or before a unit of seconds: "Took: 11.454136 seconds",
+# "Total time: 3.2 seconds", "Loss 13968.7. Time 0.365", "0.5 s".
+_TIMING_RE = re.compile(
+    rf"(?i)(\b(?:took|time|elapsed|duration)\b\s*[:=]?\s*){_NUMBER}|{_NUMBER}(\s*(?:s|secs?|seconds|ms)\b)"
+)
+_NO_ATTRIBUTE_RE = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+_DID_YOU_MEAN_RE = re.compile(r"\.? Did you mean: '\w+'\?")
+
+
+# --------------------------------------------------------------------------------------------
+# the corpus
+
+@dataclass
+class Program:
+    """One row of manifest.tsv, the columns this script uses."""
+
+    id: str
+    expected_seconds: float
+    stable_output: str  # yes | last-line-only | no
+    reference_last_line: str
+    reference_metric_line: str  # "-" if none
+    needs_tf_keras: bool  # compat_needs_tf_keras: the reference ran with tf-keras
+
+    @property
+    def timeout(self) -> float:
+        return max(60.0, 4 * self.expected_seconds)
+
+    @property
+    def prints_nothing(self) -> bool:
+        return self.reference_last_line == NO_STDOUT
+
+    @property
+    def has_reference(self) -> bool:
+        """A last line that repeats from run to run, to compare exactly."""
+        return self.stable_output in ("yes", "last-line-only") and not self.prints_nothing
+
+    @property
+    def metric_reference(self) -> Optional[str]:
+        if self.reference_metric_line not in ("", "-"):
+            return self.reference_metric_line
+        return None if self.prints_nothing else self.reference_last_line
+
+
+def load_programs(programs_dir: Path) -> List[Program]:
+    """The manifest's programs, in manifest order."""
+    with open(programs_dir / "manifest.tsv", newline="", encoding="utf-8") as f:
+        return [
+            Program(
+                id=row["id"],
+                expected_seconds=float(row["expected_seconds"]),
+                stable_output=row["stable_output"],
+                reference_last_line=row["reference_last_line"],
+                reference_metric_line=row["reference_metric_line"],
+                needs_tf_keras=row["compat_needs_tf_keras"] == "yes",
+            )
+            for row in csv.DictReader(f, delimiter="\t")
+        ]
+
+
+def select(programs: List[Program], only: Optional[str] = None, fast: Optional[int] = None) -> List[Program]:
+    """--only ID,ID (in manifest order), then --fast N: the N with the smallest expected_seconds."""
+    chosen = programs
+    if only:
+        wanted = [x.strip() for x in only.split(",") if x.strip()]
+        unknown = sorted(set(wanted) - {p.id for p in programs})
+        if unknown:
+            raise ValueError("not in manifest.tsv: " + ", ".join(unknown))
+        chosen = [p for p in programs if p.id in wanted]
+    if fast is not None:
+        quickest = {p.id for p in sorted(chosen, key=lambda p: p.expected_seconds)[:fast]}  # stable sort
+        chosen = [p for p in chosen if p.id in quickest]
+    return chosen
+
+
+# --------------------------------------------------------------------------------------------
+# comparing outputs
+
+def without_timings(line: str) -> str:
+    """The line with its timing numbers replaced by <t>."""
+    return _TIMING_RE.sub(lambda m: (m.group(1) or "") + "<t>" + (m.group(2) or ""), line.strip())
+
+
+def same_line(got: str, reference: str) -> bool:
+    return without_timings(got) == without_timings(reference)
+
+
+def shape(line: str) -> str:
+    """The line with every number replaced by # and runs of blanks collapsed."""
+    return " ".join(_NUMBER_RE.sub("#", line).split())
+
+
+def metric_line(stdout: str, reference: str) -> Optional[str]:
+    """The last stdout line of the same shape as the reference metric line."""
+    want = shape(reference)
+    for line in reversed(stdout.splitlines()):
+        if line.strip() and shape(line) == want:
+            return line.strip()
+    return None
+
+
+def metric_value(line: str) -> Optional[float]:
+    """The first non-integer number of a line (the loss or accuracy, not the step), else the first."""
+    numbers = _NUMBER_RE.findall(line)
+    for text in numbers:
+        if any(c in text for c in ".eE"):
+            return float(text)
+    return float(numbers[0]) if numbers else None
+
+
+def relative_difference(got: str, reference: str) -> Optional[float]:
+    a, b = metric_value(got), metric_value(reference)
+    if a is None or b is None:
+        return None
+    if b == 0:
+        return 0.0 if a == 0 else None
+    return (a - b) / abs(b)
+
+
+def short_error(error: str, width: int = 200) -> str:
+    """One line; `AttributeError: module 'tensorflow' has no attribute 'Session'. Did you mean:
+    'version'?` -> `AttributeError: no tensorflow.Session`."""
+    text = _DID_YOU_MEAN_RE.sub("", " ".join(error.split()))
+    text = _NO_ATTRIBUTE_RE.sub(lambda m: f"no {m.group(1)}.{m.group(2)}", text)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# --------------------------------------------------------------------------------------------
+# running one program in one mode
+
+@dataclass
+class Settings:
+    programs_dir: Path
+    python: str
+    modes: Sequence[str] = MODES
+    legacy_keras_env: bool = False  # TF_USE_LEGACY_KERAS=1 for every run
+    keep: bool = False
+    tmp: Optional[Path] = None
+
+
+@dataclass
+class RunResult:
+    id: str
+    mode: str
+    status: str = "fail"  # same | ok | diff | fail
+    rc: Optional[int] = None
+    seconds: float = 0.0  # the program's run
+    timed_out: bool = False
+    last_line: str = ""
+    reference_last_line: str = ""
+    error: str = ""
+    step_seconds: float = 0.0  # prepare + migration
+    legacy_keras: bool = False
+    stdout_lines: int = 0
+    metric_line: Optional[str] = None
+    reference_metric_line: Optional[str] = None
+    metric_rel_diff: Optional[float] = None
+    stderr_tail: List[str] = field(default_factory=list)  # of a failed run or step
+    workdir: str = ""
+
+    @property
+    def ran(self) -> bool:
+        return self.status != "fail"
+
+    def cell(self) -> str:
+        if self.status == "fail":
+            error = short_error(self.error or f"exit status {self.rc}")
+            text = "FAIL: " + re.sub(r"\btensorflow\b", "tf", error.replace("AttributeError: no ", "no "))
+        else:
+            text = {"same": "same", "ok": "ok", "diff": "DIFF"}[self.status]
+        return text if len(text) <= CELL - 1 else text[: CELL - 4] + "..."
+
+
+class StepFailed(Exception):
+    """A prepare or migration step exited non-zero; `output` is what it printed."""
+
+    def __init__(self, message: str, output: str):
+        super().__init__(message)
+        self.output = output
+
+
+def step(what: str, cmd: Sequence[object], cwd: Path, timeout: float = STEP_TIMEOUT,
+         env: Optional[Dict[str, str]] = None) -> str:
+    """Run one command; its stdout + stderr. StepFailed if it exits non-zero or times out."""
+    try:
+        proc = subprocess.run([str(c) for c in cmd], cwd=str(cwd), env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise StepFailed(f"{what} timed out after {timeout:.0f} s",
+                         (exc.output or b"").decode("utf-8", "replace")) from None
+    out = proc.stdout.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise StepFailed(f"{what} exited {proc.returncode}: {last_line_of(out)}", out)
+    return out
+
+
+def tfmigrate_cmd(python: str) -> Tuple[List[str], Dict[str, str]]:
+    """`PY -m tfmigrate` and an environment with this checkout first on PYTHONPATH."""
+    path = os.environ.get("PYTHONPATH")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + (os.pathsep + path if path else ""))
+    return [python, "-m", "tfmigrate"], env
+
+
+def tf_upgrade_cmd(python: str) -> List[str]:
+    script = Path(python).parent / "tf_upgrade_v2"
+    if script.exists():
+        return [str(script)]
+    return [python, "-m", "tensorflow.tools.compatibility.tf_upgrade_v2_main"]
+
+
+def migrate(mode: str, work: Path, settings: Settings) -> Path:
+    """Rewrite the prepared copy `work` for `mode`; the folder to run."""
+    if mode == "asis":
+        return work
+    if mode in ("fix", "unsafe"):
+        cmd, env = tfmigrate_cmd(settings.python)
+        unsafe = ["--unsafe-fixes"] if mode == "unsafe" else []
+        # --jobs 1: the programs already run `--jobs` at a time
+        step("tfmigrate fix", [*cmd, "fix", *unsafe, "--no-cache", "--exit-zero", "--jobs", "1", "."], work, env=env)
+        return work
+    if mode == "tf_upgrade_v2":
+        out_dir = work.parent / (work.name + "_tfu")
+        report = work.parent / (work.name + "_tfu_report.txt")
+        step("tf_upgrade_v2", [*tf_upgrade_cmd(settings.python), "--intree", work, "--outtree", out_dir,
+                               "--reportfile", report], work.parent)
+        return out_dir
+    if mode == "compat":
+        step("run.py compat", [settings.python, settings.programs_dir / "run.py", "compat", work], work.parent)
+        return work
+    raise ValueError(f"unknown mode {mode!r}")
+
+
+def last_line_of(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def tail(text: str, n: int = 15) -> List[str]:
+    return [line for line in text.splitlines() if line.strip()][-n:]
+
+
+def run_mode(program: Program, mode: str, base: Path, settings: Settings) -> RunResult:
+    """Prepare a fresh copy under base/<id>/<mode>, migrate it, run it and judge the output."""
+    res = RunResult(program.id, mode, reference_last_line=program.reference_last_line,
+                    reference_metric_line=program.metric_reference)
+    res.legacy_keras = settings.legacy_keras_env or (mode == "compat" and program.needs_tf_keras)
+    run_py = settings.programs_dir / "run.py"
+    work = base / program.id / mode
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    res.workdir = str(work)
+    t0 = time.monotonic()
+    try:
+        step("run.py prepare", [settings.python, run_py, "prepare", program.id, work], work.parent)
+        target = migrate(mode, work, settings)
+        res.step_seconds = round(time.monotonic() - t0, 1)
+        res.workdir = str(target)
+        cmd = [settings.python, run_py, "exec", program.id, target, "--python", settings.python,
+               "--timeout", program.timeout] + (["--legacy-keras"] if res.legacy_keras else [])
+        out = step("run.py exec", cmd, target.parent, timeout=program.timeout + 120)
+        data = json.loads(last_line_of(out))
+    except StepFailed as exc:
+        res.error, res.stderr_tail = str(exc), tail(exc.output)
+        return res
+    except ValueError:  # no JSON line
+        res.error, res.stderr_tail = f"run.py exec printed no JSON: {last_line_of(out)}", tail(out)
+        return res
+
+    res.rc, res.seconds, res.timed_out = data["rc"], data["seconds"], data["timed_out"]
+    res.last_line, res.error = data["last_line"], data["error"]
+    stdout = Path(data["stdout"]).read_text(encoding="utf-8", errors="replace")
+    res.stdout_lines = sum(1 for line in stdout.splitlines() if line.strip())
+    if program.metric_reference:
+        res.metric_line = metric_line(stdout, program.metric_reference)
+        if res.metric_line is not None:
+            res.metric_rel_diff = relative_difference(res.metric_line, program.metric_reference)
+
+    if res.rc != 0 or res.timed_out:
+        res.stderr_tail = tail(Path(data["stderr"]).read_text(encoding="utf-8", errors="replace"))
+    elif program.has_reference:
+        res.status = "same" if same_line(res.last_line, program.reference_last_line) else "diff"
+    else:
+        res.status = "ok"
+    return res
+
+
+def run_program(program: Program, settings: Settings, base: Path) -> List[RunResult]:
+    """Every mode of one program, one after the other (a pool task)."""
+    results = []
+    for mode in settings.modes:
+        try:
+            res = run_mode(program, mode, base, settings)
+        except Exception as exc:  # one broken run must not stop the others
+            res = RunResult(program.id, mode, error=f"harness: {type(exc).__name__}: {exc}")
+        results.append(res)
+        if not settings.keep:
+            shutil.rmtree(base / program.id / mode, ignore_errors=True)
+            shutil.rmtree(base / program.id / (mode + "_tfu"), ignore_errors=True)
+    if not settings.keep:
+        shutil.rmtree(base / program.id, ignore_errors=True)
+    return results
+
+
+def run_all(programs: List[Program], settings: Settings, jobs: int = 2) -> Dict[str, List[RunResult]]:
+    """{program id: its runs}; the longest programs start first, `jobs` at a time."""
+    base = Path(tempfile.mkdtemp(prefix="tfm_programs_", dir=settings.tmp))
+    results: Dict[str, List[RunResult]] = {}
+    order = sorted(programs, key=lambda p: -p.expected_seconds)
+    try:
+        with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = {pool.submit(run_program, p, settings, base): p for p in order}
+            for done, future in enumerate(as_completed(futures), 1):
+                program = futures[future]
+                results[program.id] = future.result()
+                cells = ", ".join(f"{r.mode} {r.cell()}" for r in results[program.id])
+                print(f"[{done}/{len(programs)}] {program.id}: {cells}", file=sys.stderr, flush=True)
+    finally:
+        if settings.keep:
+            print(f"work copies kept in {base}", file=sys.stderr)
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# report
+
+@dataclass
+class Totals:
+    mode: str
+    programs: int
+    with_reference: int
+    ran: int = 0
+    same: int = 0
+    diff: int = 0
+    timeouts: int = 0
+
+
+def percent(n: int, of: int) -> str:
+    return f"{100.0 * n / of:.0f}%" if of else "n/a"
+
+
+def totals(programs: List[Program], results: Dict[str, List[RunResult]], mode: str) -> Totals:
+    t = Totals(mode, len(programs), sum(p.has_reference for p in programs))
+    for p in programs:
+        for r in results[p.id]:
+            if r.mode == mode:
+                t.ran += r.ran
+                t.same += r.status == "same"
+                t.diff += r.status == "diff"
+                t.timeouts += r.timed_out
+    return t
+
+
+def target_lines(by_mode: Dict[str, Totals]) -> List[str]:
+    def verdict(ok: bool) -> str:
+        return "PASS" if ok else "FAIL"
+
+    lines = []
+    unsafe, safe = by_mode.get("unsafe"), by_mode.get("fix")
+    if unsafe:
+        lines.append(f"  >= 90% run after fix --unsafe-fixes: {unsafe.ran}/{unsafe.programs} = "
+                     f"{percent(unsafe.ran, unsafe.programs)}  {verdict(unsafe.ran >= 0.9 * unsafe.programs)}")
+        lines.append(f"  every one with a reference prints the same last line (unsafe): {unsafe.same}/"
+                     f"{unsafe.with_reference} ({unsafe.diff} ran with another line)  "
+                     f"{verdict(unsafe.same == unsafe.with_reference)}")
+    if safe:
+        lines.append(f"  >= 60% run after the safe fix: {safe.ran}/{safe.programs} = "
+                     f"{percent(safe.ran, safe.programs)}  {verdict(safe.ran >= 0.6 * safe.programs)}")
+    return lines
+
+
+def report(programs: List[Program], results: Dict[str, List[RunResult]], modes: Sequence[str],
+           total_programs: int) -> Dict[str, Totals]:
+    width = max(len("program"), *(len(p.id) for p in programs)) + 2
+    print(f"{'program':{width}}" + "".join(f"{m:{CELL}}" for m in modes).rstrip())
+    for p in programs:
+        cells = {r.mode: r.cell() for r in results[p.id]}
+        print(f"{p.id:{width}}" + "".join(f"{cells.get(m, '-'):{CELL}}" for m in modes).rstrip())
+
+    diffs = [r for p in programs for r in results[p.id] if r.status == "diff"]
+    if diffs:
+        print("\nDIFF (ran, another last line):")
+        for r in diffs:
+            print(f"  {r.id} [{r.mode}]\n      reference: {r.reference_last_line}\n      got:       {r.last_line}")
+
+    errors: Dict[str, Counter] = {m: Counter() for m in modes}
+    for p in programs:
+        for r in results[p.id]:
+            if r.status == "fail":
+                errors[r.mode][short_error(r.error or f"exit status {r.rc}", 150)] += 1
+    if any(errors.values()):
+        print("\nFailures by mode (count x error):")
+        for mode in modes:
+            for error, n in errors[mode].most_common():
+                print(f"  {mode:14} {n:3} x {error}")
+
+    unstable = [p for p in programs if p.stable_output == "no" and p.metric_reference]
+    if unstable:
+        print("\nMetric lines of the programs whose output varies (stable_output=no): run vs reference")
+        for p in unstable:
+            print(f"  {p.id}\n      {'reference':14} {p.metric_reference}")
+            for r in results[p.id]:
+                if not r.ran:
+                    continue
+                rel = f"   ({r.metric_rel_diff:+.1%})" if r.metric_rel_diff is not None else ""
+                shown = r.metric_line if r.metric_line is not None else f"(no line of this shape; last: {r.last_line})"
+                print(f"      {r.mode:14} {shown}{rel}")
+
+    by_mode = {m: totals(programs, results, m) for m in modes}
+    subset = "" if len(programs) == total_programs else f" (a subset: {len(programs)} of {total_programs})"
+    with_ref = sum(p.has_reference for p in programs)
+    print(f"\nTotals{subset}; {with_ref} with a reference last line (stable_output yes/last-line-only, prints something)")
+    print(f"{'mode':16}{'ran':>14}{'same last line':>18}{'diff':>6}{'timeouts':>10}")
+    for t in by_mode.values():
+        print(f"{t.mode:16}{f'{t.ran}/{t.programs}':>9} {percent(t.ran, t.programs):>4}"
+              f"{f'{t.same}/{t.with_reference}':>18}{t.diff:>6}{t.timeouts:>10}")
+    lines = target_lines(by_mode)
+    if lines:
+        print("Targets (issue)" + (" - measured on a subset only" if subset else "") + ":")
+        print("\n".join(lines))
+    return by_mode
+
+
+def write_json(path: Path, programs: List[Program], results: Dict[str, List[RunResult]],
+               by_mode: Dict[str, Totals], settings: Settings, wall: float) -> None:
+    data = {
+        "programs_dir": str(settings.programs_dir),
+        "python": settings.python,
+        "legacy_keras_env": settings.legacy_keras_env,
+        "modes": list(settings.modes),
+        "wall_seconds": round(wall, 1),
+        "totals": {m: asdict(t) for m, t in by_mode.items()},
+        "runs": [asdict(r) for p in programs for r in results[p.id]],
+    }
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def default_python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--programs", type=Path, default=DEFAULT_PROGRAMS, help="the tf1-programs folder")
+    parser.add_argument("--only", help="comma-separated program ids")
+    parser.add_argument("--fast", type=int, metavar="N", help="the N programs with the smallest expected_seconds")
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help=f"comma-separated, of {', '.join(ALL_MODES)} (default: {','.join(MODES)})")
+    parser.add_argument("--python", default=default_python(), help="interpreter with TensorFlow 2.21 (and tf-keras)")
+    parser.add_argument("--jobs", type=int, default=2, help="programs run in parallel (default 2)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write every run as JSON")
+    parser.add_argument("--legacy-keras-env", action="store_true",
+                        help="set TF_USE_LEGACY_KERAS=1 for every run (for comparison only)")
+    parser.add_argument("--keep", action="store_true", help="keep the work copies")
+    parser.add_argument("--tmp", type=Path, help="where to make the work copies")
+    args = parser.parse_args(argv)
+
+    programs_dir = args.programs.resolve()
+    if not (programs_dir / "manifest.tsv").is_file() or not (programs_dir / "run.py").is_file():
+        parser.error(f"no manifest.tsv and run.py in {programs_dir}")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in ALL_MODES]
+    if bad or not modes:
+        parser.error(f"unknown mode(s) {', '.join(bad)}; choose from {', '.join(ALL_MODES)}")
+    every = load_programs(programs_dir)
+    try:
+        programs = select(every, args.only, args.fast)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if not programs:
+        parser.error("no program selected")
+    python = os.path.abspath(shutil.which(args.python) or args.python)  # the runs have other cwds
+    settings = Settings(programs_dir, python, modes, args.legacy_keras_env, args.keep, args.tmp)
+
+    print(f"{len(programs)} program(s) x {len(modes)} mode(s), {args.jobs} at a time, python {python}"
+          + (", TF_USE_LEGACY_KERAS=1 for every run" if args.legacy_keras_env else ""), file=sys.stderr)
+    t0 = time.monotonic()
+    results = run_all(programs, settings, args.jobs)
+    wall = time.monotonic() - t0
+    by_mode = report(programs, results, modes, len(every))
+    print(f"wall time {wall:.0f} s ({args.jobs} job(s))")
+    if args.json:
+        write_json(args.json, programs, results, by_mode, settings, wall)
+        print(f"every run: {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
