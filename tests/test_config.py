@@ -174,3 +174,51 @@ def test_a_missing_baseline_is_an_error_and_recording_is_explicit(repo):
     assert run("check", "--baseline", "bad.json").exit_code == 0
     (repo / "src" / "a.py").write_text("")  # both findings fixed: the baseline can shrink
     assert "--update-baseline" in run("check", "--baseline", "bad.json").stdout
+
+
+def test_each_file_takes_the_nearest_configuration_whatever_the_order(repo):
+    """As Ruff: `check src tests` and `check tests src` agree; a nested config's globs are
+    relative to its folder, its excludes apply while walking, and its unsafe-fixes to its files."""
+    (repo / "pyproject.toml").write_text('[tool.tfmigrate]\nextend-select = ["TFM002"]\n')
+    (repo / "tests" / "tfmigrate.toml").write_text(
+        'ignore = ["TFM105"]\nextend-exclude = ["fixtures"]\nunsafe-fixes = true\n'
+        'per-file-ignores = { "unit/*" = ["TFM1"] }\n'
+    )
+    (repo / "tests" / "fixtures").mkdir()
+    (repo / "tests" / "fixtures" / "f.py").write_text(TF1 + "x = 1  # noqa: TFM105\n")
+    (repo / "tests" / "unit").mkdir()
+    (repo / "tests" / "unit" / "u.py").write_text(TF1.replace("ds.repeat(False)", "ds.repeat(True)"))
+    (repo / "tests" / "test_a.py").write_text(TF1 + "x = 1  # noqa: TFM105\n")
+    (repo / "src" / "c.py").write_text("import tensorflow as tf\nx = 1  # noqa: TFM105\n")
+    # the nearest file is taken whole (no merging with the one above it, as Ruff without `extend`)
+    expected = [("src/a.py", "TFM105"), ("src/c.py", "TFM002")]
+    assert codes("src", "tests") == expected
+    assert codes("tests", "src") == expected
+    assert codes() == expected
+    run("fix", "tests", "src", "--select", "TFM105")
+    assert "repeat(True)" in (repo / "tests" / "unit" / "u.py").read_text()  # per-file ignored
+    assert "repeat(False)" not in (repo / "src" / "a.py").read_text()
+    (repo / "tests" / "test_b.py").write_text(TF1.replace("ds.repeat(False)", "ds.repeat(True)"))
+    (repo / "src" / "b.py").write_text(TF1.replace("ds.repeat(False)", "ds.repeat(True)"))
+    run("fix", "src", "tests", "--select", "TFM105")
+    assert "ds.repeat()" in (repo / "tests" / "test_b.py").read_text()  # unsafe-fixes = true there
+    assert "ds.repeat(True)" in (repo / "src" / "b.py").read_text()  # and not here
+
+
+def test_a_wrong_nested_configuration_stops_the_run(repo):
+    (repo / "tests" / "tfmigrate.toml").write_text('ignore = "TFM105"\n')
+    result = run("check", "src", "tests")
+    assert result.exit_code == 2 and "tfmigrate.toml: ignore: expected a list of strings" in result.stderr
+
+
+def test_force_exclude_applies_excludes_to_files_named_on_the_command_line(repo):
+    """pre-commit names every file: without force-exclude an excluded folder is checked anyway."""
+    (repo / "pyproject.toml").write_text('[tool.tfmigrate]\nextend-exclude = ["tests"]\n')
+    assert codes("src/a.py", "tests/test_a.py") == [("src/a.py", "TFM105"), ("tests/test_a.py", "TFM105")]
+    assert codes("src/a.py", "tests/test_a.py", "--force-exclude") == [("src/a.py", "TFM105")]
+    assert run("check", "tests/test_a.py", "--force-exclude").exit_code == 0
+    (repo / "pyproject.toml").write_text('[tool.tfmigrate]\nextend-exclude = ["tests"]\nforce-exclude = true\n')
+    assert codes("src/a.py", "tests/test_a.py") == [("src/a.py", "TFM105")]
+    assert len(codes("src/a.py", "tests/test_a.py", "--no-force-exclude")) == 2
+    run("fix", "tests/test_a.py")
+    assert "repeat(False)" in (repo / "tests" / "test_a.py").read_text()

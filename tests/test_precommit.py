@@ -46,6 +46,24 @@ def hook_repository(where: Path) -> str:
     return git(where, "rev-parse", "HEAD")
 
 
+def test_hooks_keep_excludes_for_the_files_pre_commit_names(tmp_path):
+    """pre-commit runs `entry args FILE...` with every staged file named: an excluded folder must
+    stay excluded (no network needed: the entry is run as pre-commit runs it)."""
+    import shlex
+
+    import yaml
+
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "old.py").write_text(TF1)
+    (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nextend-exclude = ["vendor"]\n')
+    for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()):
+        command = shlex.split(hook["entry"]) + hook["args"] + ["vendor/old.py"]
+        result = subprocess.run([sys.executable, "-m", "tfmigrate", *command[1:]], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, (hook["id"], result.stdout, result.stderr)
+    assert (tmp_path / "vendor" / "old.py").read_text() == TF1
+
+
 def test_pre_commit_hooks_check_then_fix(tmp_path):
     rev = hook_repository(tmp_path / "hooks")
     project = tmp_path / "project"

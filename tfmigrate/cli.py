@@ -44,6 +44,7 @@ JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes, at most one per c
 NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write .tfmigrate_cache/.")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="The path to report (and match config against) for '-'.")
 STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings.")
+FORCE_EXCLUDE = typer.Option(None, "--force-exclude/--no-force-exclude", help="Apply exclude / extend-exclude to files named on the command line too (as pre-commit names them).")
 
 
 def _version(value: bool) -> None:
@@ -118,31 +119,37 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _settings(paths, config, select, extend_select, ignore, target, unsafe=None):
+def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None):
     from tfmigrate.config import ConfigError, resolve
 
     try:
-        settings = resolve(paths, config, select, extend_select, ignore, unsafe, target)
+        settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude)
         settings.codes()
         return settings
     except ConfigError as error:
         _fail(str(error))
 
 
-def _tasks(paths: List[str], settings, mode: str, unsafe=False, diff=False, no_cache=False, stdin_name=None):
+def _tasks(paths: List[str], settings, mode: str, diff=False, no_cache=False, stdin_name=None):
+    """A task per file, each with its own nearest configuration's settings (a configuration
+    met on the way that is wrong stops the run, as the first one would)."""
     from tfmigrate import runner
+    from tfmigrate.config import ConfigError
 
-    if paths == ["-"]:
-        shown = stdin_name or "-"
-        codes = settings.codes_for(shown, settings.codes()) if stdin_name else settings.codes()
-        return [runner.Task(shown, shown, codes, mode, unsafe, diff, data=sys.stdin.buffer.read())]
-    if "-" in paths:
+    if "-" in paths and paths != ["-"]:
         _fail("'-' (standard input) cannot be mixed with other paths")
-    missing = [p for p in paths if not os.path.lexists(p)]
+    missing = [p for p in paths if p != "-" and not os.path.lexists(p)]
     if missing:
         _fail(f"no such file or directory: {', '.join(missing)}")
-    files = runner.collect(paths, settings)
-    return runner.tasks_for(files, settings, mode, unsafe, diff, use_cache=not no_cache)
+    try:
+        if paths == ["-"]:
+            shown = stdin_name or "-"
+            own = settings.for_path(stdin_name) if stdin_name else settings
+            codes = own.codes_for(shown, own.codes()) if stdin_name else own.codes()
+            return [runner.Task(shown, shown, codes, mode, own.unsafe_fixes, diff, data=sys.stdin.buffer.read())]
+        return runner.tasks_for(runner.collect(paths, settings), settings, mode, diff=diff, use_cache=not no_cache)
+    except ConfigError as error:
+        _fail(str(error))
 
 
 def _cores() -> int:
@@ -266,10 +273,11 @@ def check(
     jobs: int = JOBS,
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
+    force_exclude: Optional[bool] = FORCE_EXCLUDE,
 ) -> None:
     """Report TF1 code and TF2 pitfalls."""
     paths = paths or ["."]
-    settings = _settings(paths, config, select, extend_select, ignore, target_version)
+    settings = _settings(paths, config, select, extend_select, ignore, target_version, force_exclude=force_exclude)
     _check_output(output_file)
     _check_baseline(baseline, update_baseline)
     tasks = _tasks(paths, settings, "check", no_cache=no_cache, stdin_name=stdin_filename)
@@ -299,12 +307,13 @@ def fix(
     jobs: int = JOBS,
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
+    force_exclude: Optional[bool] = FORCE_EXCLUDE,
 ) -> None:
     """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point."""
     paths = paths or ["."]
-    settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes)
+    settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes, force_exclude)
     _check_output(output_file)
-    tasks = _tasks(paths, settings, "fix", settings.unsafe_fixes, diff, no_cache, stdin_filename)
+    tasks = _tasks(paths, settings, "fix", diff, no_cache, stdin_filename)
     outcomes = _execute(tasks, jobs, fmt is Format.rich and not diff)
     fixed = sum(o.applied for o in outcomes)
     fixed_files = sum(1 for o in outcomes if o.changed)

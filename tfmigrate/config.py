@@ -1,7 +1,8 @@
 """Settings: `[tool.tfmigrate]` in pyproject.toml, or tfmigrate.toml / .tfmigrate.toml (top-level
-keys), or `--config FILE`, found by walking up from the checked path; flags override the file.
-Every key, rule code and glob is validated: a mistake is an error naming the file and the key,
-never a silently ignored setting.
+keys), or `--config FILE`. As in Ruff, each file takes the nearest configuration at or above it
+(so `check src tests` and `check tests src` agree), and the flags override every file's. Every
+key, rule code and glob is validated: a mistake is an error naming the file and the key, never a
+silently ignored setting.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ DEFAULT_EXCLUDE = (
 )
 _KEYS = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
-    "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases",
+    "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases", "force-exclude",
 }
 
 
@@ -43,10 +44,17 @@ class Settings:
     exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: List[str] = field(default_factory=list)
     respect_gitignore: bool = True
+    force_exclude: bool = False  # exclude files named on the command line too (pre-commit names every file)
     unsafe_fixes: bool = False
     target_version: str = DEFAULT_TARGET
     # The project's own re-exports of TensorFlow: {"pkg.compat.tfv1": "tensorflow.compat.v1"}.
     tensorflow_aliases: Dict[str, str] = field(default_factory=dict)
+    # The other files' settings (see Resolver); None: these settings hold for every file.
+    resolver: Optional["Resolver"] = field(default=None, compare=False, repr=False)
+
+    def for_path(self, path: str) -> "Settings":
+        """The settings of the nearest configuration at or above `path`, with the flags on top."""
+        return self if self.resolver is None else self.resolver.for_path(path)
 
     def codes(self) -> List[str]:
         """Enabled codes: select (or the defaults) + extend-select - ignore, minus rules whose
@@ -150,17 +158,13 @@ def _table(path: Path) -> Optional[dict]:
     return data
 
 
-def find_config(start: Path) -> Optional[Path]:
-    """The nearest config file at or above `start` (a pyproject.toml counts only with a
+def _config_in(folder: Path) -> Optional[Path]:
+    """The config file of this folder itself, if it has one (a pyproject.toml counts only with a
     [tool.tfmigrate] table)."""
-    folder = start.resolve()
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        for name in CONFIG_NAMES:
-            path = candidate / name
-            if path.is_file() and (name != "pyproject.toml" or _table(path) is not None):
-                return path
+    for name in CONFIG_NAMES:
+        path = folder / name
+        if path.is_file() and (name != "pyproject.toml" or _table(path) is not None):
+            return path
     return None
 
 
@@ -195,7 +199,8 @@ def load(path: Optional[Path]) -> Settings:
     for key, attr in (("exclude", "exclude"), ("extend-exclude", "extend_exclude")):
         if key in table:
             values[attr] = [_check_glob(where(key), g) for g in _strings(where(key), table[key])]
-    for key, attr in (("respect-gitignore", "respect_gitignore"), ("unsafe-fixes", "unsafe_fixes")):
+    for key, attr in (("respect-gitignore", "respect_gitignore"), ("unsafe-fixes", "unsafe_fixes"),
+                      ("force-exclude", "force_exclude")):
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{where(key)}: expected true or false, got {table[key]!r}")
@@ -230,6 +235,82 @@ def check_target(where: str, value) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class Flags:
+    """The command line's settings, laid over every configuration file's."""
+
+    select: Optional[List[str]] = None
+    extend_select: Optional[List[str]] = None
+    ignore: Optional[List[str]] = None
+    unsafe_fixes: Optional[bool] = None
+    target_version: Optional[str] = None
+    force_exclude: Optional[bool] = None
+
+    def check(self) -> None:
+        """Validate the flags once, before any file is looked at."""
+        for where, codes in (("--select", self.select), ("--extend-select", self.extend_select), ("--ignore", self.ignore)):
+            if codes:
+                _codes(where, codes)
+        if self.target_version is not None:
+            check_target("--target-version", self.target_version)
+
+    def over(self, settings: Settings) -> Settings:
+        changes: dict = {}
+        if self.select:  # as in Ruff, a --select on the command line replaces the file's selection
+            changes.update(select=list(self.select), extend_select=[], ignore=[])
+        if self.extend_select:
+            changes["extend_select"] = [*changes.get("extend_select", settings.extend_select), *self.extend_select]
+        if self.ignore:
+            changes["ignore"] = [*changes.get("ignore", settings.ignore), *self.ignore]
+        for name in ("unsafe_fixes", "target_version", "force_exclude"):
+            if getattr(self, name) is not None:
+                changes[name] = getattr(self, name)
+        return replace(settings, **changes)
+
+
+class Resolver:
+    """Settings per file, as Ruff's hierarchical configuration: the nearest config file at or
+    above the file's folder (or the one `--config` names, for every file), with the flags on
+    top. Each config file is read once and each folder looked up once, however many files."""
+
+    def __init__(self, flags: Flags, config: Optional[Path] = None):
+        self._flags = flags
+        self._forced = config
+        self._nearest: Dict[str, Optional[Path]] = {}  # folder -> its nearest config
+        self._loaded: Dict[Optional[Path], Settings] = {}
+
+    def for_path(self, path: str) -> Settings:
+        config = self._forced
+        if config is None:
+            absolute = os.path.abspath(path)
+            config = self._config_for(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+        settings = self._loaded.get(config)
+        if settings is None:
+            settings = self._loaded[config] = replace(self._flags.over(load(config)), resolver=self)
+        return settings
+
+    def _config_for(self, folder: str) -> Optional[Path]:
+        """The nearest config at or above `folder` (symlinks resolved), remembered for every
+        folder on the way up."""
+        if folder in self._nearest:
+            return self._nearest[folder]
+        trail = [folder]
+        found: Optional[Path] = None
+        real = Path(os.path.realpath(folder))
+        for candidate in (real, *real.parents):
+            key = str(candidate)
+            if key in self._nearest:
+                found = self._nearest[key]
+                break
+            trail.append(key)
+            found = _config_in(candidate)
+            if found is not None:
+                break
+        for key in trail:
+            self._nearest[key] = found
+        return found
+
+
 def resolve(
     paths: List[str],
     config: Optional[str] = None,
@@ -238,26 +319,16 @@ def resolve(
     ignore: Optional[List[str]] = None,
     unsafe_fixes: Optional[bool] = None,
     target_version: Optional[str] = None,
+    force_exclude: Optional[bool] = None,
 ) -> Settings:
-    """The file's settings (named, or found from the first path) with the flags on top."""
+    """The settings of the first path (its cache folder is the run's), which answer
+    `for_path` for every other file."""
+    flags = Flags(select, extend_select, ignore, unsafe_fixes, target_version, force_exclude)
+    flags.check()
+    forced = None
     if config is not None:
-        path: Optional[Path] = Path(config)
-        if not path.is_file():
+        forced = Path(config)
+        if not forced.is_file():
             raise ConfigError(f"{config}: no such config file")
-    else:
-        path = find_config(Path(paths[0]) if paths and paths[0] != "-" else Path.cwd())
-    settings = load(path)
-    changes: dict = {}
-    if select:  # as in Ruff, a --select on the command line replaces the file's selection
-        changes["select"] = _codes("--select", select)
-        changes["extend_select"] = []
-        changes["ignore"] = []
-    if extend_select:
-        changes["extend_select"] = [*changes.get("extend_select", settings.extend_select), *_codes("--extend-select", extend_select)]
-    if ignore:
-        changes["ignore"] = [*changes.get("ignore", settings.ignore), *_codes("--ignore", ignore)]
-    if unsafe_fixes is not None:
-        changes["unsafe_fixes"] = unsafe_fixes
-    if target_version is not None:
-        changes["target_version"] = check_target("--target-version", target_version)
-    return replace(settings, **changes)
+    first = paths[0] if paths and paths[0] != "-" else os.getcwd()
+    return Resolver(flags, forced).for_path(first)

@@ -260,14 +260,18 @@ def gitignored(files: Sequence[str]) -> set:
 
 
 def collect(paths: Sequence[str], settings: Settings) -> List[str]:
-    """Files to visit: explicit files always; directories walked, less excluded globs and
-    (with respect-gitignore) what git ignores."""
+    """Files to visit: directories walked, less excluded globs and (with respect-gitignore) what
+    git ignores; files named explicitly too, unless force-exclude (pre-commit names every file).
+    Each path is judged by its own nearest configuration."""
     explicit = {p for p in paths if not os.path.isdir(p)}
-    files = [f for f in discover(paths, lambda d: settings.excluded(d)) if f in explicit or not settings.excluded(f)]
-    if settings.respect_gitignore:
-        ignored = gitignored([f for f in files if f not in explicit])
-        files = [f for f in files if f in explicit or f not in ignored]
-    return files
+
+    def excluded(path: str) -> bool:
+        own = settings.for_path(path)
+        return (path not in explicit or own.force_exclude) and own.excluded(path)
+
+    files = [f for f in discover(paths, excluded) if not excluded(f)]
+    ignored = gitignored([f for f in files if f not in explicit and settings.for_path(f).respect_gitignore])
+    return [f for f in files if f not in ignored]
 
 
 def run(
@@ -351,26 +355,32 @@ def tasks_for(
     files: Iterable[str],
     settings: Settings,
     mode: str,
-    unsafe: bool = False,
+    unsafe: Optional[bool] = None,
     diff: bool = False,
     use_cache: bool = True,
 ) -> List[Task]:
+    """One task per file, with its own nearest configuration's codes, target, aliases and (when
+    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
     from tfmigrate.graph_imports import graph_importers
 
     files = list(files)
-    codes = settings.codes()
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
     importers = graph_importers(files)
+    enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     tasks = []
     for path in files:
-        file_codes = settings.codes_for(path, codes)
+        own = settings.for_path(path)
+        if id(own) not in enabled:
+            enabled[id(own)] = own.codes()
+        file_codes = own.codes_for(path, enabled[id(own)])
         importer = importers.get(path)
-        key = settings.cache_key(file_codes) if use_cache else ""
+        key = own.cache_key(file_codes) if use_cache else ""
         if key and importer is not None:
             key += "|imported by graph code: " + importer
         tasks.append(
-            Task(path, display_path(path), file_codes, mode, unsafe, diff, key=key, cache_dir=cache_dir,
-                 shims=_shims(settings, path), graph_importer=display_path(importer) if importer else None)
+            Task(path, display_path(path), file_codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
+                 key=key, cache_dir=cache_dir, shims=_shims(own, path),
+                 graph_importer=display_path(importer) if importer else None)
         )
     return tasks
 
