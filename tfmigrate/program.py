@@ -17,18 +17,24 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-# What only TF1 graph code does, spelled after a TensorFlow alias (`tf.` or `tf.compat.v1.`).
-_GRAPH_CALLS = (
+# What only TF1 graph code does (a graph is built, then run by a session), spelled after a
+# TensorFlow alias (`tf.` or `tf.compat.v1.`). One of these makes the module graph code.
+_GRAPH_ONLY = (
     r"placeholder|placeholder_with_default|sparse_placeholder|Session|InteractiveSession|"
-    r"train\.MonitoredTrainingSession|train\.MonitoredSession|get_variable|variable_scope|"
-    r"get_collection|get_collection_ref|add_to_collection|get_default_graph|reset_default_graph|"
-    r"global_variables_initializer|local_variables_initializer|initialize_all_variables|"
-    r"variables_initializer|train\.start_queue_runners|train\.Coordinator|"
-    r"train\.string_input_producer|train\.slice_input_producer|train\.shuffle_batch|train\.batch|"
-    r"FIFOQueue|RandomShuffleQueue|summary\.FileWriter|summary\.merge_all|train\.Saver|"
-    r"train\.\w+Optimizer|nn\.dynamic_rnn|nn\.static_rnn|nn\.bidirectional_dynamic_rnn|"
-    r"nn\.rnn_cell\.\w+|layers\.[a-z]\w*"
+    r"train\.MonitoredTrainingSession|train\.MonitoredSession|get_collection|get_collection_ref|"
+    r"add_to_collection|get_default_graph|reset_default_graph|train\.start_queue_runners|"
+    r"train\.Coordinator|train\.string_input_producer|train\.slice_input_producer|train\.shuffle_batch|"
+    r"train\.batch|FIFOQueue|RandomShuffleQueue|summary\.FileWriter|summary\.merge_all"
 )
+# TF1 constructs that TF1's eager mode ran too: evidence shown alongside, never decisive alone
+# (`tf.layers.conv2d` in an eager script is not graph code).
+_TF1_STYLE = (
+    r"GraphKeys|get_variable|variable_scope|global_variables_initializer|local_variables_initializer|"
+    r"initialize_all_variables|variables_initializer|train\.Saver|train\.\w+Optimizer|nn\.dynamic_rnn|"
+    r"nn\.static_rnn|nn\.bidirectional_dynamic_rnn|nn\.rnn_cell\.\w+|layers\.[a-z]\w*"
+)
+_GRAPH_CALLS = _GRAPH_ONLY + "|" + _TF1_STYLE
+_DECISIVE = re.compile(rf"(?:{_GRAPH_ONLY})$|feed_dict=$")
 # Under Keras 3 these exist only with TensorFlow's legacy Keras (the tf-keras package).
 _LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|keras\.[\w.]+"
 # Calls that turn TF2 behaviour off for the whole program.
@@ -144,8 +150,9 @@ class ProgramMode:
 
     @property
     def graph(self) -> bool:
-        """TF1 graph code by evidence."""
-        return bool(self.evidence)
+        """TF1 graph code by evidence: a graph-only construct, v2 behaviour turned off, or
+        imported by graph code."""
+        return (self.v2_disabled and bool(self.evidence)) or any(not line or _DECISIVE.search(_unaliased(what)) for line, what in self.evidence)
 
     @cached_property
     def v2_disabled(self) -> bool:
@@ -192,6 +199,11 @@ class ProgramMode:
                         if type(alias.name) is cst.Name and alias.name.value == "tensorflow":
                             found.append((stmt, alias))
         return found
+
+
+def _unaliased(what: str) -> str:
+    """`tf.compat.v1.train.Saver` -> `train.Saver` (what the evidence patterns name)."""
+    return re.sub(r"^\w+\.(?:compat\.v1\.)?", "", what)
 
 
 def _squash(text: str) -> str:
