@@ -3,6 +3,7 @@ re-check until nothing changes (bounded), refusing any result that does not pars
 """
 from __future__ import annotations
 
+import codecs
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -64,7 +65,62 @@ def make_finding(code: str, path: str, message: str, start, end, fix=None, debt:
     )
 
 
+_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+         (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def _unreadable_source(data: bytes, path: str, shims=None) -> Optional[Finding]:
+    """TFM001 for bytes Python refuses before parsing, which libcst reads (or a byte scan skips)
+    as if fine: a UTF-16/32 file (its `tensorflow` is not the bytes the scan looks for) and a NUL
+    byte (libcst takes one in a comment). Such a file is never checked, fixed or written."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            if not might_use_tensorflow(data.decode(name.replace("-", "").lower(), "replace").encode("utf-8"), shims):
+                return None
+            return make_finding(PARSE_ERROR, path, (
+                f"Cannot parse this file: it is encoded as {name} (it starts with a {name} byte order mark), "
+                "which Python does not read as source code. Save it as UTF-8 to have it checked."
+            ), (1, 0), (1, 0))
+    nul = data.find(b"\x00")
+    if nul < 0 or not might_use_tensorflow(data, shims):
+        return None
+    line = data.count(b"\n", 0, nul) + 1
+    column = nul - (data.rfind(b"\n", 0, nul) + 1)
+    return make_finding(PARSE_ERROR, path, (
+        f"Cannot parse this file: it contains a NUL byte (line {line}), which Python refuses in source code. "
+        "Remove it (or, for a binary file named .py, rename it) to have it checked."
+    ), (line, column), (line, column + 1))
+
+
 _PY2_EXCEPT = re.compile(r"^[ \t]*except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:", re.MULTILINE)
+
+
+def _cpython_check(data: bytes, source: str, path: str) -> None:
+    """Raise CPython's SyntaxError for code libcst accepts but Python refuses: Python 2's
+    `except X, e:`, and what the compiler (not the parser) rejects, in every Python 3: `return`
+    or `yield` outside a function, `break` outside a loop, `nonlocal` at module level. Such a
+    file is reported (TFM001), never fixed and written as if valid. Syntax newer than this
+    Python (PEP 695 on 3.11) is libcst's to judge; notebooks may `await` at the top level."""
+    import ast
+    import warnings
+
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
+    with warnings.catch_warnings():  # invalid escapes and the like are not tfmigrate's to report
+        warnings.simplefilter("ignore")
+        try:
+            compile(data, path, "exec", flags=flags, dont_inherit=True)
+        except SyntaxError as error:
+            if _PY2_EXCEPT.search(source) or _parses(data):
+                raise error from None
+
+
+def _parses(data: bytes) -> bool:
+    """Whether CPython's parser (not its compiler) reads the file."""
+    try:
+        python_ast(data)
+        return True
+    except SyntaxError:
+        return False
 
 
 def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
@@ -189,6 +245,9 @@ def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Mod
           imported_by: Optional[str] = None) -> _Pass:
     """Lint one file (`parsed`: its module, when the caller has parsed it already); no
     exception escapes (it becomes a TFM000 finding)."""
+    unreadable = _unreadable_source(data, path, shims)
+    if unreadable is not None:
+        return _Pass(None, [unreadable])
     try:
         return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims, imported_by)
     except RecursionError as error:  # pathologically nested code, in libcst's recursive passes
@@ -230,8 +289,8 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     try:
         module = parsed or _parse(data)
         source = data.decode(module.encoding, errors="replace")  # cheaper than module.code
-        if _PY2_EXCEPT.search(source):  # libcst accepts Python 2's `except X, e:`; CPython does not
-            python_ast(data)
+        if parsed is None:  # a fix's output was checked by the pass that made it
+            _cpython_check(data, source, path)
     except Exception as error:  # libcst raises several types for bad input
         # Whatever the selection or noqa, as Ruff's syntax errors: the file was not checked.
         return _Pass(None, [_parse_error(path, error, data)])
