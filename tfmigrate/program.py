@@ -36,7 +36,7 @@ _TF1_STYLE = (
 _GRAPH_CALLS = _GRAPH_ONLY + "|" + _TF1_STYLE
 _DECISIVE = re.compile(rf"(?:{_GRAPH_ONLY})$|feed_dict=$")
 # Under Keras 3 these exist only with TensorFlow's legacy Keras (the tf-keras package).
-_LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|keras\.[\w.]+"
+_LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|contrib\.rnn\.\w+|keras\.[\w.]+"
 # Calls that turn TF2 behaviour off for the whole program.
 _V2_OFF = re.compile(r"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")
 _LEGACY_SET = re.compile(r"""["']TF_USE_LEGACY_KERAS["']""")
@@ -52,6 +52,14 @@ _GRAPH_WORDS = re.compile(
 )
 
 LEGACY_KERAS_LINE = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
+
+
+_GRAPH_ONLY_PATH = re.compile(rf"(?:{_GRAPH_ONLY})(?:\.|$)")
+
+
+def graph_only(path: str) -> bool:
+    """Whether the API path (`placeholder`, `train.Saver`) needs a TF1 graph to work."""
+    return _GRAPH_ONLY_PATH.match(path) is not None
 
 
 def mentions_graph_mode(ctx) -> bool:
@@ -163,6 +171,9 @@ class ProgramMode:
     def needs_legacy_keras(self) -> bool:
         """It uses `tf.layers`, `tf.nn.rnn_cell` or `tf.keras` in graph code: TF 2.21 runs those
         there only with TensorFlow's legacy Keras (the tf-keras package, TF_USE_LEGACY_KERAS=1)."""
+        if self.graph and any(target.startswith(("tensorflow.contrib.rnn", "tensorflow.nn.rnn_cell", "tensorflow.layers"))
+                              for target in self.names.aliases.values()):
+            return True  # `from tensorflow.contrib import rnn`
         pattern = self._spelled(_LEGACY_KERAS)
         return self.graph and pattern is not None and any(
             self._is_code(m.start()) for m in pattern.finditer(self.source))

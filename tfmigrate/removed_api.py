@@ -19,7 +19,7 @@ import libcst as cst
 from tfmigrate import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.names import Reference, dotted
-from tfmigrate.program import mentions_graph_mode
+from tfmigrate.program import graph_only, mentions_graph_mode
 from tfmigrate.rule import Rule, all_rules
 
 
@@ -307,12 +307,15 @@ class RemovedApiRule(Rule):
 
 
 def runs_on_route(ctx, ref: Ref) -> bool:
-    """Migration debt, not breakage: TF1 API spelled through `tf.compat.v1` in a module on the
-    compat route, where it runs as it did (with legacy Keras where Keras 3 lacks it)."""
+    """Migration debt, not breakage: TF1 API spelled through `tf.compat.v1` that runs as it did:
+    on the compat route (with legacy Keras where Keras 3 lacks it), or in eager code when it
+    needs no graph (a placeholder or a session does)."""
     program = ctx.program
-    if not (ref.spelled_v1 and program.on_compat_route) or ref.section not in ("removed", "changed", "diverged"):
+    if not ref.spelled_v1 or ref.section not in ("removed", "changed", "diverged"):
         return False
-    return ref.section != "removed" or bool(ref.entry.get("v1_available")) or program.legacy_keras_set
+    if ref.section == "removed" and not ref.entry.get("v1_available") and not program.legacy_keras_set:
+        return False  # tf.layers, tf.nn.rnn_cell: Keras 3 lacks them
+    return program.on_compat_route or (not program.v2_disabled and not graph_only(ref.path))
 
 
 _IMPORT_NODES = (cst.Import, cst.ImportFrom, cst.ImportAlias)
@@ -449,6 +452,12 @@ def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
         if not replacement.get("drop_in", True):
             how += f": {replacement.get('note', 'not a drop-in replacement')}"
         return f"{name} is TF1-only API, removed from TensorFlow 2. Instead, {how}."
+    if replacement and replacement.get("differs"):  # a native rewrite that running disproved
+        why = f"`{spelled(replacement['not_native'])}` is not a drop-in: {replacement['differs']}"
+        if ref.spelled_v1:
+            return f"{name} is TF1-only API that works only through `tf.compat.v1`; {why}. Keep it until the code is checked against TF2's results."
+        return (f"{name} was removed from TensorFlow 2; {why}. `tf.compat.v1.{ref.path}` keeps TF1's "
+                f"results (a compat.v1 fallback, not TF2-native).")
     if replacement:  # compat.v1 fallback
         if ref.spelled_v1:
             return f"{name} is TF1-only API: it works only through `tf.compat.v1` and has no TF2-native equivalent. Keep it until this code moves to TF2 idioms."

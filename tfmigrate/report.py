@@ -293,6 +293,7 @@ def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, f
 REQUIREMENTS = {
     "tf-keras": "tf-keras: `pip install tf-keras` (the same version as TensorFlow); the fixed code sets "
                 "TF_USE_LEGACY_KERAS=1 for `tf.layers` / `tf.nn.rnn_cell` in graph code",
+    "tf-slim": "tf-slim: `pip install tf-slim` (`tf.contrib.layers` and `tf.contrib.slim` moved there)",
 }
 
 

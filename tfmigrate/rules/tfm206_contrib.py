@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate import api_table
-from tfmigrate.findings import Fix, Replace
+from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.removed_api import Ref, generic_fix
 from tfmigrate.gone_api import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
 
@@ -60,8 +60,8 @@ MODULES = {
 # contrib.layers functions with a TF2-native replacement of the same meaning, measured under
 # TF 2.21: (target, how the arguments map). See _layers_fix.
 LAYERS_HINTS = {
-    "xavier_initializer": "`tf.keras.initializers.GlorotUniform()` (`uniform=False`: `GlorotNormal`)",
-    "xavier_initializer_conv2d": "`tf.keras.initializers.GlorotUniform()`",
+    "xavier_initializer": "`tf.compat.v1.glorot_uniform_initializer()` (one Keras 3 `GlorotUniform()` object returns the same values on every call), or `tf_slim.xavier_initializer`",
+    "xavier_initializer_conv2d": "`tf.compat.v1.glorot_uniform_initializer()`, or `tf_slim.xavier_initializer_conv2d`",
     "l2_regularizer": "`tf.keras.regularizers.L2(scale / 2)` (TF1 computed scale * sum(w**2) / 2)",
     "l1_regularizer": "`tf.keras.regularizers.L1(scale)`",
     "variance_scaling_initializer": "`tf.keras.initializers.VarianceScaling` (mode and distribution are spelled differently)",
@@ -73,6 +73,16 @@ LAYERS_HINTS = {
     "dropout": "a `tf.keras.layers.Dropout` layer",
     "embed_sequence": "a `tf.keras.layers.Embedding` layer created once",
 }
+
+# contrib.layers names the tf-slim package keeps at its top level, as the same code (tf-slim is
+# contrib.layers and contrib.slim moved out of TensorFlow; measured under TF 2.21 in graph mode).
+SLIM_LAYERS = frozenset({
+    "apply_regularization", "avg_pool2d", "batch_norm", "bias_add", "conv2d", "conv2d_transpose",
+    "convolution2d", "convolution2d_transpose", "dropout", "flatten", "fully_connected",
+    "l1_l2_regularizer", "l1_regularizer", "l2_regularizer", "layer_norm", "max_pool2d",
+    "one_hot_encoding", "optimize_loss", "repeat", "separable_conv2d", "stack", "sum_regularizer",
+    "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",
+})
 
 # tfe (contrib.eager) names TF2 keeps with the same meaning: target, safe?
 EAGER = {
@@ -143,6 +153,8 @@ class Contrib(GoneApiRule):
         if len(parts) != 3:
             return None
         leaf = parts[2]
+        if module == "layers" and self.ctx.program.graph and leaf in SLIM_LAYERS:
+            return _slim_fix(self.ctx, ref, leaf)
         if module == "layers":
             return _layers_fix(self.ctx, ref, leaf)
         if module == "eager" and leaf in EAGER:
@@ -203,9 +215,14 @@ def _layers_fix(ctx, ref: Ref, leaf: str) -> Optional[Fix]:
             return None
         if set(args) - {0, "uniform", "seed", "dtype"}:
             return None
-        seed = args.get("seed")
-        new_args = [seed.with_changes(comma=cst.MaybeSentinel.DEFAULT)] if seed is not None else []
-        return _rename(ctx, ref.node, "keras.initializers.GlorotUniform", "safe", new_args, call)
+        # `tf.compat.v1.glorot_uniform_initializer` is the same law and, like TF1's, draws new
+        # values on every call; one unseeded Keras 3 initializer object returns the same values
+        # each call, so weights sharing it would start identical.
+        kept = [a for key, a in args.items() if key in ("seed", "dtype")]
+        new_args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in kept[:-1]]
+        new_args += [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in kept[-1:]]
+        fix = _rename(ctx, ref.node, "compat.v1.glorot_uniform_initializer", "safe", new_args, call)
+        return Fix(fix.applicability, fix.description.replace("(TF2-native)", "(TF1's initializer: new values on every call)"), fix.edits)
     if leaf in ("l2_regularizer", "l1_regularizer"):
         # TF1: l2 = scale * sum(w**2) / 2, l1 = scale * sum(|w|); Keras: L2(l) = l * sum(w**2)
         if set(args) - {0, "scale"} or len(args) != 1:
@@ -227,6 +244,14 @@ def _layers_fix(ctx, ref: Ref, leaf: str) -> Optional[Fix]:
     return None
 
 
+def _slim_fix(ctx, ref: Ref, leaf: str) -> Fix:
+    """In TF1 graph code, `tf.contrib.layers.X` -> `tf_slim.X`: the same function, moved to the
+    tf-slim package, so variables, collections and numbers are TF1's."""
+    edits = (Replace(ref.node, cst.parse_expression(f"tf_slim.{leaf}")), AddImport("import tf_slim"))
+    return Fix("safe", f"Replace with `tf_slim.{leaf}` (the same function in the tf-slim package: `pip install tf-slim`)",
+               edits, requires=("tf-slim",))
+
+
 def _slim_import_fix(ref: GoneRef) -> Optional[Fix]:
     """`import tensorflow.contrib.slim as slim` / `from tensorflow.contrib import slim` ->
     `import tf_slim as slim`: unsafe, it needs the tf-slim package installed (measured: tf-slim
@@ -235,4 +260,5 @@ def _slim_import_fix(ref: GoneRef) -> Optional[Fix]:
     if stmt is None or alias is None or len(stmt.names) != 1:
         return None
     new = cst.parse_statement(f"import tf_slim as {ref.local}\n").body[0]
-    return Fix("unsafe", "Import the tf-slim package instead (needs `pip install tf-slim`)", (Replace(stmt, new),))
+    return Fix("safe", "Import the tf-slim package instead, the same code moved out of TensorFlow (`pip install tf-slim`)",
+               (Replace(stmt, new),), requires=("tf-slim",))

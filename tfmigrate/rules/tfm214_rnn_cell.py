@@ -42,6 +42,16 @@ HINTS = {
     "RNNCell": "subclass `tf.keras.layers.Layer` with `state_size` and `call(inputs, states)`",
     "LayerNormBasicLSTMCell": "use `tf.keras.layers.LSTMCell` followed by `LayerNormalization`, or vendor the cell",
 }
+# contrib.rnn names that TF1 itself re-exported from core (the same objects), for graph code on
+# the compat route.
+CORE_RNN = {
+    **{name: f"nn.rnn_cell.{name}" for name in (
+        "BasicLSTMCell", "BasicRNNCell", "GRUCell", "LSTMCell", "MultiRNNCell", "DropoutWrapper",
+        "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple", "RNNCell")},
+    "static_rnn": "nn.static_rnn",
+    "static_bidirectional_rnn": "nn.static_bidirectional_rnn",
+    "static_state_saving_rnn": "nn.static_state_saving_rnn",
+}
 # A cell migrates only with everything that runs it (dynamic_rnn needs TF1 cells; Keras cells
 # have no zero_state and take no TF1 wrapper).
 _RNN_PIECES = re.compile(r"\b(?:dynamic_rnn|static_rnn|bidirectional_dynamic_rnn|static_bidirectional_rnn|"
@@ -72,6 +82,13 @@ class RnnCell(GoneApiRule):
                 return f"Importing `{name}` fails under TensorFlow 2 and nothing here uses `{ref.local}` any more. Remove the import.", fix
             return f"Importing `{name}` fails under TensorFlow 2: `tf.contrib` was removed. Instead, {KERAS}. No automatic fix.", None
         program = self.ctx.program
+        if contrib and program.v2_disabled and len(parts) == 3 and parts[2] in CORE_RNN:
+            target = CORE_RNN[parts[2]]
+            reference = self.ctx.names.reference(target)
+            edits = (Replace(ref.node, reference.expression()),) + reference.import_edits()
+            fix = Fix("safe", f"Replace with `{reference.code}`, the same class in TF1 graph code (needs tf-keras, "
+                              "which TFM200's fix sets up)", edits, requires=("tf-keras",))
+            return f"`{name}` {why}. {fix.description}.", fix
         if not contrib and program.graph:
             native = ("The TF2-native form (Keras cells run by `tf.keras.layers.RNN`) must replace the cell, its "
                       "wrappers, `zero_state` and the `dynamic_rnn` that runs it together")
