@@ -48,7 +48,8 @@ def test_json_contract(project):
     data = json.loads(result.stdout)
     assert [(d["rule"], d["line"], d["column"]) for d in data] == [("TFM105", 5, 10), ("TFM105", 6, 14)]
     first = data[0]
-    assert set(first) == {"rule", "name", "path", "line", "column", "end_line", "end_column", "severity", "message", "fix"}
+    assert set(first) == {"rule", "name", "path", "line", "column", "end_line", "end_column", "severity", "message", "fix", "kind"}
+    assert first["kind"] == "breaks"
     assert first["path"] == os.path.join("pkg", "train.py")
     assert (first["end_line"], first["end_column"]) == (5, 16)
     assert first["fix"] == {"applicability": "safe", "description": "Remove `.repeat(False)`"}
