@@ -339,6 +339,21 @@ def max_positional(params):
                if kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
 
 
+def _pinnable(v1_default, target_default):
+    """Whether TF1's default may be written into the rewritten call to keep TF1's behaviour.
+    A TF1 default of None means "the function's own default" (`dim=None` of softmax
+    cross-entropy is -1, `keep_dims=None` is False, `padding=None` is required): never a value
+    to pin, and the target may not take it (`axis=None`). A default of another type is another
+    encoding of the choice, not a value the target takes (`resize_images(method=0)`, TF1's
+    ResizeMethod.BILINEAR, is a ValueError for `tf.image.resize`, whose methods are strings)."""
+    if v1_default is None:
+        return False
+    def family(value):
+        return "number" if type(value) in (int, float) else type(value).__name__
+
+    return family(v1_default) == family(target_default)
+
+
 def _jsonable(value):
     if value is inspect.Parameter.empty:
         return _MISSING
@@ -467,8 +482,9 @@ def map_arguments(v1_obj, target_obj, renames, counters, where, compare=True):
                     removed.append(name)
                 continue
             a, b = _jsonable(default), _jsonable(tgt_defaults.get(new))
-            if new != "name" and a is not _MISSING and b is not _MISSING and a != b:
-                out.setdefault("defaults_changed", {})[name] = [a, b]
+            if new != "name" and a is not _MISSING and b is not _MISSING and a != b and _pinnable(a, b):
+                # Keyed by the target's keyword: that is what a fix writes into the new call.
+                out.setdefault("defaults_changed", {})[new] = [a, b]
         pos_src = [n for n, k, _ in src if k in (inspect.Parameter.POSITIONAL_ONLY,
                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)]
         pos_tgt = [n for n, k, _ in tgt if k in (inspect.Parameter.POSITIONAL_ONLY,
@@ -484,6 +500,94 @@ def map_arguments(v1_obj, target_obj, renames, counters, where, compare=True):
     if removed:
         out["args_removed"] = sorted(removed)
     return out
+
+
+# --------------------------------------------------------------------------- proof by running
+# A replacement is a rewrite of the user's call: the name, the table's keyword renames, its
+# removed keywords dropped and TF1's changed defaults pinned. A name merely resolving proves
+# nothing, so each rewrite with a sample below is run under TF 2.21: the TF1 form through
+# tf.compat.v1 against the rewritten form, same outputs required. A rewrite that returns other
+# values or fails is recorded as `differs` (the linter then offers no TF2-native fix for it);
+# a target that is the very object tf.compat.v1 has is proven without running.
+def _ramp():
+    return tf.reshape(tf.range(16, dtype=tf.float32), [1, 4, 4, 1])
+
+
+def _resize_samples():
+    methods = tf.compat.v1.image.ResizeMethod
+    return [((_ramp(), [2, 2]), {}),
+            ((_ramp(), [2, 2]), {"method": methods.BILINEAR}),
+            ((_ramp(), [3, 3]), {"method": methods.NEAREST_NEIGHBOR}),
+            ((_ramp(), [8, 8]), {"method": methods.BICUBIC})]
+
+
+# path -> (samples: () -> [((positional args), {keywords})], what differs when it does)
+PROOF_SAMPLES = {
+    "image.resize_images": (
+        _resize_samples,
+        "it samples at half-pixel centres, so pixel values change (by up to {diff} on a 4x4 "
+        "ramp: {case})"),
+}
+
+
+def _outcome(fn):
+    try:
+        value = fn()
+    except Exception as exc:  # noqa: BLE001 - failing is an outcome to compare
+        return "error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:100]}"
+    return "value", tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, value)
+
+
+def _largest_difference(a, b):
+    import numpy as np
+
+    flat_a, flat_b = tf.nest.flatten(a), tf.nest.flatten(b)
+    if len(flat_a) != len(flat_b):
+        return float("inf")
+    worst = 0.0
+    for x, y in zip(flat_a, flat_b):
+        x, y = np.asarray(x), np.asarray(y)
+        if x.shape != y.shape:
+            return float("inf")
+        if x.dtype.kind in "fc" or y.dtype.kind in "fc":
+            worst = max(worst, float(np.abs(x.astype(np.float64) - y.astype(np.float64)).max(initial=0.0)))
+        elif not np.array_equal(x, y):
+            return float("inf")
+    return worst
+
+
+def rewritten_keywords(kwargs, rep):
+    """The keywords of the rewritten call: renames applied, removed ones dropped, TF1's changed
+    defaults pinned where the call did not pass them (what removed_api.rename_arguments writes)."""
+    renames, removed = rep.get("args", {}), set(rep.get("args_removed", []))
+    out = {renames.get(k, k): v for k, v in kwargs.items() if k not in removed}
+    for key, (old, _new) in rep.get("defaults_changed", {}).items():
+        out.setdefault(key, old)
+    return out
+
+
+def prove(path, v1_obj, target_obj, rep):
+    """{"proof": how} when the rewrite is proven, {"differs": why} when running it disproves
+    it, {} when there is no sample to run."""
+    if v1_obj is target_obj:
+        return {"proof": "same object"}
+    found = PROOF_SAMPLES.get(path)
+    if found is None or v1_obj is _MISSING:
+        return {}
+    make, why = found
+    samples = make()
+    for args, kwargs in samples:
+        before = _outcome(lambda: v1_obj(*args, **kwargs))
+        after = _outcome(lambda: target_obj(*args, **rewritten_keywords(kwargs, rep)))
+        if before[0] == "error":
+            raise SystemExit(f"proof sample for {path} fails in TF1's form: {before[1]}")
+        diff = float("inf") if after[0] == "error" else _largest_difference(before[1], after[1])
+        if diff > 1e-5:
+            shown = ", ".join([*(f"{list(a)}" if isinstance(a, list) else "x" for a in args),
+                               *(f"{k}={v!r}" for k, v in kwargs.items())])
+            case = after[1] if after[0] == "error" else f"`{path.rsplit('.', 1)[-1]}({shown})`"
+            return {"differs": why.format(diff=f"{diff:g}", case=case)}
+    return {"proof": f"ran {len(samples)} sample call{'s' if len(samples) != 1 else ''}"}
 
 
 # --------------------------------------------------------------------------- build
@@ -574,6 +678,11 @@ def build():
         v1_obj = resolve(tf.compat.v1, path)[0]
         rep.update(map_arguments(v1_obj, obj, renames, counters, path, compare=drop_in))
         entry["replacement"] = rep
+
+    for path, entry in sorted(removed.items()):
+        rep = entry.get("replacement")
+        if rep is not None and rep["native"]:
+            rep.update(prove(path, resolve(tf.compat.v1, path)[0], resolve(tf, rep["target"])[0], rep))
 
     for path, entry in removed.items():
         if path in transformers:

@@ -124,6 +124,41 @@ def test_argument_renames_exist_on_target(tf):
             assert new in params, f"{path}: {old} -> {new} not a keyword of tf.{rep['target']}"
 
 
+def test_changed_defaults_are_pinnable_keywords_of_the_target(tf):
+    """A fix writes `key=<TF1 default>` into the rewritten call: the key must be a keyword of
+    the target, and the value never None (TF1's "the function's default": `dim=None`,
+    `keep_dims=None`) nor of another type than the target's (`method=0` for tf.image.resize)."""
+    import inspect
+
+    for path, entry in api_table.table()["removed"].items():
+        changed = entry.get("replacement", {}).get("defaults_changed", {})
+        if not changed:
+            continue
+        obj = _resolve(tf, entry["replacement"]["target"])
+        params = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj).parameters
+        for key, (old, new) in changed.items():
+            assert key in params, f"{path}: pins {key}=, not a keyword of the target"
+            assert old is not None, f"{path}: pins {key}=None"
+            assert type(old) in (int, float) and type(new) in (int, float) or type(old) is type(new), (path, key)
+
+
+def test_disproven_rewrites_fall_back_to_compat_v1(tf):
+    """The generator ran resize_images against tf.image.resize: other pixel values (half-pixel
+    centres), so the replacement offered is TF1's own function through compat.v1."""
+    import numpy as np
+
+    assert "differs" in api_table.removed("image.resize_images")["replacement"]
+    rep = api_table.replacement("image.resize_images")
+    assert rep["target"] == "compat.v1.image.resize_images" and rep["native"] is False
+    assert "half-pixel" in rep["differs"]
+    ramp = tf.reshape(tf.range(16, dtype=tf.float32), [1, 4, 4, 1])
+    tf1 = tf.compat.v1.image.resize_images(ramp, [2, 2]).numpy()
+    assert np.abs(tf1 - tf.image.resize(ramp, [2, 2]).numpy()).max() == 2.5
+    with pytest.raises(ValueError):
+        tf.image.resize(ramp, [2, 2], method=0)  # TF1's ResizeMethod.BILINEAR: never pinned
+    assert api_table.removed("log")["replacement"]["proof"] == "same object"
+
+
 # ----------------------------------------------------------------------------- (c) spot checks
 @pytest.mark.parametrize(
     "path", ["Session", "placeholder", "get_variable", "GraphKeys", "app", "app.flags", "flags",

@@ -62,15 +62,24 @@ def replacement(path: str) -> Optional[Entry]:
     defaults_changed, positional_ok, drop_in, note) when one exists; otherwise
     `compat.v1.<path>` when that still works under Keras 3 (native False, source "compat.v1").
     A `compat.v1` spelling is never offered for what Keras 3 made unavailable (tf.layers...).
+    A native rewrite that the generator ran and found to return other values (`differs`, e.g.
+    `resize_images` -> `tf.image.resize`: half-pixel centres) is never offered: the compat.v1
+    fallback is, with `differs` (the reason) and `not_native` (the target that was rejected).
     """
     entry = removed(path)
     if entry is None:
         entry = contrib(path)
         return None if entry is None else entry.get("replacement")
+    rejected = None
     if "replacement" in entry:
-        return entry["replacement"]
+        if not entry["replacement"].get("differs"):
+            return entry["replacement"]
+        rejected = entry["replacement"]
     if entry["v1_available"]:
-        return {"target": f"compat.v1.{path}", "native": False, "source": "compat.v1"}
+        fallback = {"target": f"compat.v1.{path}", "native": False, "source": "compat.v1"}
+        if rejected is not None:
+            fallback.update(not_native=rejected["target"], differs=rejected["differs"])
+        return fallback
     return None
 
 
