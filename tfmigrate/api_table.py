@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 DATA = Path(__file__).resolve().parent / "data" / "tf1_api.json"
 
@@ -212,3 +212,24 @@ def close_name(path: str, v1: bool = False) -> Optional[str]:
     if len(close) != 1:
         return None
     return f"{module}.{close[0]}" if module else close[0]
+
+
+SIGNATURES = Path(__file__).resolve().parent / "data" / "tf_signatures.json"
+
+
+@lru_cache(maxsize=None)
+def _signatures() -> Dict[str, Any]:
+    """scripts/gen_signatures.py's table, read on the first call that needs it."""
+    with open(SIGNATURES, encoding="ascii") as fh:
+        return json.load(fh)
+
+
+def call_signature(path: str, v1: bool = False) -> Optional[Tuple[Tuple[str, ...], Optional[int], bool]]:
+    """(parameter names, how many may be passed by position or None for any, takes **kwargs) of
+    `tf.<path>` (`tf.compat.v1.<path>` with v1) under TF 2.21, or None when not measured."""
+    section = "v1" if v1 and not path.startswith("keras.") else "tf"
+    packed = _signatures()[section].get(path)
+    if packed is None:
+        return None
+    names, most, kwargs = packed.split("|")
+    return tuple(names.split()), None if most == "*" else int(most), kwargs == "k"

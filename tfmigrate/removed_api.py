@@ -226,6 +226,7 @@ class RemovedApiRule(Rule):
         found = lookup(path)
         if found is None:
             self._changed(node, parent, path, full)
+            self._arguments(node, parent, path, full)
             self._missing(node, path, full)
             return
         prefix, section, entry = found
@@ -274,6 +275,17 @@ class RemovedApiRule(Rule):
         evidence = signature_evidence(call, entry, tf1)
         if evidence:
             self._dispatch(Ref(node, path, section, entry, v1, call, evidence, _keyword_anchor(call, evidence)))
+
+    def _arguments(self, node, parent, path: str, full: str) -> None:
+        """A call whose keywords or positional count TF 2.21's signature of what it calls does
+        not take (TypeError when the line runs): TFM215's, with TF1-signature calls of `changed`
+        / `diverged` entries left to `_changed`."""
+        rule = self.ctx.shared["removed_api"].get("TFM215")
+        if rule is None or type(parent) is not cst.Call or parent.func is not node or not full.startswith("tensorflow."):
+            return
+        if api_table.changed_signature(path) is not None or api_table.diverged(path) is not None:
+            return
+        rule.check_call(parent, path, full.startswith("tensorflow.compat.v1"))
 
     def _diverged_prefix(self, node, path: str) -> None:
         """`tf.losses.Reduction.MEAN` through compat.v1: the diverged object is a prefix."""
@@ -719,6 +731,9 @@ def _describe_evidence(ref: Ref) -> str:
             parts.append("a `None` name (TF1: back to the root scope), where TF2's takes only a string")
         elif key == "keep_prob":
             parts.append("`keep_prob=p` became `rate=1 - p`")
+        elif key in renames and key in entry.get("arg_values", {}):
+            form = entry["arg_values"][key].format("n")
+            parts.append(f"`{key}=n` became `{renames[key]}={form}`")
         elif key in renames:
             parts.append(f"`{key}=` became `{renames[key]}=`")
         else:
@@ -794,6 +809,13 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
     renames = entry.get("args", {})
     removed = set(entry.get("args_removed", []))
     present = {a.keyword.value for a in call.args if a.keyword is not None}
+    v1_order, v2_order = entry.get("v1_params") or [], entry.get("v2_params") or []
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None or arg.star or i in positions:
+            continue
+        if i < len(v1_order) and i < len(v2_order) and renames.get(v1_order[i], v1_order[i]) != v2_order[i] \
+                and not v1_order[i].startswith(v2_order[i]):
+            return None  # a positional argument TF2 reads as another parameter (`paddings`)
     stop = None
     if "labels-gradient" in ref.evidence:
         if ctx is None:
@@ -813,6 +835,17 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
         elif key in renames:
             if renames[key] in present or (ref.spelled_v1 and renames[key] not in v1_params):
                 return None  # both spellings passed, or TF1's would not take the new one
+            if key in entry.get("args_differ", {}):
+                return None  # the generator ran the rename: it does not give TF1's outputs
+            form = entry.get("arg_values", {}).get(key)
+            if form is not None:
+                # TF2's keyword takes the value in another form (`block_size=2` ->
+                # `block_shape=[2, 2]`, proven by the generator); TF1's alias of that keyword
+                # takes TF1's form, so not through compat.v1; the value is written twice, so
+                # only a plain name or literal.
+                if ref.spelled_v1 or not isinstance(arg.value, (cst.Name, cst.Integer, cst.Attribute)):
+                    return None
+                arg = arg.with_changes(value=cst.parse_expression(form.format(_code(arg.value))))
             arg = arg.with_changes(keyword=cst.Name(renames[key]))
         elif key in removed:
             unsafe = unsafe or key not in _HARMLESS_REMOVED
