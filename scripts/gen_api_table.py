@@ -590,6 +590,60 @@ def prove(path, v1_obj, target_obj, rep):
     return {"proof": f"ran {len(samples)} sample call{'s' if len(samples) != 1 else ''}"}
 
 
+def _block_samples():
+    x = tf.reshape(tf.range(16.0), [1, 4, 4, 1])
+    return [((x,), {"paddings": [[0, 0], [0, 0]], "block_size": 2})]
+
+
+def _crop_samples():
+    x = tf.reshape(tf.range(16.0), [4, 2, 2, 1])
+    return [((x,), {"crops": [[0, 0], [0, 0]], "block_size": 2})]
+
+
+# Keyword renames of the `changed` section (same name in TF1 and TF2, TF1's keyword renamed),
+# run like the replacements above: path -> (samples, {TF1 keyword: the value's TF2 form, "{0}"
+# being the value as written, tried when the plain rename is disproven}).
+RENAME_SAMPLES = {
+    "space_to_batch": (_block_samples, {"block_size": "[{0}, {0}]"}),
+    "nn.space_to_batch": (_block_samples, {"block_size": "[{0}, {0}]"}),
+    "batch_to_space": (_crop_samples, {"block_size": "[{0}, {0}]"}),
+}
+
+
+def prove_renames(path, v1_obj, v2_obj, renames):
+    """For each keyword rename with a sample: {} when the plain rename gives TF1's outputs;
+    arg_values[old] = form when only the value in that form does (`block_size=2` ->
+    `block_shape=[2, 2]`: TF2's takes one size per spatial dimension); args_differ[old] = what
+    happened when neither does (the linter then has no fix for that keyword)."""
+    found = RENAME_SAMPLES.get(path)
+    if found is None:
+        return {}
+    make, forms = found
+    out = {}
+    for args, kwargs in make():
+        before = _outcome(lambda: v1_obj(*args, **kwargs))
+        if before[0] == "error":
+            raise SystemExit(f"rename sample for {path} fails in TF1's form: {before[1]}")
+        for old, value in kwargs.items():
+            if old not in renames:
+                continue
+            plain = {renames.get(k, k): v for k, v in kwargs.items()}
+            after = _outcome(lambda: v2_obj(*args, **plain))
+            if after[0] != "error" and _largest_difference(before[1], after[1]) <= 1e-5:
+                continue
+            failure = after[1] if after[0] == "error" else "other values"
+            form = forms.get(old)
+            if form is not None:
+                shaped = dict(plain, **{renames[old]: eval(form.format(repr(value)))})  # noqa: S307 - our own forms
+                again = _outcome(lambda: v2_obj(*args, **shaped))
+                if again[0] != "error" and _largest_difference(before[1], again[1]) <= 1e-5:
+                    out.setdefault("arg_values", {})[old] = form
+                    continue
+            out.setdefault("args_differ", {})[old] = (
+                f"`{renames[old]}={value!r}` {'raises ' + failure if after[0] == 'error' else 'gives ' + failure}")
+    return out
+
+
 # --------------------------------------------------------------------------- build
 def build():
     counters = {"arg_mappings_dropped": 0, "arg_mappings_unverifiable": 0, "_dropped_args": []}
@@ -726,6 +780,7 @@ def build():
         if path in TRANSFORM_NOTES:
             entry["note"] = TRANSFORM_NOTES[path]
         entry.update(both_signatures(v1_obj, v2_obj))
+        entry.update(prove_renames(path, v1_obj, v2_obj, entry.get("args", {})))
         changed[path] = entry
 
     # Diverged: TensorFlow's tables rename tf.<path> to tf.compat.v1.<path>, and TF 2.21 has both,
