@@ -272,6 +272,8 @@ class RemovedApiRule(Rule):
             return
         if call is None:
             return
+        if section == "diverged" and path == "where" and same_shape_where(call):
+            return  # TF1's and TF2's agree when the condition has the operands' shape
         evidence = signature_evidence(call, entry, tf1)
         if evidence:
             self._dispatch(Ref(node, path, section, entry, v1, call, evidence, _keyword_anchor(call, evidence)))
@@ -650,6 +652,65 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
     return tuple(evidence)
 
 
+# Elementwise predicates: their result has the shape of their (broadcast) operands.
+_ELEMENTWISE = frozenset({"greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+                          "is_nan", "is_inf", "is_finite", "logical_and", "logical_or", "logical_not",
+                          "logical_xor", "isnan", "isinf", "isfinite"})
+_LIKE = frozenset({"ones_like", "zeros_like"})
+
+
+def same_shape_where(call: cst.Call) -> bool:
+    """`where(c, x, y)` whose condition visibly has the shape of `x` and `y` (TF1 required them
+    equal): `where(x > 0, x, y)`, `where(tf.greater(a, b), a, b)`, `where(tf.is_nan(x),
+    tf.zeros_like(x), x)`, `where(m, tf.ones_like(m), tf.zeros_like(m))`. There TF1's row
+    selection and TF2's broadcasting pick the same elements: nothing to review."""
+    named = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return False
+        key = arg.keyword.value if arg.keyword is not None else ("condition", "x", "y", "name")[i] if i < 4 else None
+        named[key] = arg.value
+    cond, x, y = named.get("condition"), named.get("x"), named.get("y")
+    if cond is None or x is None or y is None:
+        return False
+
+    def like_of(node) -> Optional[str]:
+        if type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[-1] in _LIKE and node.args:
+            return _code(node.args[0].value)
+        return None
+
+    cond_text = _code(cond)
+    if like_of(x) == cond_text and like_of(y) == cond_text:
+        return True
+    operands = {_code(x), _code(y)} | {t for t in (like_of(x), like_of(y)) if t}
+
+    def shaped(node) -> Optional[bool]:
+        """True: has the operands' shape; False: a scalar; None: unknown."""
+        if _code(node) in operands or like_of(node) in operands:
+            return True
+        if type(node) in (cst.Integer, cst.Float) or (type(node) is cst.UnaryOperation and type(node.expression) in (cst.Integer, cst.Float)):
+            return False
+        return None
+
+    def elementwise(node) -> bool:
+        parts = []
+        if type(node) is cst.Comparison and len(node.comparisons) == 1:
+            parts = [node.left, node.comparisons[0].comparator]
+        elif type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[-1] in _ELEMENTWISE \
+                and all(a.keyword is None and not a.star for a in node.args) and node.args:
+            parts = [a.value for a in node.args]
+        elif type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
+            return elementwise(node.expression)
+        elif type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
+            return elementwise(node.left) and elementwise(node.right)
+        else:
+            return False
+        kinds = [shaped(p) if shaped(p) is not None else (True if elementwise(p) else None) for p in parts]
+        return None not in kinds and True in kinds
+
+    return elementwise(cond)
+
+
 def _keyword_anchor(call: cst.Call, evidence: Tuple[str, ...]) -> Optional[cst.CSTNode]:
     """The first TF1-only keyword argument, when it is on a later line than the callee would be
     (only keywords are evidence); None keeps the finding on the callee."""
@@ -741,6 +802,24 @@ def _describe_evidence(ref: Ref) -> str:
     return "; ".join(parts)
 
 
+def _fails_in_tf2(ref: Ref) -> bool:
+    """Whether TF2's signature rejects this call: a keyword it does not take, more positional
+    arguments than it takes, or `name_scope(None)`. The other evidence (TF1's gradient of
+    softmax cross-entropy, a position read as another parameter) is a call TF2 runs differently."""
+    entry = ref.entry
+    v2_params = entry.get("v2_params") or []
+    most = entry.get("v2_max_positional", len(v2_params))
+    for key in ref.evidence:
+        if key == "labels-gradient" or key.startswith("passes "):
+            continue
+        if key.startswith("#"):
+            if most is not None and int(key[1:]) >= most:
+                return True
+            continue
+        return True  # a TF1-only keyword, or name=None
+    return False
+
+
 def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
     entry = ref.entry
     code = dotted(ref.node) or spelled(ref.path)
@@ -757,6 +836,14 @@ def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
         head = f"{name} is TF1's `{ref.path}`, not TF2's `tf.{ref.path}`: {entry['note']}."
         if what:
             head += f" This use: {what}."
+    elif not _fails_in_tf2(ref) and (not ref.spelled_v1 or ref.evidence == ("labels-gradient",)):
+        # Valid TF2 call whose meaning changed (TF1's gradient of softmax cross-entropy).
+        gradient = " (the same loss; training differs only when `labels` carries gradients)" \
+            if "labels-gradient" in ref.evidence else ""
+        if ref.spelled_v1:
+            head = f"{name} is TF1's, which TF2's of that name does not match: {what}{gradient}."
+        else:
+            head = f"{name} runs in TensorFlow 2, but not as TF1's did: {what}{gradient}."
     elif ref.spelled_v1:
         head = (f"{name} is called with its TF1 signature, which works only through `tf.compat.v1`: "
                 f"{what}.")
