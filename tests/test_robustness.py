@@ -45,6 +45,11 @@ PY2 = {
     "binary.py": (bytes(range(256)) * 4 + b"tensorflow", "Cannot parse this file"),
     "bad_utf8.py": (b"import tensorflow as tf\nx = '\xff\xfe'\n", "Cannot parse this file"),
     "bad_cookie.py": (b"# -*- coding: no-such-codec -*-\nimport tensorflow\n", "Cannot parse this file"),
+    # Only the encoding is wrong (a Latin-1 comment, none declared): say so, and how to declare it.
+    "latin1_undeclared.py": (b"import tensorflow as tf\n# caf\xe9\n", "byte 0xe9 on line 2 is not UTF-8, and the "
+                             "file declares no encoding (Python 3 reads undeclared source as UTF-8). If it is "
+                             "Latin-1, declare it on the first or second line with `# -*- coding: latin-1 -*-`"),
+    "utf8_declared_bad.py": (b"# coding: utf-8\nimport tensorflow\n# caf\xe9\n", "Save it in the encoding it declares"),
 }
 
 

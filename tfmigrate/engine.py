@@ -123,13 +123,49 @@ def _parses(data: bytes) -> bool:
         return False
 
 
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared_encoding(data: bytes) -> Optional[str]:
+    """The encoding a PEP 263 declaration on line 1 or 2 names, or None."""
+    for line in data.split(b"\n", 2)[:2]:
+        match = _CODING.match(line)
+        if match:
+            return match.group(1).decode("ascii", "replace")
+    return None
+
+
+def _parses_as_latin1(data: bytes) -> bool:
+    """Whether the source parses once read as Latin-1 (every byte is a character there)."""
+    try:
+        python_ast(data.decode("latin-1"))
+    except Exception:  # noqa: BLE001 - any refusal: more is wrong than the encoding
+        return False
+    return True
+
+
 def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
     """TFM001 with the clearest message on offer: CPython's own, else libcst's."""
     line, col, text = 1, 0, str(error).splitlines()[0] if str(error) else type(error).__name__
     if isinstance(error, SyntaxError) and error.lineno:
         line, col, text = error.lineno, max((error.offset or 1) - 1, 0), error.msg
     elif isinstance(error, UnicodeDecodeError):
-        text = f"not valid text in its declared encoding ({error.reason} at byte {error.start})"
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1)
+        declared = _declared_encoding(data)
+        if declared is None:
+            byte = data[error.start]
+            if _parses_as_latin1(data):  # the encoding is the only problem: say how to declare it
+                message = (
+                    f"Cannot parse this file: byte 0x{byte:02x} on line {line} is not UTF-8, and the file "
+                    "declares no encoding (Python 3 reads undeclared source as UTF-8). If it is Latin-1, "
+                    "declare it on the first or second line with `# -*- coding: latin-1 -*-` (or save "
+                    "the file as UTF-8) to have it checked."
+                )
+                return make_finding(PARSE_ERROR, path, message, (line, col), (line, col))
+            text = f"not UTF-8 text (byte 0x{byte:02x} on line {line}) and no encoding declared"
+        else:
+            text = f"not valid text in its declared encoding {declared} ({error.reason} at byte {error.start})"
     elif isinstance(error, cst.ParserSyntaxError):
         line, col, text = error.raw_line, error.raw_column, error.message
         where = re.search(r"error at (\d+):(\d+): ", text)
@@ -147,10 +183,10 @@ def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
     if text.startswith("expected one of"):
         text = "invalid syntax"
     stop = "" if text.endswith((".", "?", "!")) else "."
-    message = (
-        f"Cannot parse this file: {text}{stop} Fix the syntax (Python 2 code must be ported "
-        "to Python 3) to have it checked."
-    )
+    todo = ("Save it in the encoding it declares (or declare the one it is in)"
+            if isinstance(error, UnicodeDecodeError) and _declared_encoding(data) else
+            "Fix the syntax (Python 2 code must be ported to Python 3)")
+    message = f"Cannot parse this file: {text}{stop} {todo} to have it checked."
     return make_finding(PARSE_ERROR, path, message, (line, col), (line, col))
 
 
