@@ -38,7 +38,7 @@ class FileContext:
         or not (shared by the engine and every rule)."""
         from tfmigrate.program import ProgramMode
 
-        return ProgramMode(self.module, self.source, self.names, self.keras_classes, self.imported_by)
+        return ProgramMode(self)
 
     @cached_property
     def datasets(self):
