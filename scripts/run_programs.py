@@ -26,7 +26,9 @@ must run by itself. Timeout per program run: max(60, 4 x expected_seconds).
 
 A run is `FAIL` (non-zero exit status or timeout), `same` (it ran and its last stdout line equals
 the manifest's reference_last_line, timing numbers such as "Took: 11.4 seconds" ignored; only for
-stable_output yes/last-line-only), `DIFF` (it ran, with another last line) or `ok` (it ran; no
+stable_output yes/last-line-only; numbers equal within 1e-5 count as the same), `same (spread)` (another
+line, but one the reference route also prints when run here up to 3 times: the program's own run-to-run
+spread), `DIFF` (it ran, with another last line) or `ok` (it ran; no
 line to compare: stable_output=no, or the 5 programs that print nothing, where exit status 0 is
 success). For stable_output=no the metric line (reference_metric_line, else the last line) is
 shown beside the run's line of the same shape, with the relative difference of its value (the
@@ -145,8 +147,19 @@ def without_timings(line: str) -> str:
     return _TIMING_RE.sub(lambda m: (m.group(1) or "") + "<t>" + (m.group(2) or ""), line.strip())
 
 
-def same_line(got: str, reference: str) -> bool:
-    return without_timings(got) == without_timings(reference)
+def same_line(got: str, reference: str, rel: float = 1e-5) -> bool:
+    """The same line, timings aside, and numbers equal within float32 printing (the references
+    were printed on another machine: `0.4152645` there is `0.41526446` here)."""
+    got, reference = without_timings(got), without_timings(reference)
+    if got == reference:
+        return True
+    if shape(got).replace(" ", "") != shape(reference).replace(" ", ""):  # numpy pads to the widest
+        return False
+    pairs = zip(_NUMBER_RE.findall(got), _NUMBER_RE.findall(reference))
+    try:
+        return all(abs(float(a) - float(b)) <= rel * max(abs(float(a)), abs(float(b)), 1e-3) for a, b in pairs)
+    except ValueError:
+        return False
 
 
 def shape(line: str) -> str:
@@ -220,6 +233,7 @@ class RunResult:
     reference_metric_line: Optional[str] = None
     metric_rel_diff: Optional[float] = None
     stderr_tail: List[str] = field(default_factory=list)  # of a failed run or step
+    compat_lines: List[str] = field(default_factory=list)  # reference route re-run here, for a DIFF
     workdir: str = ""
 
     @property
@@ -231,7 +245,7 @@ class RunResult:
             error = short_error(self.error or f"exit status {self.rc}")
             text = "FAIL: " + re.sub(r"\btensorflow\b", "tf", error.replace("AttributeError: no ", "no "))
         else:
-            text = {"same": "same", "ok": "ok", "diff": "DIFF"}[self.status]
+            text = {"same": "same", "spread": "same (spread)", "ok": "ok", "diff": "DIFF"}[self.status]
         return text if len(text) <= CELL - 1 else text[: CELL - 4] + "..."
 
 
@@ -349,6 +363,22 @@ def run_mode(program: Program, mode: str, base: Path, settings: Settings) -> Run
     return res
 
 
+SPREAD_RUNS = 3
+
+
+def _judge_by_spread(res: RunResult, program: Program, base: Path, settings: Settings) -> None:
+    """A migrated program whose last line differs from the manifest's: run the reference route
+    (compat) here, up to SPREAD_RUNS times; if one of those prints the same line, the difference
+    is the program's own run-to-run spread (threads, unseeded draws), status "spread"."""
+    for _ in range(SPREAD_RUNS):
+        ref = run_mode(program, "compat", base, settings)
+        res.compat_lines.append(ref.last_line)
+        shutil.rmtree(base / program.id / "compat", ignore_errors=True)
+        if ref.rc == 0 and same_line(res.last_line, ref.last_line):
+            res.status = "spread"
+            return
+
+
 def run_program(program: Program, settings: Settings, base: Path) -> List[RunResult]:
     """Every mode of one program, one after the other (a pool task)."""
     results = []
@@ -357,6 +387,8 @@ def run_program(program: Program, settings: Settings, base: Path) -> List[RunRes
             res = run_mode(program, mode, base, settings)
         except Exception as exc:  # one broken run must not stop the others
             res = RunResult(program.id, mode, error=f"harness: {type(exc).__name__}: {exc}")
+        if res.status == "diff" and mode in ("fix", "unsafe"):
+            _judge_by_spread(res, program, base, settings)
         results.append(res)
         if not settings.keep:
             shutil.rmtree(base / program.id / mode, ignore_errors=True)
@@ -411,7 +443,7 @@ def totals(programs: List[Program], results: Dict[str, List[RunResult]], mode: s
         for r in results[p.id]:
             if r.mode == mode:
                 t.ran += r.ran
-                t.same += r.status == "same"
+                t.same += r.status in ("same", "spread")
                 t.diff += r.status == "diff"
                 t.timeouts += r.timed_out
     return t
@@ -443,11 +475,14 @@ def report(programs: List[Program], results: Dict[str, List[RunResult]], modes: 
         cells = {r.mode: r.cell() for r in results[p.id]}
         print(f"{p.id:{width}}" + "".join(f"{cells.get(m, '-'):{CELL}}" for m in modes).rstrip())
 
-    diffs = [r for p in programs for r in results[p.id] if r.status == "diff"]
+    diffs = [r for p in programs for r in results[p.id] if r.status in ("diff", "spread")]
     if diffs:
-        print("\nDIFF (ran, another last line):")
+        print("\nAnother last line than the manifest's (DIFF; `same (spread)`: the reference route run here "
+              "printed it too):")
         for r in diffs:
-            print(f"  {r.id} [{r.mode}]\n      reference: {r.reference_last_line}\n      got:       {r.last_line}")
+            print(f"  {r.id} [{r.mode}] {r.status}\n      reference: {r.reference_last_line}\n      got:       {r.last_line}")
+            if r.compat_lines:
+                print(f"      compat route here: {' | '.join(r.compat_lines)}")
 
     errors: Dict[str, Counter] = {m: Counter() for m in modes}
     for p in programs:
