@@ -830,6 +830,13 @@ def build():
                       "tf_table_paths": sum(1 for k in all_renames_v2.symbol_renames
                                             if k.startswith(f"tf.{head}."))}
 
+    # What `tf.compat.v2` has that `tf` lacks (`enable_v2_behavior`, for TF 1.15 code): code spelled
+    # through compat.v2 runs with it, so it is not removed API there.
+    compat_v2_only = {}
+    for name in sorted(n for n in dir(tf.compat.v2) if not n.startswith("_")):
+        if resolve(tf, name)[0] is _MISSING:
+            compat_v2_only[name] = {"kind": kind_of(getattr(tf.compat.v2, name))}
+
     n_rep = sum(1 for e in removed.values() if "replacement" in e)
     n_native = sum(1 for e in removed.values() if e.get("replacement", {}).get("native"))
     tf_dropped = {k: v for k, v in dropped.items() if v["target"].startswith("tf.")}
@@ -865,6 +872,7 @@ def build():
         "changed": changed,
         "diverged": diverged,
         "contrib": contrib,
+        "compat_v2_only": compat_v2_only,
         "dropped_targets": dropped,
         "gone": gone,
     }, counters

@@ -319,3 +319,19 @@ def test_private_modules_listed_import(tf):
         mod = importlib.import_module(f"tensorflow.{module}")
         for name in private[module].split():
             assert hasattr(mod, name) or importlib.util.find_spec(f"tensorflow.{module}.{name}"), (module, name)
+
+
+@pytest.mark.parametrize("fixture", ["TFM207/bad_compat_v1_spelled.py", "TFM211/bad_compat_v2.py"])
+def test_compat_spellings_reported_as_debt_run_under_tf221(tf, fixture, tmp_path):
+    """`tf.flags` / `tf.app.run` through `import tensorflow.compat.v1 as tf`, and
+    `tf.enable_v2_behavior()` through `import tensorflow.compat.v2 as tf`, run under TF 2.21:
+    their findings must not call them removed."""
+    from tfmigrate.engine import check_source
+
+    source = ROOT / "tests" / "fixtures" / fixture
+    run = subprocess.run([sys.executable, str(source)], capture_output=True, text=True, env=ENV, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    code = fixture.split("/")[0]
+    findings = check_source(source.read_bytes(), source.name, [code])
+    assert findings and all(f.kind == "debt" and "removed" not in f.message for f in findings), findings
+    assert api_table.compat_v2_only("enable_v2_behavior") is not None

@@ -14,6 +14,7 @@ Sections of the file:
   diverged         in both, as different objects that TensorFlow's tables send to compat.v1
   contrib          tf.contrib paths with a TensorFlow replacement that still resolves
   gone             top-level modules absent from both tf and tf.compat.v1 (contrib, estimator)
+  compat_v2_only   names tf.compat.v2 has and tf lacks (enable_v2_behavior)
   dropped_targets  TensorFlow's own renames whose target no longer resolves (never suggested)
 """
 from __future__ import annotations
@@ -110,6 +111,11 @@ def contrib(path: str) -> Optional[Entry]:
 def gone(path: str) -> Optional[Entry]:
     """The entry for a path whose top-level module exists in neither tf nor tf.compat.v1."""
     return table()["gone"].get(path.split(".", 1)[0])
+
+
+def compat_v2_only(path: str) -> Optional[Entry]:
+    """A name `tf.compat.v2` has and `tf` lacks (`enable_v2_behavior`): through compat.v2 it runs."""
+    return table().get("compat_v2_only", {}).get(path)
 
 
 def dropped_target(path: str) -> Optional[Entry]:

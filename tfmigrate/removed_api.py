@@ -41,6 +41,8 @@ class Ref:
     anchor: Optional[cst.CSTNode] = None
     # In TF1 graph code that TFM200 moves to the compat route as a whole: no per-call fallback.
     routed: bool = False
+    # Spelled through `tf.compat.v2`, which has it although `tf` does not (`enable_v2_behavior`).
+    spelled_v2: bool = False
 
 
 def lookup(path: str) -> Optional[Tuple[str, str, dict]]:
@@ -224,6 +226,10 @@ class RemovedApiRule(Rule):
         if not path:
             return
         found = lookup(path)
+        if found is not None and full.startswith("tensorflow.compat.v2.") and api_table.compat_v2_only(found[0]):
+            call = parent if isinstance(parent, cst.Call) and parent.func is node else None
+            self._dispatch(Ref(node, found[0], found[1], found[2], False, call, spelled_v2=True))
+            return  # it runs: only a rule that claims it has something to say
         if found is None:
             self._changed(node, parent, path, full)
             self._arguments(node, parent, path, full)
@@ -306,6 +312,8 @@ class RemovedApiRule(Rule):
     def _dispatch(self, ref: Ref) -> None:
         if _functional_layer_call(ref):
             return  # TFM101 reports it, with a fix that builds the Keras layer object
+        if ref.spelled_v2 and owner(ref.path) == "TFM299":
+            return  # not removed API there
         rule = self.ctx.shared["removed_api"].get(owner(ref.path))
         if rule is not None:
             program = self.ctx.program
@@ -325,6 +333,8 @@ def runs_on_route(ctx, ref: Ref) -> bool:
     on the compat route (with legacy Keras where Keras 3 lacks it), or in eager code when it
     needs no graph (a placeholder or a session does)."""
     program = ctx.program
+    if ref.spelled_v2:
+        return True  # `tf.compat.v2` has it: it runs
     if not ref.spelled_v1 or ref.section not in ("removed", "changed", "diverged"):
         return False
     if ref.section == "removed" and not ref.entry.get("v1_available") and not program.legacy_keras_set:

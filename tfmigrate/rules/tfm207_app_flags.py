@@ -4,7 +4,12 @@ TF1's modules were thin wrappers around absl-py, which TensorFlow 2.21 still ins
 measured differences make some rewrites unsafe: TF's FLAGS wrapper parsed `sys.argv` on first
 access, absl's raises UnparsedFlagAccessError before `app.run` parsed it (so a `FLAGS` rewrite is
 safe only in a module that calls `app.run`); `tf.app.run` tolerated undefined command-line flags,
-absl's `app.run` rejects them (so `tf.app.run` -> `app.run` is unsafe).
+absl's `app.run` rejects them (so `tf.app.run` -> `app.run` is unsafe). Reading a flag at import
+time (at module level, in a class body, a default value, or a function called at module level)
+happens before any `app.run`, so there `FLAGS` keeps TF's lazily parsing wrapper through
+`tf.compat.v1` (a fallback); absl's `FLAGS` only where the module calls `app.run` and reads flags
+only inside functions. Spelled through `tf.compat.v1` the wrappers still run under TF 2.21:
+migration debt, not removed API.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.removed_api import Ref, RemovedApiRule
+from tfmigrate.removed_api import Ref, RemovedApiRule, reference_like
 
 FLAG_MODULES = ("app.flags", "flags")
 
@@ -35,6 +40,69 @@ def _tokens(source: str):
             nxt = toks[i + 1].string if i + 1 < len(toks) else ""
             found.append((tok.string, prev, nxt))
     return found
+
+
+_FLAGS_PATHS = ("app.flags.FLAGS", "flags.FLAGS")
+
+
+def _reads_flags_at_import(ctx, flags_alias: bool) -> bool:
+    """Whether the module reads a flag value when it is imported, before any `app.run` parsed
+    the command line: `FLAGS.x` (FLAGS bound to TF's `flags.FLAGS`, or spelled in full) at
+    module level, in a class body, a decorator or a default value, or in a module-level function
+    that module-level code calls."""
+    names = ctx.names
+    module = ctx.module
+    locals_ = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    value = small.value
+                    if names.api(value) in _FLAGS_PATHS or (
+                            flags_alias and isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name)
+                            and value.value.value == "flags" and value.attr.value == "FLAGS"):
+                        locals_.add(small.targets[0].target.value)
+
+    def is_read(node) -> bool:
+        if not isinstance(node, cst.Attribute):
+            return False
+        base = node.value
+        if isinstance(base, cst.Name) and base.value in locals_:
+            return True
+        return isinstance(base, cst.Attribute) and names.api(base) in _FLAGS_PATHS
+
+    readers = set()  # module-level functions whose body reads a flag
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and any(is_read(n) for n in _walk(stmt.body, deferred=True)):
+            readers.add(stmt.name.value)
+    for node in _walk(module, deferred=False):
+        if is_read(node):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in readers:
+            return True
+    return False
+
+
+def _walk(node, deferred: bool):
+    """Nodes under `node`; with deferred=False, not into function or lambda bodies (which run
+    later), but into their decorators and default values (which run at definition)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not deferred and isinstance(current, cst.FunctionDef):
+            stack.extend(d.decorator for d in current.decorators)
+            stack.extend(p.default for p in _params(current.params) if p.default is not None)
+            continue
+        if not deferred and isinstance(current, cst.Lambda):
+            stack.extend(p.default for p in _params(current.params) if p.default is not None)
+            continue
+        stack.extend(current.children)
+
+
+def _params(params: cst.Parameters):
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    return out
 
 
 class _Plan:
@@ -57,6 +125,7 @@ class _Plan:
                     self.alias_assigns.append(assign)
         tokens = _tokens(ctx.source)
         self.calls_run = "app.run(" in ctx.source
+        self.reads_at_import = _reads_flags_at_import(ctx, bool(self.alias_assigns))
         self.flags = self._choose("flags", tokens, len(self.alias_assigns))
         self.app = self._choose("app", tokens, 0)
 
@@ -102,23 +171,41 @@ class AppFlags(RemovedApiRule):
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         path = ref.path
         name = f"`tf.{path}`"
+        if ref.spelled_v1:  # runs under TF 2.21: TF1 API left for absl, not removed API
+            name = f"`tf.compat.v1.{path}`"
+            gone = f"{name} runs under TensorFlow 2.21 only through `tf.compat.v1` (TF1's wrapper of absl)"
+        else:
+            gone = f"{name} was removed in TensorFlow 2 (it wrapped absl)"
         if path == "app.run" or path.startswith("app.run."):
             fix = self._run_fix(ref)
-            what = f"{name} was removed in TensorFlow 2 (it wrapped absl): use absl's `app.run(main)`"
+            what = f"{gone}: use absl's `app.run(main)`"
             if fix is None:
                 return f"{what}; a bare `tf.app.run()` called `__main__.main`, which this module does not define. No automatic fix.", None
             return f"{what}; absl rejects unknown command-line flags that `tf.app.run` ignored. {fix.description}.", fix
         module = next((m for m in FLAG_MODULES if path == m or path.startswith(m + ".")), None)
         if module is None:  # `tf.app` alone
-            return f"{name} was removed in TensorFlow 2: use absl (`from absl import app, flags`). No automatic fix.", None
+            return f"{gone}: use absl (`from absl import app, flags`). No automatic fix.", None
         rest = path[len(module):]
         fix = self._flags_fix(ref, module, rest)
-        what = f"{name} was removed in TensorFlow 2 (it wrapped absl): use `flags{rest}` from absl"
+        what = f"{gone}: use `flags{rest}` from absl"
+        if fix is None and ref.spelled_v1 and self._reads(rest):
+            return f"{gone}. {self._why_not_absl()}, so it stays until that changes; no automatic fix.", None
         if fix is None:
             return f"{what}. No automatic fix: the name `flags` is taken here.", None
-        if fix.applicability == "unsafe":
-            return f"{what}; absl's `FLAGS` must be parsed by `app.run` before it is read, and this module does not call it. {fix.description}.", fix
+        if "compat.v1" in fix.description:
+            return f"{gone}. {self._why_not_absl()}. {fix.description}.", fix
         return f"{what}. {fix.description}.", fix
+
+    @staticmethod
+    def _reads(rest: str) -> bool:
+        return rest.startswith(".FLAGS") or rest == ""
+
+    def _why_not_absl(self) -> str:
+        if self._plan().reads_at_import:
+            return ("This module reads a flag when it is imported, before any `app.run`: absl's `FLAGS` "
+                    "raises UnparsedFlagAccessError there, TF's wrapper parses the command line on first use")
+        return ("This module does not call `app.run`: absl's `FLAGS` raises UnparsedFlagAccessError until "
+                "something parses the command line, TF's wrapper parses it on first use")
 
     def _module_node(self, ref: Ref, levels: int):
         node = ref.node
@@ -137,9 +224,9 @@ class AppFlags(RemovedApiRule):
         node = self._module_node(ref, levels)
         if node is None or isinstance(node, cst.Name):
             return None  # reached through an imported name (`from tensorflow import flags`)
-        reads_flags = rest.startswith(".FLAGS") or rest == ""
-        safe = plan.calls_run or not reads_flags
-        applicability = "safe" if safe else "unsafe"
+        if self._reads(rest) and (not plan.calls_run or plan.reads_at_import):
+            return self._compat_fix(ref)  # absl's FLAGS would raise when read: keep TF's wrapper
+        applicability = "safe"
         parent = self.ctx.stack[-1] if self.ctx.stack else None
         if rest == "" and isinstance(parent, cst.Assign) and any(a is parent for a in plan.alias_assigns) and local == "flags":
             # `flags = tf.app.flags` -> `from absl import flags`
@@ -150,6 +237,16 @@ class AppFlags(RemovedApiRule):
             f"Replace with absl's `{local}{rest}` and import it (TF2-native: absl)",
             (Replace(node, cst.Name(local)), AddImport(plan.import_for("flags"))),
         )
+
+    def _compat_fix(self, ref: Ref) -> Optional[Fix]:
+        """`tf.app.flags.FLAGS` -> `tf.compat.v1.app.flags.FLAGS`: TF1's wrapper, which parses
+        `sys.argv` on first access (it wraps absl's FLAGS, so absl's DEFINE_* and `app.run` fill it)."""
+        if ref.spelled_v1 or ref.routed:
+            return None  # runs as it is; in a TF1 graph module TFM200 moves it with the rest
+        reference = reference_like(ref, self.ctx, f"compat.v1.{ref.path}")
+        return Fix("safe", f"Replace with `{reference.code}` (a compat.v1 fallback, not TF2-native: "
+                           "it parses the command line on first use, as TF1's did)",
+                   (Replace(ref.node, reference.expression()), *reference.import_edits()))
 
     def _run_fix(self, ref: Ref) -> Optional[Fix]:
         plan = self._plan()

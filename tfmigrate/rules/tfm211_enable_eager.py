@@ -36,11 +36,18 @@ class EnableEager(RemovedApiRule):
                 # Arguments (a device policy, a ConfigProto) configure more than the switch.
                 safety = "unsafe" if ref.call.args else "safe"
                 fix = Fix(safety, "Remove the statement (TF2-native: TF2 does this by default)", removal)
-        if fix is None:
+        if fix is None and not ref.spelled_v2:
             fix = generic_fix(ref, self.ctx)
         short = ref.path.rsplit(".", 1)[-1]
         what = _WHAT.get(short, "turns on eager execution")
         todo = "TensorFlow 2 does this by default, so drop the call"
+        if ref.spelled_v2:  # `tf.compat.v2` keeps it for TF 1.15 code: it runs, and does nothing
+            return (
+                f"`tf.compat.v2.{ref.path}` {what}, which TensorFlow 2 has on by default; it runs under "
+                "TF 2.21 (only `tf.compat.v2` keeps it, for code that also ran on TF 1.15); "
+                + ("the fix removes the statement (TF2-native)." if fix else "drop it once TF 1.15 is not supported."),
+                fix,
+            )
         if ref.section == "gone":
             return (
                 f"`tf.{ref.path}` {what} through `tf.contrib`, which TensorFlow 2 removed. {todo}; "
