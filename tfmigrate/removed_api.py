@@ -485,6 +485,9 @@ def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
     if replacement:  # compat.v1 fallback
         if ref.spelled_v1:
             return f"{name} is TF1-only API: it works only through `tf.compat.v1` and has no TF2-native equivalent. Keep it until this code moves to TF2 idioms."
+        if ref.routed:
+            return (f"{name} was removed from TensorFlow 2. In this TF1 graph module TFM200's fix runs it through "
+                    "`tf.compat.v1` with the rest of the graph code.")
         return f"{name} was removed from TensorFlow 2. It still works as `tf.compat.v1.{ref.path}` (a compat.v1 fallback, not TF2-native)."
     error = entry.get("error")
     return f"{name} does not work in TensorFlow 2.21 with Keras 3, not even as `tf.compat.v1.{ref.path}`{f' ({error})' if error else ''}. Rewrite it with TF2 APIs."

@@ -57,7 +57,8 @@ class GraphModule(Rule):
         more = len(program.evidence) - _MAX_EVIDENCE
         if more > 0:
             evidence += f" and {more} more"
-        head = (f"This module is TF1 graph code ({evidence}). Under TensorFlow 2.21 such code runs "
+        what = "TF1 graph code, and a program's entry point" if program.entry else "TF1 graph code"
+        head = (f"This module is {what}: {evidence}. Under TensorFlow 2.21 such code runs "
                 "only as a whole through `tf.compat.v1` with v2 behaviour off; fixed call by call it "
                 "runs eagerly and the first placeholder or session fails.")
         if program.v2_disabled:
