@@ -21,6 +21,7 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.names import dotted, normalize
+from tfmigrate.probes import protected, self_assigned
 from tfmigrate.removed_api import Ref, RemovedApiRule, lookup, owner
 
 _IMPORTS = (cst.Import, cst.ImportFrom)
@@ -138,7 +139,7 @@ class GoneApiRule(RemovedApiRule):
         if full is None:
             return
         path = normalize(full)
-        if not own_path(path):
+        if not own_path(path) or self_assigned(self.ctx, path):
             return
         found = lookup(path)
         section, entry = ("contrib", found[2]) if found and found[1] == "contrib" else ("gone", found[2] if found else {})
@@ -169,6 +170,8 @@ class GoneApiRule(RemovedApiRule):
     def _dispatch_gone(self, ref: GoneRef) -> None:
         if self._ambiguous(ref):
             return
+        if ref.statement is None and protected(self.ctx, ref.node, ref.path, True):
+            return  # a version probe (`hasattr(tf, "contrib")`, `try: ... except AttributeError`)
         rule = self.ctx.shared["removed_api"].get(owner(ref.path))
         if isinstance(rule, GoneApiRule):
             message, fix = rule.explain(ref)

@@ -19,6 +19,7 @@ import libcst as cst
 from tfmigrate import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.names import Reference, dotted
+from tfmigrate.probes import protected, self_assigned
 from tfmigrate.program import graph_only, mentions_graph_mode
 from tfmigrate.rule import Rule, all_rules
 
@@ -212,7 +213,7 @@ class RemovedApiRule(Rule):
 
     def _report_missing(self, ref: Ref) -> None:
         rule = self.ctx.shared["removed_api"].get("TFM299")
-        if rule is not None:
+        if rule is not None and not protected(self.ctx, ref.node, ref.path, True):
             rule.report(ref.node, missing_message(ref), None)
 
     def _resolve(self, node: cst.BaseExpression, parent) -> None:
@@ -223,8 +224,8 @@ class RemovedApiRule(Rule):
         from tfmigrate.names import normalize
 
         path = normalize(full)
-        if not path:
-            return
+        if not path or self_assigned(self.ctx, path):
+            return  # the script's own attribute on the module (`tf.model = ...`), not TF's API
         found = lookup(path)
         if found is not None and full.startswith("tensorflow.compat.v2.") and api_table.compat_v2_only(found[0]):
             call = parent if isinstance(parent, cst.Call) and parent.func is node else None
@@ -314,6 +315,8 @@ class RemovedApiRule(Rule):
             return  # TFM101 reports it, with a fix that builds the Keras layer object
         if ref.spelled_v2 and owner(ref.path) == "TFM299":
             return  # not removed API there
+        if protected(self.ctx, ref.node, ref.path, _access_fails(ref)):
+            return  # a version probe: runs only where the name exists, or never under TF 2.21
         rule = self.ctx.shared["removed_api"].get(owner(ref.path))
         if rule is not None:
             program = self.ctx.program
@@ -326,6 +329,15 @@ class RemovedApiRule(Rule):
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         fix = generic_fix(ref, self.ctx)
         return generic_message(ref, self.ctx, fix), fix
+
+
+def _access_fails(ref: Ref) -> bool:
+    """Whether merely naming the reference raises under TF 2.21 (AttributeError and the like)."""
+    if ref.section == "gone" or ref.section == "contrib":
+        return True
+    if ref.section != "removed":
+        return False  # a `changed` / `diverged` name exists: the call is what differs
+    return not ref.spelled_v1 or not ref.entry.get("v1_available")
 
 
 def runs_on_route(ctx, ref: Ref) -> bool:
