@@ -160,16 +160,20 @@ def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
 
 
 def apply_fixes(
-    module: cst.Module, fixes: Sequence[Fix], positions, spans: Optional[List[Span]] = None
+    module: cst.Module, fixes: Sequence[Fix], positions, spans: Optional[List[Span]] = None,
+    chosen: Optional[List[Fix]] = None,
 ) -> Tuple[Optional[str], int, Optional[cst.Module]]:
     """Apply every fix that does not overlap an earlier one; return the new source text (None
     if no fix was taken), the count, and the new text parsed when that came cheap (else None).
     Top-level statements without an edit keep their original text, sliced by line, and their
     tree; only the edited ones are rebuilt, generated and parsed again. `spans`, if given,
     receives the regions of the original the edits may touch (for tests that prove every byte
-    outside them is kept)."""
+    outside them is kept). `chosen`, if given, receives the fixes taken (for `--show-fixes`)."""
     plan = _Plan(positions)
-    taken = sum(1 for fix in fixes if plan.take(fix))
+    taken_fixes = [fix for fix in fixes if plan.take(fix)]
+    taken = len(taken_fixes)
+    if chosen is not None:
+        chosen.extend(taken_fixes)
     if not taken:
         return None, 0, None
     if spans is not None:

@@ -11,6 +11,7 @@ from enum import Enum
 from typing import List, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from tfmigrate import __version__
 
@@ -34,17 +35,22 @@ class Format(str, Enum):
 
 PATHS = typer.Argument(None, help="Files or directories (default: .); '-' reads standard input.")
 CONFIG = typer.Option(None, "--config", help="A tfmigrate.toml or pyproject.toml to use instead of the nearest one.")
-SELECT = typer.Option(None, "--select", help="Rule codes or prefixes to enable instead of the defaults (TFM1, TFM104).")
+SELECT = typer.Option(None, "--select", help="Rule codes or prefixes to enable instead of the defaults (every rule marked on in `tfmigrate rules`), e.g. TFM1 or TFM104.")
 EXTEND_SELECT = typer.Option(None, "--extend-select", help="Rule codes or prefixes to enable in addition.")
 IGNORE = typer.Option(None, "--ignore", help="Rule codes or prefixes to disable.")
 TARGET = typer.Option(None, "--target-version", help="TensorFlow version to migrate to (default 2.21).")
-FORMAT = typer.Option(Format.rich, "--format", help="Output format.")
+FORMAT = typer.Option(Format.rich, "--format", "--output-format", help="Output format (--output-format: the same option, as Ruff spells it).")
 OUTPUT = typer.Option(None, "--output-file", "-o", help="Write the report to this file instead of standard output.")
 JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes, at most one per core and per file (default, 0: one per core).")
 NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write .tfmigrate_cache/.")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="The path to report (and match config against) for '-'.")
 STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings.")
 FORCE_EXCLUDE = typer.Option(None, "--force-exclude/--no-force-exclude", help="Apply exclude / extend-exclude to files named on the command line too (as pre-commit names them).")
+RESPECT_GITIGNORE = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help="Skip the files git ignores (default: on, or the configuration's respect-gitignore).")
+EXCLUDE = typer.Option(None, "--exclude", help="Globs of files and folders to skip, instead of the configuration's exclude (comma-separated or repeated).")
+EXTEND_EXCLUDE = typer.Option(None, "--extend-exclude", help="Globs of files and folders to skip, in addition to exclude.")
+QUIET = typer.Option(False, "--quiet", "-q", help="Print the findings only: no summary lines (warnings and errors still go to standard error).")
+VERBOSE = typer.Option(False, "--verbose", "-v", help="Also print, on standard error, the configuration in use, each file as it is done, and the time taken.")
 
 
 def _version(value: bool) -> None:
@@ -119,11 +125,13 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None):
+def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None,
+              respect_gitignore=None, exclude=None, extend_exclude=None):
     from tfmigrate.config import ConfigError, resolve
 
     try:
-        settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude)
+        settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude,
+                           respect_gitignore, exclude, extend_exclude)
         settings.codes()
         return settings
     except ConfigError as error:
@@ -168,10 +176,70 @@ def _workers(jobs: int, files: int) -> int:
     return max(1, min(jobs or _cores(), _cores(), files))
 
 
-def _execute(tasks, jobs: int, show_progress: bool):
+def _warn(message: str) -> None:
+    from rich.markup import escape
+
+    _stderr().print(f"[bold yellow]warning:[/] {escape(message)}", soft_wrap=True, markup=True)
+
+
+def _warn_empty(paths: List[str], settings) -> None:
+    """Nothing to check is not a clean run: say so (exit code 0, as Ruff), and why when the
+    paths hold source files that the excludes or git took away."""
+    from tfmigrate import runner
+    from tfmigrate.files import discover
+
+    message = "No Python files found under the given path(s)"
+    present = [f for f in discover(paths) if os.path.isfile(f)]
+    if not present:
+        _warn(message + ".")
+        return
+    excluded = [f for f in present if settings.for_path(f).excluded(f)]
+    ignored = runner.gitignored([f for f in present if f not in set(excluded)])
+    reasons = []
+    if excluded:
+        reasons.append(f"{len(excluded)} by exclude / extend-exclude")
+    if ignored:
+        reasons.append(f"{len(ignored)} ignored by git (--no-respect-gitignore checks those)")
+    n = len(present)
+    why = ", ".join(reasons) or "by the configuration"
+    _warn(f"{message}: the {n} there {'are' if n != 1 else 'is'} skipped: {why}.")
+
+
+def _say(text: str) -> None:
+    """A plain line on standard error (summaries beside machine formats, -v)."""
+    sys.stderr.write(text.rstrip("\n") + "\n")
+    sys.stderr.flush()
+
+
+def _describe(tasks, settings) -> None:
+    """-v: the configuration each file takes (Ruff's hierarchical configuration made visible)."""
+    from collections import Counter
+
+    used = Counter(str(settings.for_path(t.path).source or "defaults (no configuration file)") for t in tasks)
+    for source, count in used.items():
+        _say(f"tfmigrate: {count} file{'s' * (count != 1)} with configuration {source}")
+
+
+def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
     from tfmigrate import runner
 
     jobs = _workers(jobs, len(tasks))
+    if verbose:
+        import time
+
+        start = time.perf_counter()
+        done = [0]
+
+        def tell(outcome):
+            done[0] += 1
+            n = len(outcome.findings)
+            fixed = f", {outcome.applied} fixed" if outcome.applied else ""
+            _say(f"tfmigrate: [{done[0]}/{len(tasks)}] {outcome.shown}: {n} finding{'s' * (n != 1)}{fixed}")
+
+        outcomes = runner.run(tasks, jobs, on_result=tell)
+        _say(f"tfmigrate: {len(tasks)} file{'s' * (len(tasks) != 1)} in {time.perf_counter() - start:.2f} s "
+             f"({jobs} worker{'s' * (jobs != 1)})")
+        return outcomes
     if not (show_progress and len(tasks) > 8 and sys.stderr.isatty()):
         return runner.run(tasks, jobs)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -184,7 +252,8 @@ def _execute(tasks, jobs: int, show_progress: bool):
         return runner.run(tasks, jobs, on_result=lambda _: progress.advance(bar))
 
 
-def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fixed=0, fixed_files=0, extra=""):
+def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fixed=0, fixed_files=0, extra="",
+            listing="", quiet=False):
     from tfmigrate import report
 
     findings = [f for o in outcomes for f in o.findings]
@@ -203,7 +272,7 @@ def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fi
             from rich.console import Console
 
             console = Console(file=handle, highlight=False) if handle else Console(highlight=False)
-            report.render_rich(findings, sources, console, files, fixed, fixed_files, extra)
+            report.render_rich(findings, sources, console, files, fixed, fixed_files, extra, listing, quiet)
         else:
             write(report.RENDERERS[fmt.value](findings))
     finally:
@@ -255,7 +324,24 @@ def _exit_code(findings, exit_zero: bool, fail_on: "FailOn") -> int:
     return 1 if findings else 0
 
 
-@app.command()
+class _CheckCommand(TyperCommand):
+    """`--add-noqa=REASON` (Ruff's spelling) is `--add-noqa` with a reason: click has no option
+    whose value is optional and must follow an `=`, so the spelling is split before parsing."""
+
+    def parse_args(self, ctx, args):
+        out = []
+        for position, arg in enumerate(args):
+            if arg == "--":
+                out.extend(args[position:])
+                break
+            if arg.startswith("--add-noqa="):
+                out += ["--add-noqa", "--add-noqa-reason", arg[len("--add-noqa="):]]
+            else:
+                out.append(arg)
+        return super().parse_args(ctx, out)
+
+
+@app.command(cls=_CheckCommand)
 def check(
     paths: Optional[List[str]] = PATHS,
     config: Optional[str] = CONFIG,
@@ -270,23 +356,74 @@ def check(
     fail_on: FailOn = FAIL_ON,
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Report only findings not in this baseline file (an error if it is missing)."),
     update_baseline: bool = typer.Option(False, "--update-baseline", help="Record this run's findings in the --baseline file (created or replaced)."),
+    add_noqa: bool = typer.Option(False, "--add-noqa", help="Write `# noqa: CODE` on every line with a finding (merged into an existing noqa comment); --add-noqa=REASON appends a reason."),
+    add_noqa_reason: Optional[str] = typer.Option(None, "--add-noqa-reason", hidden=True),
     jobs: int = JOBS,
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
     force_exclude: Optional[bool] = FORCE_EXCLUDE,
+    respect_gitignore: Optional[bool] = RESPECT_GITIGNORE,
+    exclude: Optional[List[str]] = EXCLUDE,
+    extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE,
+    quiet: bool = QUIET,
+    verbose: bool = VERBOSE,
 ) -> None:
     """Report TF1 code and TF2 pitfalls."""
     paths = paths or ["."]
-    settings = _settings(paths, config, select, extend_select, ignore, target_version, force_exclude=force_exclude)
+    settings = _settings(paths, config, select, extend_select, ignore, target_version, force_exclude=force_exclude,
+                         respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude)
+    if add_noqa_reason is not None:
+        add_noqa = True
+    if add_noqa and (paths == ["-"] or baseline):
+        _fail("--add-noqa writes to the files checked: it cannot be used with '-' (standard input) or --baseline")
     _check_output(output_file)
     _check_baseline(baseline, update_baseline)
     tasks = _tasks(paths, settings, "check", no_cache=no_cache, stdin_name=stdin_filename)
-    outcomes = _execute(tasks, jobs, fmt is Format.rich)
+    if not tasks:
+        _warn_empty(paths, settings)
+    if verbose:
+        _describe(tasks, settings)
+    outcomes = _execute(tasks, jobs, fmt is Format.rich and not add_noqa, verbose)
+    if add_noqa:
+        _add_noqa(tasks, outcomes, add_noqa_reason, quiet)
     extra = ""
     if baseline:
         outcomes, extra = _baseline(baseline, update_baseline, outcomes)
-    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra)
+    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra, quiet=quiet)
     raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
+
+
+def _add_noqa(tasks, outcomes, reason: Optional[str], quiet: bool) -> None:
+    """Write the noqa comments, say what was done, and exit: 0 when every finding is now
+    silenced, 1 when some cannot be (a file that does not parse, a line that ends inside a
+    string), listed on standard error."""
+    from tfmigrate import addnoqa, report
+
+    if reason is not None and ("\n" in reason or "\r" in reason):
+        _fail("--add-noqa=REASON: the reason must fit on one line")
+    added = files = 0
+    left = []
+    for task, outcome in zip(tasks, outcomes):
+        if not outcome.findings:
+            continue
+        try:
+            result = addnoqa.add_to_file(task.path, outcome.findings, reason)
+        except OSError as error:
+            _fail(f"{task.shown}: cannot write the noqa comments: {error.strerror or error}")
+        added += result.added
+        files += bool(result.added)
+        left.extend(result.left)
+    if not quiet:
+        _say(f"Added {added} noqa directive{'s' * (added != 1)} in {files} file{'s' * (files != 1)}.")
+    if left:
+        _say(f"{len(left)} finding{'s' * (len(left) != 1)} cannot be silenced by a noqa comment (the line ends "
+             "inside a string or with a backslash, or nothing silences the rule: TFM000, TFM001, TFM002):")
+        sys.stderr.write(report.render_concise(left))
+    raise typer.Exit(1 if left else 0)
+
+
+def _applied(outcomes):
+    return [(o.shown, o.fixed_rules) for o in outcomes if o.fixed_rules]
 
 
 @app.command()
@@ -294,6 +431,7 @@ def fix(
     paths: Optional[List[str]] = PATHS,
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that may change behaviour beyond the finding."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes and write nothing."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="List the fixes applied (with --diff: that would be), per file and rule."),
     config: Optional[str] = CONFIG,
     select: Optional[List[str]] = SELECT,
     extend_select: Optional[List[str]] = EXTEND_SELECT,
@@ -308,37 +446,67 @@ def fix(
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
     force_exclude: Optional[bool] = FORCE_EXCLUDE,
+    respect_gitignore: Optional[bool] = RESPECT_GITIGNORE,
+    exclude: Optional[List[str]] = EXCLUDE,
+    extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE,
+    quiet: bool = QUIET,
+    verbose: bool = VERBOSE,
 ) -> None:
     """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point."""
     paths = paths or ["."]
-    settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes, force_exclude)
+    settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes, force_exclude,
+                         respect_gitignore, exclude, extend_exclude)
     _check_output(output_file)
     tasks = _tasks(paths, settings, "fix", diff, no_cache, stdin_filename)
-    outcomes = _execute(tasks, jobs, fmt is Format.rich and not diff)
+    if not tasks:
+        _warn_empty(paths, settings)
+    if verbose:
+        _describe(tasks, settings)
+    outcomes = _execute(tasks, jobs, fmt is Format.rich and not diff, verbose)
     fixed = sum(o.applied for o in outcomes)
     fixed_files = sum(1 for o in outcomes if o.changed)
+    from tfmigrate import report
+
+    listing = report.fixes_listing(_applied(outcomes), would=diff) if show_fixes and not quiet else ""
     if paths == ["-"] and not diff:
         sys.stdout.buffer.write(outcomes[0].output or b"")
         findings = [f for o in outcomes for f in o.findings]
         if findings:
-            from tfmigrate import report
-
             sys.stderr.write(report.render_concise(findings))
+        if listing:
+            _say(listing)
+        if not quiet:
+            _say(report.closing_text(findings, len(tasks), fixed, fixed_files))
         raise typer.Exit(1 if findings and not exit_zero else 0)
     if diff:
         _emit("".join(o.diff for o in outcomes))
-        _stderr().print(
-            f"Would fix {fixed} finding{'s' * (fixed != 1)} in {fixed_files} file{'s' * (fixed_files != 1)}.",
-            soft_wrap=True,
-        )
+        if listing:
+            _say(listing)
+        if not quiet:
+            _stderr().print(
+                f"Would fix {fixed} finding{'s' * (fixed != 1)} in {fixed_files} file{'s' * (fixed_files != 1)}.",
+                soft_wrap=True,
+            )
         raise typer.Exit(1 if fixed_files else 0)
-    from tfmigrate.report import requirements_line
-
-    needs = requirements_line(r for o in outcomes for r in o.requires)
-    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), fixed, fixed_files, extra=needs)
-    if needs and (fmt is not Format.rich or statistics):
+    needs = report.requirements_line(r for o in outcomes for r in o.requires)
+    rich = fmt is Format.rich and not statistics
+    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), fixed, fixed_files, extra=needs,
+                       listing=listing if rich else "", quiet=quiet)
+    if not rich:  # machine formats keep stdout parseable: the summary goes to stderr
+        if listing:
+            _say(listing)
+        if not quiet:
+            _say(report.closing_text(findings, len(tasks), fixed, fixed_files))
+        if needs:
+            _stderr().print(needs, soft_wrap=True, markup=False)
+    elif quiet and needs:
         _stderr().print(needs, soft_wrap=True, markup=False)
     raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
+
+
+class RulesFormat(str, Enum):
+    text = "text"
+    json = "json"
 
 
 @app.command()
@@ -346,14 +514,19 @@ def rules(
     config: Optional[str] = CONFIG,
     select: Optional[List[str]] = SELECT,
     ignore: Optional[List[str]] = IGNORE,
+    fmt: RulesFormat = typer.Option(RulesFormat.text, "--format", "--output-format", help="text (two lines or more a rule, readable in 80 columns) or json."),
 ) -> None:
-    """List every rule: code, name, severity, fix, and whether it is enabled here."""
-    from rich.console import Console
+    """List every rule: code, name, fix, whether it is enabled here, severity, and what it finds."""
+    import shutil
 
     from tfmigrate import report
 
     settings = _settings(["."], config, select, None, ignore, None)
-    report.render_rules(Console(highlight=False), settings.codes())
+    if fmt is RulesFormat.json:
+        _emit(report.render_rules_json(settings.codes()))
+        return
+    width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
+    _emit(report.render_rules_text(settings.codes(), min(max(width, 60), 100)))
 
 
 @app.command()

@@ -245,6 +245,9 @@ class Flags:
     unsafe_fixes: Optional[bool] = None
     target_version: Optional[str] = None
     force_exclude: Optional[bool] = None
+    respect_gitignore: Optional[bool] = None
+    exclude: Optional[List[str]] = None  # as Ruff's --exclude: replaces the files' exclude
+    extend_exclude: Optional[List[str]] = None
 
     def check(self) -> None:
         """Validate the flags once, before any file is looked at."""
@@ -253,6 +256,9 @@ class Flags:
                 _codes(where, codes)
         if self.target_version is not None:
             check_target("--target-version", self.target_version)
+        for where, globs in (("--exclude", self.exclude), ("--extend-exclude", self.extend_exclude)):
+            for glob in globs or ():
+                _check_glob(where, glob)
 
     def over(self, settings: Settings) -> Settings:
         changes: dict = {}
@@ -262,9 +268,13 @@ class Flags:
             changes["extend_select"] = [*changes.get("extend_select", settings.extend_select), *self.extend_select]
         if self.ignore:
             changes["ignore"] = [*changes.get("ignore", settings.ignore), *self.ignore]
-        for name in ("unsafe_fixes", "target_version", "force_exclude"):
+        for name in ("unsafe_fixes", "target_version", "force_exclude", "respect_gitignore"):
             if getattr(self, name) is not None:
                 changes[name] = getattr(self, name)
+        if self.exclude:
+            changes["exclude"] = list(self.exclude)
+        if self.extend_exclude:
+            changes["extend_exclude"] = [*settings.extend_exclude, *self.extend_exclude]
         return replace(settings, **changes)
 
 
@@ -311,6 +321,13 @@ class Resolver:
         return found
 
 
+def _globs(values: Optional[List[str]]) -> Optional[List[str]]:
+    """Command-line globs, comma-separated or repeated (`--exclude a,b --exclude c`)."""
+    if not values:
+        return None
+    return [g.strip() for v in values for g in v.split(",") if g.strip()]
+
+
 def resolve(
     paths: List[str],
     config: Optional[str] = None,
@@ -320,10 +337,14 @@ def resolve(
     unsafe_fixes: Optional[bool] = None,
     target_version: Optional[str] = None,
     force_exclude: Optional[bool] = None,
+    respect_gitignore: Optional[bool] = None,
+    exclude: Optional[List[str]] = None,
+    extend_exclude: Optional[List[str]] = None,
 ) -> Settings:
     """The settings of the first path (its cache folder is the run's), which answer
     `for_path` for every other file."""
-    flags = Flags(select, extend_select, ignore, unsafe_fixes, target_version, force_exclude)
+    flags = Flags(select, extend_select, ignore, unsafe_fixes, target_version, force_exclude, respect_gitignore,
+                  _globs(exclude), _globs(extend_exclude))
     flags.check()
     forced = None
     if config is not None:

@@ -34,6 +34,7 @@ class FileResult:
     applied: int = 0
     passes: list = field(default_factory=list)  # (before, after, edited spans), when recorded
     requires: tuple = ()  # packages the applied fixes make the code need ("tf-keras")
+    fixed_rules: list = field(default_factory=list)  # the rule of each fix applied (--show-fixes)
 
     @property
     def text(self) -> str:
@@ -390,14 +391,16 @@ def _route_first(fixable: List[Finding]) -> List[Finding]:
     return route or fixable
 
 
-def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: list):
+def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: list, rules: Optional[list] = None):
     """Apply the fixes together; if that fails or breaks the syntax, find the culprits one by
     one, refuse them, and apply the rest. Returns (new bytes or None, fixes applied, refused,
-    the new bytes parsed); `spans` receives the edited regions of the batch that was applied."""
+    the new bytes parsed); `spans` receives the edited regions of the batch that was applied,
+    `rules` (if given) the rule of each fix applied."""
 
     def attempt(batch):
         edited: list = []
-        text, taken, parsed = apply_fixes(module, [f.fix for f in batch], positions, edited)
+        chosen: list = []
+        text, taken, parsed = apply_fixes(module, [f.fix for f in batch], positions, edited, chosen)
         if text is None:
             return None, 0, None
         new = text.encode(module.encoding)
@@ -406,6 +409,9 @@ def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: lis
         elif positions.cpython_parses:
             python_ast(new)  # the edited statements parsed one by one; the whole must parse too
         spans[:] = edited
+        if rules is not None:
+            taken_ids = {id(fix) for fix in chosen}
+            rules[:] = [f.rule for f in batch if id(f.fix) in taken_ids]
         return new, taken, parsed
 
     try:
@@ -446,7 +452,8 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
         if lint.module is None or not fixable:
             break
         spans: list = []
-        new, taken, bad, parsed = _apply(lint.module, fixable, lint.positions, spans)
+        rules: list = []
+        new, taken, bad, parsed = _apply(lint.module, fixable, lint.positions, spans, rules)
         for finding in bad:
             refused.add((finding.rule, finding.line, finding.column))
             failures.append(
@@ -468,6 +475,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
             result.passes.append((current, new, spans))
         current = new
         result.applied += taken
+        result.fixed_rules.extend(rules)
         result.requires = tuple(sorted(set(result.requires).union(*(f.fix.requires for f in fixable))))
         lint = None
     if lint is None:

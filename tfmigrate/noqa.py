@@ -25,6 +25,7 @@ _FILE_NOQA = re.compile(
     re.MULTILINE | re.IGNORECASE,
 )
 _MENTION = re.compile("noqa", re.IGNORECASE)
+_BREAK = re.compile(r"\r\n|\r|\n")
 _FILE_MENTION = re.compile(rb"tfmigrate:[ \t]*noqa", re.IGNORECASE)
 
 
@@ -80,7 +81,9 @@ def directives(source: str) -> Dict[int, Directive]:
     found: Dict[int, Directive] = {}
     if not mentioned(source):
         return found
-    for number, line in enumerate(source.splitlines(), 1):
+    # Lines as Python (and libcst's positions) count them: a form feed or a U+2028 inside a line
+    # is not a line break, as str.splitlines would have it.
+    for number, line in enumerate(_BREAK.split(source), 1):
         if not mentioned(line):
             continue
         start = _comment_start(line)

@@ -29,6 +29,7 @@ class NotebookResult:
     fixed: Optional[bytes]
     findings: List[Finding] = field(default_factory=list)
     applied: int = 0
+    fixed_rules: list = field(default_factory=list)  # the rule of each fix applied (--show-fixes)
 
 
 @dataclass
@@ -308,7 +309,7 @@ def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = F
         expected["cells"][index]["source"] = nbsplice.split_lines(source) if isinstance(old, list) else source
     if json.dumps(json.loads(text), sort_keys=True) != json.dumps(expected, sort_keys=True):  # NaN-proof
         return _refused(data, shown, codes, "the rewritten JSON did not read back as expected")
-    return NotebookResult((nb.bom + text).encode("utf-8"), _sort(findings), result.applied)
+    return NotebookResult((nb.bom + text).encode("utf-8"), _sort(findings), result.applied, list(result.fixed_rules))
 
 
 def _refused(data: bytes, shown: str, codes: Sequence[str], why: str) -> NotebookResult:

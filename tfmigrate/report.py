@@ -10,7 +10,6 @@ from collections import defaultdict
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -214,7 +213,10 @@ def render_rich(
     fixed: int = 0,
     fixed_files: int = 0,
     extra: str = "",
+    listing: str = "",
+    quiet: bool = False,
 ) -> None:
+    """`listing`: what `fix --show-fixes` applied, before the summary; `quiet`: the findings only."""
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.path].append(f)
@@ -229,6 +231,10 @@ def render_rich(
             rows.append([("   = ", "blue")] + _fix_label(f))
             rows.append([])
         _print_rows(console, rows)
+    if listing:
+        console.print(Text(listing.rstrip("\n")), soft_wrap=True)
+    if quiet:
+        return
     if findings:
         console.print(summary_table(findings))
     console.print(_closing_line(findings, files_checked, fixed, fixed_files), soft_wrap=True)
@@ -305,14 +311,76 @@ def requirements_line(requires) -> str:
     return "The fixed code needs: " + "; ".join(REQUIREMENTS.get(r, r) for r in needed) + "."
 
 
-def render_rules(console: Console, enabled: Iterable[str]) -> None:
+def closing_text(findings: Sequence[Finding], files_checked: int, fixed: int = 0, fixed_files: int = 0) -> str:
+    """The rich report's closing line as plain text (for stderr, beside machine formats)."""
+    return _closing_line(findings, files_checked, fixed, fixed_files).plain
+
+
+def fixes_listing(applied: Sequence[Tuple[str, Sequence[str]]], would: bool = False) -> str:
+    """What `fix --show-fixes` applied, per file and rule, as Ruff lists it:
+
+        Fixed 3 findings:
+        - examples/a.py:
+              2 × TFM101 (functional-layer)
+    """
+    from collections import Counter
+
+    total = sum(len(rules) for _, rules in applied)
+    verb = "Would fix" if would else "Fixed"
+    if not total:
+        return f"{'No fixes would be applied' if would else 'No fixes applied'}.\n"
+    lines = [f"{verb} {total} finding{'s' * (total != 1)}:"]
+    names = catalogue()
+    for path, rules in applied:
+        if not rules:
+            continue
+        lines.append(f"- {path}:")
+        for code, count in sorted(Counter(rules).items(), key=lambda kv: (-kv[1], kv[0])):
+            name = names[code].name if code in names else ""
+            lines.append(f"    {count:4} × {code} ({name})")
+    return "\n".join(lines) + "\n"
+
+
+def render_rules_text(enabled: Iterable[str], width: int = 80) -> str:
+    """Every rule in two lines or more, readable in 80 columns: code, name, fix, whether it is
+    on here and its severity; then the summary, wrapped and indented."""
+    import textwrap
+
     enabled = set(enabled)
-    table = Table(title="tfmigrate rules")
-    for column in ("Code", "Name", "Severity", "Fix", "Default", "Summary"):
-        table.add_column(column)
-    for info in catalogue().values():
-        table.add_row(info.code, info.name, info.severity, info.fix, "on" if info.code in enabled else "off", escape(info.summary))
-    console.print(table)
+    infos = list(catalogue().values())
+    name_width = max(len(i.name) for i in infos)
+    head = f"{'Code':<8}{'Name':<{name_width + 2}}{'Fix':<11}{'On':<5}Severity"
+    lines = [head]
+    indent = " " * 8
+    for info in infos:
+        on = "on" if info.code in enabled else "off"
+        lines.append(f"{info.code:<8}{info.name:<{name_width + 2}}{info.fix:<11}{on:<5}{info.severity}".rstrip())
+        lines.extend(textwrap.wrap(info.summary, width=max(width, 40), initial_indent=indent,
+                                   subsequent_indent=indent, break_on_hyphens=False))
+    lines.append("")
+    lines.append("Fix: safe (applied by `tfmigrate fix`), unsafe (with --unsafe-fixes), sometimes (the finding "
+                 "says which), none. On: enabled by the configuration and flags here. "
+                 "`tfmigrate explain CODE` tells why and shows a before/after.")
+    tail = textwrap.wrap(lines.pop(), width=max(width, 40))
+    return "\n".join(lines + tail) + "\n"
+
+
+def render_rules_json(enabled: Iterable[str]) -> str:
+    enabled = set(enabled)
+    rules = [
+        {
+            "code": info.code,
+            "name": info.name,
+            "severity": info.severity,
+            "fix": info.fix,
+            "enabled": info.code in enabled,
+            "default": info.default,
+            "min_tf": info.min_tf,
+            "summary": info.summary,
+        }
+        for info in catalogue().values()
+    ]
+    return json.dumps(rules, indent=2, ensure_ascii=False) + "\n"
 
 
 def rules_markdown() -> str:

@@ -47,6 +47,7 @@ class Outcome:
     diff: str = ""
     output: Optional[bytes] = None  # fixed bytes, for stdin mode
     requires: tuple = ()  # packages the applied fixes make the code need
+    fixed_rules: tuple = ()  # the rule of each fix applied, for --show-fixes
 
 
 def source_text(data: bytes) -> str:
@@ -174,7 +175,8 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
 
     result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, **_facts(task))
     findings = [f.portable() for f in result.findings]
-    outcome = Outcome(task.shown, findings, applied=result.applied, requires=getattr(result, "requires", ()))
+    outcome = Outcome(task.shown, findings, applied=result.applied, requires=getattr(result, "requires", ()),
+                      fixed_rules=tuple(getattr(result, "fixed_rules", ())))
     final = data
     if result.fixed is not None:
         outcome.changed = True
@@ -199,6 +201,7 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
             except OSError as error:
                 outcome.changed = False
                 outcome.applied = 0
+                outcome.fixed_rules = ()
                 outcome.findings = _unreadable(task, error).findings + findings
                 outcome.findings[0] = _replace_message(
                     outcome.findings[0], f"Cannot write the fixed file: {error.strerror or error}. It was left as it was."
