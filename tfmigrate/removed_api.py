@@ -274,6 +274,10 @@ class RemovedApiRule(Rule):
         if entry.get("transformer") == "softmax_cross_entropy_with_logits":
             tf1 = v1 or graph_mode_evidence(self.ctx)  # TF1 code meant TF1's gradient
         call = parent if isinstance(parent, cst.Call) and parent.func is node else None
+        if entry.get("transformer") == "dropout" and call is not None and not tf1:
+            # `tf.nn.dropout(x, keep_prob)`: TF2 reads the second argument as the drop rate. In
+            # TF1 graph code, or when the argument's name says so, it is TF1's keep probability.
+            tf1 = _keep_prob_named(call) or graph_mode_evidence(self.ctx)
         if section == "diverged" and entry.get("when") == "always":
             self._dispatch(Ref(node, path, section, entry, v1, call))
             return
@@ -736,6 +740,17 @@ def same_shape_where(call: cst.Call) -> bool:
     return elementwise(cond)
 
 
+def _keep_prob_named(call: cst.Call) -> bool:
+    """The second positional argument of `dropout` is named as a keep probability
+    (`keep_prob`, `self.keep_probability`, `FLAGS.dropout_keep`)."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if len(positional) < 2:
+        return False
+    value = positional[1].value
+    name = value.attr.value if isinstance(value, cst.Attribute) else value.value if isinstance(value, cst.Name) else ""
+    return "keep" in name.lower()
+
+
 def _keyword_anchor(call: cst.Call, evidence: Tuple[str, ...]) -> Optional[cst.CSTNode]:
     """The first TF1-only keyword argument, when it is on a later line than the callee would be
     (only keywords are evidence); None keeps the finding on the callee."""
@@ -891,6 +906,11 @@ def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
 
 
 def _one_minus(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`1 - value`, computed when the value is a number literal (`0.8` -> `0.2`)."""
+    if isinstance(value, (cst.Integer, cst.Float)) and not value.lpar:
+        number = round(1 - float(value.evaluated_value), 10)
+        if 0 <= number <= 1:
+            return cst.Float(repr(number)) if number != int(number) else cst.Float(f"{int(number)}.0")
     simple = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
     if not isinstance(value, simple) or value.lpar:
         value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if not value.lpar else value
@@ -914,7 +934,7 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
         return None
     v1_params = set(entry.get("v1_params") or [])
     positions = [int(k[1:]) for k in ref.evidence if k.startswith("#")]
-    if positions and not (transformer == "dropout" and ref.spelled_v1 and positions == [1] and
+    if positions and not (transformer == "dropout" and positions == [1] and
                           sum(1 for a in call.args if a.keyword is None) == 2 and
                           not any(a.star for a in call.args)):
         return None
@@ -971,7 +991,11 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
         return None
     new = call.with_changes(args=args)
     edits = (Replace(call, new),) + (stop.import_edits() if stop is not None else ())
-    what = "Wrap `labels` in `stop_gradient`" if stop is not None else "Use the TF2 keywords"
+    rate = next((a for a in args if a.keyword is not None and a.keyword.value == "rate"
+                 and transformer == "dropout" and "rate" not in present), None)
+    what = ("Wrap `labels` in `stop_gradient`" if stop is not None else
+            f"Pass `rate={_code(rate.value)}`, the drop rate TF2's `dropout` takes" if rate is not None else
+            "Use the TF2 keywords")
     if stop is not None and any(k in renames or k in removed for k in ref.evidence):
         what += " and use the TF2 keywords"
     return Fix("unsafe" if unsafe else "safe", f"{what} (TF2-native)", edits)
