@@ -201,8 +201,8 @@ def _warn_empty(paths: List[str], settings) -> None:
     if ignored:
         reasons.append(f"{len(ignored)} ignored by git (--no-respect-gitignore checks those)")
     n = len(present)
-    why = ", ".join(reasons) or "by the configuration"
-    _warn(f"{message}: the {n} there {'are' if n != 1 else 'is'} skipped: {why}.")
+    why = "; ".join(reasons) or "by the configuration"
+    _warn(f"{message}: {n} .py/.ipynb file{'s' * (n != 1)} {'are' if n != 1 else 'is'} there, all skipped: {why}.")
 
 
 def _say(text: str) -> None:
@@ -217,7 +217,7 @@ def _describe(tasks, settings) -> None:
 
     used = Counter(str(settings.for_path(t.path).source or "defaults (no configuration file)") for t in tasks)
     for source, count in used.items():
-        _say(f"tfmigrate: {count} file{'s' * (count != 1)} with configuration {source}")
+        _say(f"tfmigrate: configuration for {count} file{'s' * (count != 1)}: {source}")
 
 
 def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):

@@ -232,7 +232,7 @@ def render_rich(
             rows.append([])
         _print_rows(console, rows)
     if listing:
-        console.print(Text(listing.rstrip("\n")), soft_wrap=True)
+        console.print(Text(listing.rstrip("\n") + "\n"), soft_wrap=True)
     if quiet:
         return
     if findings:

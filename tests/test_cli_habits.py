@@ -1,0 +1,316 @@
+"""What a Ruff user types by habit (issue 15): empty runs warn, --respect-gitignore / --exclude /
+--extend-exclude on the command line, --output-format, -q / -v, fix --show-fixes and a fix summary
+beside every format, `rules` in 80 columns and as JSON, and check --add-noqa[=REASON]."""
+import json
+import os
+import subprocess
+import sys
+from xml.etree import ElementTree
+
+import pytest
+from typer.testing import CliRunner
+
+from tfmigrate.cli import app
+
+runner = CliRunner()
+FORMATS = ["rich", "concise", "json", "json-lines", "sarif", "github", "junit"]
+EMPTY_WARNING = "warning: No Python files found under the given path(s)"
+
+TF1 = b"""import tensorflow as tf
+
+ds = tf.data.Dataset.range(3)
+once = ds.repeat(False)
+twice = ds.repeat(False).map(lambda i: i.shape[0])
+"""
+
+
+def run(*args):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "train.py").write_bytes(TF1)
+    return tmp_path
+
+
+def parses(fmt: str, text: str) -> None:
+    """The report on stdout is whole and machine-readable (nothing else was mixed in)."""
+    if fmt in ("json", "sarif"):
+        json.loads(text)
+    elif fmt == "json-lines":
+        [json.loads(line) for line in text.splitlines()]
+    elif fmt == "junit":
+        ElementTree.fromstring(text.encode("utf-8"))
+
+
+# --- 1. an empty run is not a clean run ---------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", FORMATS + ["statistics"])
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_an_empty_run_warns_on_stderr_in_every_format(project, fmt, command):
+    (project / "empty").mkdir()
+    args = ["--statistics"] if fmt == "statistics" else ["--format", fmt]
+    result = run(command, *args, "empty")
+    assert result.exit_code == 0  # as Ruff: a warning, not a failure
+    assert result.stderr.startswith(EMPTY_WARNING + ".")
+    assert EMPTY_WARNING not in result.stdout
+    parses(fmt, result.stdout)
+
+
+def test_an_empty_run_says_why_and_no_respect_gitignore_checks_what_git_ignores(project):
+    subprocess.run(["git", "init", "-q"], check=True)
+    (project / ".gitignore").write_text("pkg/\n")
+    result = run("check", "pkg")
+    assert result.exit_code == 0
+    assert "1 .py/.ipynb file is there, all skipped: 1 ignored by git (--no-respect-gitignore checks those)" in result.stderr
+    result = run("check", "--no-respect-gitignore", "--format", "json", "pkg")
+    assert result.exit_code == 1 and len(json.loads(result.stdout)) == 3
+    assert EMPTY_WARNING not in result.stderr
+    # the flag overrides the configuration, both ways
+    (project / "tfmigrate.toml").write_text("respect-gitignore = false\n")
+    assert run("check", "pkg").exit_code == 1
+    assert run("check", "--respect-gitignore", "pkg").exit_code == 0
+
+
+def test_exclude_and_extend_exclude_on_the_command_line(project):
+    (project / "legacy").mkdir()
+    (project / "legacy" / "old.py").write_bytes(TF1)
+    paths = lambda *args: {d["path"] for d in json.loads(run("check", "--format", "json", *args).stdout)}  # noqa: E731
+    assert paths() == {os.path.join("pkg", "train.py"), os.path.join("legacy", "old.py")}
+    assert paths("--extend-exclude", "legacy") == {os.path.join("pkg", "train.py")}
+    assert paths("--exclude", "legacy,pkg") == set()
+    assert paths("--exclude", "legacy", "--exclude", "pkg") == set()
+    result = run("check", "--exclude", "pkg", "pkg")
+    assert result.exit_code == 0 and "all skipped: 1 by exclude / extend-exclude" in result.stderr
+    assert run("check", "--exclude", "[bad", ".").exit_code == 2
+
+
+def test_output_format_is_an_alias_of_format(project):
+    assert run("check", "--output-format", "json").stdout == run("check", "--format", "json").stdout
+    assert run("check", "--output-format", "concise").stdout.count("TFM105") == 2
+
+
+def test_select_help_does_not_claim_wrong_defaults():
+    text = runner.invoke(app, ["check", "--help"], env={"COLUMNS": "250"}).stdout
+    assert "(TFM1, TFM104)" not in text
+    for flag in ("--output-format", "--respect-gitignore", "--exclude", "--add-noqa", "--quiet", "--verbose"):
+        assert flag in text
+
+
+# --- 7. -q / -v, --show-fixes, a fix summary in every format -------------------------------------
+
+def test_quiet_prints_the_findings_only_and_verbose_tells_more(project):
+    loud = run("check", "pkg")
+    assert "Found 3 findings" in loud.stdout and "Findings by rule" in loud.stdout
+    quiet = run("check", "-q", "pkg")
+    assert quiet.exit_code == 1
+    assert "TFM105" in quiet.stdout and "Found" not in quiet.stdout and "Findings by rule" not in quiet.stdout
+    verbose = run("check", "-v", "--format", "json", "pkg")
+    json.loads(verbose.stdout)
+    assert "tfmigrate: configuration for 1 file: defaults (no configuration file)" in verbose.stderr
+    assert f"tfmigrate: [1/1] {os.path.join('pkg', 'train.py')}: 3 findings" in verbose.stderr
+    (project / "tfmigrate.toml").write_text('ignore = ["TFM104"]\n')
+    verbose = run("check", "--verbose", "pkg")
+    assert f"configuration for 1 file: {project / 'tfmigrate.toml'}" in verbose.stderr
+
+
+def test_show_fixes_lists_what_fix_changed_per_file(project):
+    (project / "pkg" / "other.py").write_bytes(b"import tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)\n")
+    train, other = os.path.join("pkg", "train.py"), os.path.join("pkg", "other.py")
+    listing = (f"- {other}:\n       1 × TFM105 (repeat-bool)\n- {train}:\n"
+               "       2 × TFM105 (repeat-bool)\n       1 × TFM104 (static-shape-in-map)\n")
+    would = run("fix", "--diff", "--show-fixes", "pkg")
+    assert would.stdout.startswith("---")  # the diff alone on stdout
+    assert "Would fix 4 findings:\n" + listing in would.stderr
+    result = run("fix", "--show-fixes", "pkg")
+    assert result.exit_code == 0
+    assert "Fixed 4 findings:\n" + listing in result.stdout
+    assert "Fixed 4 findings in 2 files." in result.stdout
+    assert run("fix", "--show-fixes", "pkg").stdout.count("No fixes applied.") == 1
+
+
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if f != "rich"] + ["statistics"])
+def test_fix_summary_line_in_every_format_on_stderr(project, fmt):
+    args = ["--statistics"] if fmt == "statistics" else ["--format", fmt]
+    result = run("fix", "--show-fixes", *args, "pkg")
+    parses(fmt, result.stdout)
+    assert "Fixed 3 findings:" in result.stderr
+    assert "Fixed 3 findings in 1 file. No findings in 1 file checked." in result.stderr
+    assert "Fixed 3 findings" not in result.stdout
+    quiet = run("fix", "-q", *args, "pkg")
+    assert quiet.stderr == ""
+
+
+def test_fix_summary_with_standard_input(project):
+    result = runner.invoke(app, ["fix", "-", "--stdin-filename", "x.py"], input=TF1.decode())
+    assert "ds.repeat(False)" not in result.stdout
+    assert "Fixed 3 findings in 1 file. No findings in 1 file checked." in result.stderr
+
+
+# --- 5. rules --------------------------------------------------------------------------------------
+
+def test_rules_are_readable_in_80_columns(project):
+    from tfmigrate.catalogue import catalogue
+
+    text = run("rules").stdout
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for info in catalogue().values():
+        row = next(line for line in lines if line.startswith(info.code + " "))
+        assert row.split()[:3] == [info.code, info.name, info.fix]  # never cut
+        # the summary, word for word, on the indented lines below
+        start = lines.index(row) + 1
+        words = []
+        for line in lines[start:]:
+            if not line.startswith("        "):
+                break
+            words += line.split()
+        assert words == info.summary.split()
+    off = next(line for line in lines if line.startswith("TFM002 "))
+    assert off.split()[3] == "off"
+    rows = [line.split() for line in run("rules", "--select", "TFM105").stdout.splitlines() if line.startswith("TFM")]
+    assert [row[0] for row in rows if row[3] == "on"] == ["TFM105"]
+
+
+def test_rules_as_json(project):
+    from tfmigrate.catalogue import catalogue
+
+    data = json.loads(run("rules", "--format", "json").stdout)
+    assert [r["code"] for r in data] == list(catalogue())
+    first = next(r for r in data if r["code"] == "TFM105")
+    assert set(first) == {"code", "name", "severity", "fix", "enabled", "default", "min_tf", "summary"}
+    assert first["enabled"] is True and first["name"] == "repeat-bool"
+    assert next(r for r in data if r["code"] == "TFM002")["enabled"] is False
+    selected = json.loads(run("rules", "--output-format", "json", "--select", "TFM2").stdout)
+    assert {r["code"] for r in selected if r["enabled"]} == {c for c in catalogue() if c.startswith("TFM2")}
+
+
+# --- 4. --add-noqa ---------------------------------------------------------------------------------
+
+MESSY = (
+    "\ufeff# -*- coding: utf-8 -*-\r\n"
+    "import tensorflow as tf\r\n"
+    "\r\n"
+    "ds = tf.data.Dataset.range(3)\r\n"
+    "\x0c\r\n"
+    "a = ds.repeat(False)   \r\n"  # trailing whitespace stays
+    "b = ds.repeat(True)  # noqa: E501 too long\r\n"  # merged
+    "c = ds.repeat(False)  # é keep this comment\r\n"
+    "d = (ds\r\n"
+    "     .repeat(False))\r\n"  # inside brackets: the finding's own line
+    "e = ds.repeat(False).map(lambda i: i.shape[0])\r\n"  # two rules on one line
+    "f = ds.repeat(False).map(lambda s: '''\r\n"  # the line ends inside a string: left
+    "x''')\r\n"
+    "g = ds.repeat(False)"  # no newline at the end
+)
+MESSY_NOQA = (
+    "\ufeff# -*- coding: utf-8 -*-\r\n"
+    "import tensorflow as tf\r\n"
+    "\r\n"
+    "ds = tf.data.Dataset.range(3)\r\n"
+    "\x0c\r\n"
+    "a = ds.repeat(False)  # noqa: TFM105 legacy   \r\n"
+    "b = ds.repeat(True)  # noqa: E501, TFM105 too long\r\n"
+    "c = ds.repeat(False)  # é keep this comment  # noqa: TFM105 legacy\r\n"
+    "d = (ds\r\n"
+    "     .repeat(False))  # noqa: TFM105 legacy\r\n"
+    "e = ds.repeat(False).map(lambda i: i.shape[0])  # noqa: TFM104, TFM105 legacy\r\n"
+    "f = ds.repeat(False).map(lambda s: '''\r\n"
+    "x''')\r\n"
+    "g = ds.repeat(False)  # noqa: TFM105 legacy"
+)
+
+
+def test_add_noqa_round_trip_keeps_every_other_byte(project):
+    path = project / "pkg" / "messy.py"
+    path.write_bytes(MESSY.encode("utf-8"))
+    result = run("check", "--add-noqa=legacy", "--select", "TFM1", str(path))
+    assert result.exit_code == 1  # one finding cannot be silenced, and says so
+    assert "Added 6 noqa directives in 1 file." in result.stderr
+    assert "1 finding cannot be silenced by a noqa comment" in result.stderr
+    assert f"{os.path.join('pkg', 'messy.py')}:12:8: TFM105" in result.stderr
+    assert path.read_bytes() == MESSY_NOQA.encode("utf-8")
+    # check now reports only what cannot be silenced; TFM002 finds no stale code
+    after = json.loads(run("check", "--format", "json", "--select", "TFM1,TFM002", str(path)).stdout)
+    assert [(d["rule"], d["line"]) for d in after] == [("TFM105", 12)]
+    # a second run changes nothing
+    again = run("check", "--add-noqa=legacy", "--select", "TFM1", str(path))
+    assert "Added 0 noqa directives in 0 files." in again.stderr
+    assert path.read_bytes() == MESSY_NOQA.encode("utf-8")
+
+
+def test_add_noqa_keeps_a_declared_encoding(project):
+    source = "# -*- coding: latin-1 -*-\nimport tensorflow as tf\n# caf\xe9\nx = tf.data.Dataset.range(1).repeat(True)\n"
+    path = project / "pkg" / "latin.py"
+    path.write_bytes(source.encode("latin-1"))
+    result = run("check", "--add-noqa", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert path.read_bytes() == source.replace("(True)\n", "(True)  # noqa: TFM105\n").encode("latin-1")
+    assert run("check", str(path)).exit_code == 0
+    # a reason the file's encoding cannot hold is an error, and the file is left as it was
+    before = path.read_bytes()
+    path.write_bytes(before.replace(b"  # noqa: TFM105", b""))
+    bad = run("check", "--add-noqa=\u2713 later", str(path))
+    assert bad.exit_code == 2 and "encoding" in bad.stderr
+
+
+def test_add_noqa_on_the_whole_project_then_check_is_clean(project):
+    import shutil
+
+    examples = os.path.join(os.path.dirname(__file__), "..", "examples")
+    shutil.copytree(examples, project / "examples")
+    originals = {p: p.read_bytes() for p in (project / "examples").iterdir()}
+    first = run("check", "--add-noqa", "examples")
+    assert first.exit_code == 0 and first.stdout == ""
+    check = run("check", "--extend-select", "TFM002", "examples")
+    assert check.exit_code == 0, check.stdout
+    for path, data in originals.items():  # pure insertions: drop them and the original is back
+        import re
+
+        assert re.sub(rb"  # noqa: TFM\d+(, TFM\d+)*", b"", path.read_bytes()) == data
+    snapshot = {p: p.read_bytes() for p in originals}
+    assert "Added 0 noqa directives" in run("check", "--add-noqa", "examples").stderr
+    assert {p: p.read_bytes() for p in originals} == snapshot
+
+
+def test_add_noqa_in_a_notebook_changes_only_the_cells_sources(project):
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Title"]},
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": ["%matplotlib inline\n", "import tensorflow as tf\n", "ds = tf.data.Dataset.range(3)"]},
+            {"cell_type": "code", "execution_count": 2, "metadata": {"x": 1}, "outputs": [],
+             "source": ["once = ds.repeat(False)\n", "print(1)"]},
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    path = project / "nb.ipynb"
+    text = json.dumps(notebook, indent=1) + "\n"
+    path.write_text(text)
+    result = run("check", "--add-noqa", "nb.ipynb")
+    assert result.exit_code == 0, result.stderr
+    assert "Added 1 noqa directive in 1 file." in result.stderr
+    new = path.read_text()
+    assert new == text.replace('"once = ds.repeat(False)\\n"', '"once = ds.repeat(False)  # noqa: TFM105\\n"')
+    assert run("check", "nb.ipynb").exit_code == 0
+
+
+def test_add_noqa_refuses_stdin_and_baseline(project):
+    assert run("check", "--add-noqa", "-").exit_code == 2
+    assert run("check", "--add-noqa", "--baseline", "b.json", "--update-baseline", "pkg").exit_code == 2
+    # `--add-noqa PATH` is the flag and a path, never a reason
+    result = run("check", "--add-noqa", "pkg")
+    assert result.exit_code == 0 and "Added 2 noqa directives in 1 file." in result.stderr
+    assert b"# noqa: TFM105\n" in (project / "pkg" / "train.py").read_bytes()
+
+
+def test_add_noqa_from_the_shell(project):
+    result = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "check", "--add-noqa=TF1 code, migrate in Q3", "pkg"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "# noqa: TFM104, TFM105 TF1 code, migrate in Q3" in (project / "pkg" / "train.py").read_text()
