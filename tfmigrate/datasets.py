@@ -5,7 +5,9 @@ Evidence, any of:
 - a chain rooted in a `tf.data` call: `tf.data.TFRecordDataset(f).map(...)`;
 - a name assigned (anywhere in the module) from such a chain, or from a dataset name's method;
 - a conventional dataset name (`dataset`, `ds`, `train_dataset`, `self._dataset`) in a module
-  that imports TensorFlow.
+  that imports TensorFlow;
+- a call of a function (or method, `self.input_fn()`) of the module whose `return` gives a
+  dataset: `make_dataset(files).repeat(False)`.
 """
 from __future__ import annotations
 
@@ -30,8 +32,11 @@ class DatasetNames:
     def __init__(self, module: cst.Module, names: ImportTable):
         self.names = names
         self.assigned: Set[str] = set()
-        # Two passes so that `b = a.batch(2)` after `a = tf.data...` is seen whatever the order.
-        for _ in range(2):
+        self.returners: Set[str] = set()  # functions of the module that return a dataset
+        functions = [f for f in _statements(module.body) if isinstance(f, cst.FunctionDef)]
+        # Passes so that `b = a.batch(2)` after `a = tf.data...`, and a function returning
+        # another's dataset, are seen whatever the order.
+        for _ in range(3):
             for stmt in _statements(module.body):
                 if not isinstance(stmt, cst.SimpleStatementLine):
                     continue
@@ -41,6 +46,10 @@ class DatasetNames:
                             name = dotted(target.target)
                             if name:
                                 self.assigned.add(name)
+            for function in functions:
+                if function.name.value not in self.returners and any(
+                        r.value is not None and self.is_dataset(r.value) for r in _returns(function)):
+                    self.returners.add(function.name.value)
 
     def root(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """Strip trailing dataset-method calls: `ds.shuffle(9).batch(2)` -> `ds`."""
@@ -55,6 +64,11 @@ class DatasetNames:
     def is_dataset(self, expr: cst.BaseExpression) -> bool:
         base = self.root(expr)
         if isinstance(base, cst.Call):
+            func = base.func
+            if self.returners and (isinstance(func, cst.Name) and func.value in self.returners or
+                                   isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                   and func.value.value in ("self", "cls") and func.attr.value in self.returners):
+                return True
             api = self.names.api(base.func)
             return api is not None and api.startswith("data.")
         name = dotted(base)
@@ -68,3 +82,14 @@ class DatasetNames:
         if isinstance(func, cst.Attribute) and func.attr.value == method and self.is_dataset(func.value):
             return func.value
         return None
+
+
+def _returns(function: cst.FunctionDef):
+    """The `return` statements of `function` itself (not of functions or classes inside it)."""
+    stack = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            yield node
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            stack.extend(node.children)
