@@ -491,6 +491,11 @@ def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
         how = f"use `{spelled(replacement['target'])}` (TF2-native)"
         if not replacement.get("drop_in", True):
             how += f": {replacement.get('note', 'not a drop-in replacement')}"
+        obstacle = keras_class_obstacle(ref, ctx, replacement)
+        if obstacle is not None:
+            return (f"{name} is TF1-only API, removed from TensorFlow 2. Keras 3's "
+                    f"`{spelled(replacement['target'])}` is not a drop-in here: {obstacle}. Rewrite it "
+                    "for Keras 3 (or keep TF1's layer with tf_keras); no automatic fix.")
         return f"{name} is TF1-only API, removed from TensorFlow 2. Instead, {how}."
     if replacement and replacement.get("differs"):  # a native rewrite that running disproved
         why = f"`{spelled(replacement['not_native'])}` is not a drop-in: {replacement['differs']}"
@@ -509,6 +514,42 @@ def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
     return f"{name} does not work in TensorFlow 2.21 with Keras 3, not even as `tf.compat.v1.{ref.path}`{f' ({error})' if error else ''}. Rewrite it with TF2 APIs."
 
 
+# What every Keras 3 layer takes besides its own parameters (keras.layers.Layer.__init__).
+_KERAS_LAYER_KWARGS = frozenset({"activity_regularizer", "trainable", "dtype", "autocast", "name",
+                                 "input_dim", "input_shape"})
+# TF1's `tf.layers` objects were also `tf.layers.Layer`s: what Keras 3's lack.
+_TF1_LAYER_METHODS = ("apply",)
+
+
+def keras_class_obstacle(ref: Ref, ctx, replacement: dict) -> Optional[str]:
+    """Why a TF1 `tf.layers` class cannot become its Keras 3 namesake at this reference, or
+    None. A subclass inherits TF1's API (`fused=` passed to `super().__init__`, `.apply`,
+    variable scopes) that Keras 3's class rejects or lacks; a call passing a keyword Keras 3's
+    class does not take raises ValueError; an instance used through `.apply` fails."""
+    target = replacement.get("target", "")
+    if not (ref.path.startswith("layers.") and target.startswith("keras.layers.")):
+        return None
+    parent = ctx.stack[-1] if ctx.stack else None
+    if isinstance(parent, cst.Arg) and len(ctx.stack) > 1 and isinstance(ctx.stack[-2], cst.ClassDef) \
+            and parent in ctx.stack[-2].bases:
+        return "as a base class it brings TF1's layer API (`fused=`, `.apply`, variable scopes) that Keras 3's lacks"
+    call = ref.call
+    if call is None:
+        return None
+    signature = api_table.call_signature(target)
+    if signature is not None:
+        names = set(signature[0]) | _KERAS_LAYER_KWARGS
+        unknown = [a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value not in names]
+        if unknown:
+            return f"it takes no {', '.join(f'`{k}=`' for k in unknown)} (ValueError)"
+    owner_assign = ctx.enclosing(cst.Assign)
+    if owner_assign is not None and owner_assign.value is call and len(owner_assign.targets) == 1:
+        local = dotted(owner_assign.targets[0].target)
+        if local and any(re.search(rf"(?<![\w.]){re.escape(local)}\.{m}\(", ctx.source) for m in _TF1_LAYER_METHODS):
+            return f"`{local}` is used through `.apply(...)`, which Keras 3 layers do not have"
+    return None
+
+
 def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     """A rename to the measured replacement: TF2-native when it is a drop-in, else the
     compat.v1 fallback (only where the code does not already go through compat.v1)."""
@@ -525,6 +566,8 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     if ref.entry.get("transformer") == "cast":
         return cast_fix(ref, ctx, replacement)
     if not replacement.get("drop_in", True) or replacement.get("transformer") or ref.entry.get("transformer"):
+        return None
+    if native and keras_class_obstacle(ref, ctx, replacement) is not None:
         return None
     edits = []
     args_fix = None
