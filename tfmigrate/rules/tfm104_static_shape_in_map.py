@@ -133,6 +133,7 @@ class _Flow(cst.CSTVisitor):
         self.uses: Dict[str, List[cst.Name]] = {}
         self.calls: List[cst.Call] = []
         self._consumed: Set[cst.Call] = set()
+        self._guard_slices: Set[cst.Subscript] = set()  # `x.shape[:1]` of a guard
 
     def run(self, root: cst.CSTNode, owner: cst.CSTNode) -> "_Flow":
         params = owner.params
@@ -282,6 +283,8 @@ class _Flow(cst.CSTVisitor):
         return out
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        if node in self._guard_slices:
+            return
         found = _static_shape(node.value)
         if found is None:
             found = _as_list_of(node.value)
@@ -306,7 +309,12 @@ class _Flow(cst.CSTVisitor):
             return
         method = func.attr.value
         if method in _GUARD_METHODS:
-            found = _static_shape(func.value)
+            shape = func.value
+            if isinstance(shape, cst.Subscript) and _static_shape(shape.value) is not None:
+                # `x.shape[:1].is_fully_defined()`: a guard on a slice of the shape, not a read
+                self._guard_slices.add(shape)
+                shape = shape.value
+            found = _static_shape(shape)
             if found is not None:
                 self.guards.add(self.code(found[0]))
         elif method == "as_list" and node not in self._consumed:
