@@ -2,6 +2,11 @@
 route as a whole, what is left is reported as migration debt apart from breakage, the exit code
 can ignore debt, and `fix` says once what the fixed code needs."""
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -85,3 +90,23 @@ def test_second_fix_changes_nothing(project):
     result = run("fix", "--no-cache", ".")
     assert {p.name: p.read_bytes() for p in project.glob("*.py")} == before
     assert "Fixed" not in result.stdout
+
+
+COMPAT_LINE = "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()"
+
+
+@pytest.mark.parametrize("case", sorted((Path(__file__).parent / "fixtures" / "TFM200").glob("exec_*.py")),
+                         ids=lambda p: p.name)
+def test_route_prints_the_reference_numbers(case, tmp_path):
+    """The `fixed:` line of each TFM200 executable test is what the official compat route prints
+    (every `import tensorflow as tf` swapped, tf-keras on), as ../shared/tf1-programs makes its
+    references: TFM200's fix keeps TF1's numbers, not merely some numbers."""
+    pytest.importorskip("tensorflow")
+    source = case.read_text(encoding="utf-8")
+    program = tmp_path / case.name
+    program.write_text(re.sub(r"^import tensorflow as tf$", COMPAT_LINE, source, flags=re.MULTILINE), encoding="utf-8")
+    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    expected = re.search(r"^# fixed: (.*)$", source, re.MULTILINE).group(1).strip()
+    assert run.stdout.strip().splitlines()[-1] == expected
