@@ -544,6 +544,20 @@ def explain(code: str = typer.Argument(..., help="A rule code, e.g. TFM104.")) -
 
 
 @app.command()
+def server() -> None:
+    """Run the language server (LSP on standard input and output) for editors: findings as you
+    type, fixes and noqa as code actions, fix all. Needs `pip install 'tfmigrate[server]'`."""
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        _fail("tfmigrate server needs pygls: pip install 'tfmigrate[server]'")
+    from tfmigrate.server import serve
+
+    serve()
+
+
+@app.command()
 def clean(config: Optional[str] = CONFIG) -> None:
     """Remove the .tfmigrate_cache folder."""
     import shutil

@@ -1,0 +1,316 @@
+"""`tfmigrate server` through a real LSP client: a small JSON-RPC client in this file speaks to
+the server process over its standard input and output (Content-Length framing, as editors do):
+initialize, didOpen, publishDiagnostics, codeAction (each fix, unsafe ones labelled, noqa, fix
+all), didChange, notebooks, the configuration, shutdown; and the process never imports
+TensorFlow."""
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import pygls  # noqa: F401 - in the test extra: a missing pygls fails, never skips
+
+SOURCE = '''import tensorflow as tf
+
+ds = tf.data.Dataset.range(3)
+once = ds.repeat(False)
+emoji = "\U0001F600"; twice = ds.repeat(False)
+forever = ds.repeat(True)
+sizes = ds.map(lambda i: i.shape[0])
+'''
+
+
+class Client:
+    """A minimal LSP client: requests wait for their response; notifications the server sends
+    are kept for `wait`; requests the server sends (registerCapability, ...) are answered."""
+
+    def __init__(self, cwd, *args):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "tfmigrate", "server", *args],
+            cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        self.inbox = queue.Queue()
+        self.notifications = []
+        self.stderr = []
+        self.ids = 0
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
+
+    def _read(self):
+        stream = self.proc.stdout
+        while True:
+            headers = {}
+            while True:
+                line = stream.readline()
+                if not line:
+                    self.inbox.put(None)
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                key, value = line.decode("ascii").split(":", 1)
+                headers[key.lower()] = value.strip()
+            self.inbox.put(json.loads(stream.read(int(headers["content-length"])).decode("utf-8")))
+
+    def send(self, message):
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def notify(self, method, params):
+        self.send({"method": method, "params": params})
+
+    def _next(self, deadline):
+        message = self.inbox.get(timeout=max(deadline - time.monotonic(), 0.01))
+        if message is None:
+            raise AssertionError("the server closed its output: " + b"".join(self.stderr[-20:]).decode())
+        if "method" in message and "id" in message:  # a request from the server
+            self.send({"id": message["id"], "result": None})
+            return None
+        if "method" in message:
+            self.notifications.append(message)
+            return None
+        return message
+
+    def request(self, method, params, timeout=60):
+        self.ids += 1
+        self.send({"id": self.ids, "method": method, "params": params})
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self._next(deadline)
+            if message is not None and message.get("id") == self.ids:
+                assert "error" not in message, message
+                return message["result"]
+
+    def wait(self, method, predicate=lambda params: True, timeout=60):
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, message in enumerate(self.notifications):
+                if message["method"] == method and predicate(message["params"]):
+                    return self.notifications.pop(i)["params"]
+            self._next(deadline)
+
+    def diagnostics(self, uri, version=None):
+        return self.wait("textDocument/publishDiagnostics",
+                         lambda p: p["uri"] == uri and (version is None or p.get("version") == version))["diagnostics"]
+
+    def close(self):
+        self.request("shutdown", None)
+        self.notify("exit", None)
+        code = self.proc.wait(timeout=30)
+        time.sleep(0.2)
+        return code, b"".join(self.stderr).decode("utf-8", "replace")
+
+
+def start(cwd):
+    client = Client(cwd)
+    result = client.request("initialize", {
+        "processId": os.getpid(),
+        "rootUri": Path(cwd).as_uri(),
+        "capabilities": {
+            "general": {"positionEncodings": ["utf-16"]},
+            "textDocument": {
+                "publishDiagnostics": {"versionSupport": True},
+                "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", "source.fixAll"]}}},
+            },
+            "notebookDocument": {"synchronization": {}},
+        },
+    })
+    client.notify("initialized", {})
+    return client, result
+
+
+def offset(text, position):
+    """An LSP position (UTF-16 units) as an offset into `text`."""
+    lines = text.splitlines(True)
+    start = sum(len(line) for line in lines[:position["line"]])
+    line = lines[position["line"]] if position["line"] < len(lines) else ""
+    units = 0
+    for i, ch in enumerate(line):
+        if units >= position["character"]:
+            return start + i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return start + len(line)
+
+
+def apply(text, edits):
+    """The client's side of a WorkspaceEdit: edits applied from the last to the first."""
+    spans = sorted(((offset(text, e["range"]["start"]), offset(text, e["range"]["end"]), e["newText"]) for e in edits),
+                   reverse=True)
+    for a, b, new in spans:
+        text = text[:a] + new + text[b:]
+    return text
+
+
+def tfmigrate(*args, cwd, stdin=None):
+    return subprocess.run([sys.executable, "-m", "tfmigrate", *args], cwd=cwd, input=stdin,
+                          capture_output=True, text=True)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nignore = ["TFM102"]\n', encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    path = tmp_path / "src" / "train.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    return tmp_path
+
+
+def test_the_server_speaks_lsp_to_a_real_client(project):
+    path = project / "src" / "train.py"
+    uri = path.as_uri()
+    client, init = start(project)
+    try:
+        assert init["serverInfo"]["name"] == "tfmigrate"
+        capabilities = init["capabilities"]
+        assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll.tfmigrate"]
+        assert capabilities["textDocumentSync"]["openClose"] is True
+
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        diagnostics = client.diagnostics(uri, 1)
+        # the same findings as `tfmigrate check`, positions 0-based in UTF-16 units
+        cli = json.loads(tfmigrate("check", "--format", "json", "--no-cache", "src/train.py", cwd=project).stdout)
+        assert [(d["code"], d["range"]["start"]["line"] + 1) for d in diagnostics] == [(f["rule"], f["line"]) for f in cli]
+        assert all(d["source"] == "tfmigrate" for d in diagnostics)
+        by_line = {d["range"]["start"]["line"]: d for d in diagnostics}
+        assert by_line[3]["range"] == {"start": {"line": 3, "character": 10}, "end": {"line": 3, "character": 16}}
+        # after an astral-plane character, the column counts UTF-16 units (2 for the emoji)
+        column = SOURCE.splitlines()[4].index("repeat")  # in code points
+        assert by_line[4]["range"]["start"] == {"line": 4, "character": column + 1}
+        assert by_line[3]["severity"] == 1 and by_line[3]["message"].startswith("`repeat(False)` repeats the data zero times")
+
+        # a quick fix for the finding under the cursor, and a noqa for its line
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": by_line[3]["range"], "context": {"diagnostics": [by_line[3]]},
+        })
+        titles = [a["title"] for a in actions]
+        assert "tfmigrate TFM105: Remove `.repeat(False)`" in titles
+        fix = next(a for a in actions if a["title"] == "tfmigrate TFM105: Remove `.repeat(False)`")
+        assert fix["kind"] == "quickfix" and fix["isPreferred"] is True
+        assert fix["diagnostics"][0]["code"] == "TFM105"
+        fixed = apply(SOURCE, fix["edit"]["changes"][uri])
+        assert fixed == SOURCE.replace("once = ds.repeat(False)\n", "once = ds\n")
+        noqa = next(a for a in actions if "noqa" in a["title"])
+        assert apply(SOURCE, noqa["edit"]["changes"][uri]).splitlines()[3] == "once = ds.repeat(False)  # noqa: TFM105"
+        fix_all = next(a for a in actions if a["kind"] == "source.fixAll.tfmigrate")
+        assert fix_all["title"] == "tfmigrate: fix all (safe fixes)"
+        # fix all is what `tfmigrate fix` writes
+        expected = tfmigrate("fix", "-", "--stdin-filename", "src/train.py", cwd=project, stdin=SOURCE).stdout
+        assert apply(SOURCE, fix_all["edit"]["changes"][uri]) == expected != SOURCE
+
+        # an unsafe fix is offered, labelled, never preferred; and fix all with unsafe fixes
+        unsafe_line = by_line[5]
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": unsafe_line["range"], "context": {"diagnostics": [unsafe_line]},
+        })
+        unsafe = next(a for a in actions if a["title"].startswith("tfmigrate TFM105:") and "noqa" not in a["title"])
+        assert unsafe["title"].endswith("(unsafe: may change behaviour)") and "isPreferred" not in unsafe
+        everything = next(a for a in actions if a["title"] == "tfmigrate: fix all, including unsafe fixes")
+        assert everything["kind"] == "quickfix"  # never run by an editor's fix-all-on-save
+        expected = tfmigrate("fix", "--unsafe-fixes", "-", "--stdin-filename", "src/train.py", cwd=project, stdin=SOURCE).stdout
+        assert apply(SOURCE, everything["edit"]["changes"][uri]) == expected
+
+        # only: what an editor asks on save
+        on_save = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": [], "only": ["source.fixAll"]},
+        })
+        assert [a["title"] for a in on_save] == ["tfmigrate: fix all (safe fixes)"]
+
+        # didChange (incremental): the edited finding is gone, the others stay
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 3, "character": 9}, "end": {"line": 3, "character": 23}}, "text": ""}],
+        })
+        after = client.diagnostics(uri, 2)
+        assert [d["range"]["start"]["line"] for d in after] == [4, 5, 6]
+        # didChange (whole text): a clean file has no diagnostics
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": "import tensorflow as tf\n"}],
+        })
+        assert client.diagnostics(uri, 3) == []
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        assert client.diagnostics(uri) == []
+    finally:
+        code, stderr = client.close()
+    assert code == 0
+    # -X importtime lists every module the process imported: libcst, never TensorFlow or Keras
+    imported = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", stderr, re.MULTILINE)
+    assert "libcst" in imported and "pygls" in imported
+    assert not [m for m in imported if m.split(".")[0] in ("tensorflow", "keras", "tf_keras")]
+
+
+def test_the_server_reads_the_configuration_as_check_does(project):
+    path = project / "src" / "train.py"
+    uri = path.as_uri()
+    client, _ = start(project)
+    try:
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        assert "TFM104" in {d["code"] for d in client.diagnostics(uri, 1)}
+        # the configuration is read at every check: an edit to it counts at the next change
+        (project / "pyproject.toml").write_text('[tool.tfmigrate]\nignore = ["TFM104"]\n', encoding="utf-8")
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": SOURCE}]})
+        assert "TFM104" not in {d["code"] for d in client.diagnostics(uri, 2)}
+        # a per-file exclude: no findings
+        (project / "pyproject.toml").write_text('[tool.tfmigrate]\nextend-exclude = ["src"]\n', encoding="utf-8")
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": SOURCE}]})
+        assert client.diagnostics(uri, 3) == []
+        # a mistake in it is shown to the user, once
+        (project / "pyproject.toml").write_text('[tool.tfmigrate]\nselec = ["TFM1"]\n', encoding="utf-8")
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{"text": SOURCE}]})
+        message = client.wait("window/showMessage")
+        assert message["type"] == 1 and "unknown key 'selec' in [tool.tfmigrate]" in message["message"]
+    finally:
+        code, _ = client.close()
+    assert code == 0
+
+
+def test_notebook_cells_get_findings_and_fix_all(project):
+    notebook = (project / "nb.ipynb").as_uri()
+    cells = [
+        ("import tensorflow as tf\nds = tf.data.Dataset.range(3)\n", "python"),
+        ("# notes", "markdown"),
+        ("%matplotlib inline\nonce = ds.repeat(False)\n", "python"),
+    ]
+    uris = [f"vscode-notebook-cell:{notebook[len('file://'):]}#C{i}" for i in range(len(cells))]
+    client, _ = start(project)
+    try:
+        client.notify("notebookDocument/didOpen", {
+            "notebookDocument": {
+                "uri": notebook, "notebookType": "jupyter-notebook", "version": 1,
+                "cells": [{"kind": 2 if lang == "python" else 1, "document": uri} for uri, (_, lang) in zip(uris, cells)],
+            },
+            "cellTextDocuments": [{"uri": uri, "languageId": lang, "version": 1, "text": text}
+                                  for uri, (text, lang) in zip(uris, cells)],
+        })
+        diagnostics = client.diagnostics(uris[2])
+        assert [(d["code"], d["range"]["start"]) for d in diagnostics] == [("TFM105", {"line": 1, "character": 10})]
+        assert not diagnostics[0]["message"].startswith("cell ")
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uris[2]}, "range": diagnostics[0]["range"], "context": {"diagnostics": diagnostics},
+        })
+        fix_all = next(a for a in actions if a["kind"] == "source.fixAll.tfmigrate")
+        assert list(fix_all["edit"]["changes"]) == [uris[2]]
+        assert apply(cells[2][0], fix_all["edit"]["changes"][uris[2]]) == "%matplotlib inline\nonce = ds\n"
+        noqa = next(a for a in actions if "noqa" in a["title"])
+        assert apply(cells[2][0], noqa["edit"]["changes"][uris[2]]).endswith("once = ds.repeat(False)  # noqa: TFM105\n")
+    finally:
+        code, _ = client.close()
+    assert code == 0
+
+
+def test_without_pygls_the_command_says_what_to_install(tmp_path):
+    blocker = tmp_path / "pygls"
+    blocker.mkdir()
+    (blocker / "__init__.py").write_text("raise ImportError('no pygls here')\n")
+    result = subprocess.run([sys.executable, "-m", "tfmigrate", "server"], cwd=tmp_path, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)}, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert "pip install 'tfmigrate[server]'" in result.stderr
