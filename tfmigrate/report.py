@@ -263,7 +263,7 @@ def summary_table(findings: Iterable[Finding]) -> Table:
         if f.fix is not None:
             row[f.fix.applicability] += 1
     table = Table(title="Findings by rule", title_justify="left")
-    for column in ("Rule", "Name", "Findings", "Safe fixes", "Unsafe fixes", "Files"):
+    for column in ("Rule", "Name", "Findings", "Safe fix", "Unsafe fix", "Files"):  # fits 80 columns
         table.add_column(column, justify="left" if column in ("Rule", "Name") else "right")
     for code in sorted(rows):
         row = rows[code]
