@@ -385,7 +385,7 @@ def check(
         _describe(tasks, settings)
     outcomes = _execute(tasks, jobs, fmt is Format.rich and not add_noqa, verbose)
     if add_noqa:
-        _add_noqa(tasks, outcomes, add_noqa_reason, quiet)
+        _add_noqa(tasks, outcomes, add_noqa_reason, quiet, exit_zero)
     extra = ""
     if baseline:
         outcomes, extra = _baseline(baseline, update_baseline, outcomes)
@@ -393,7 +393,7 @@ def check(
     raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
 
 
-def _add_noqa(tasks, outcomes, reason: Optional[str], quiet: bool) -> None:
+def _add_noqa(tasks, outcomes, reason: Optional[str], quiet: bool, exit_zero: bool = False) -> None:
     """Write the noqa comments, say what was done, and exit: 0 when every finding is now
     silenced, 1 when some cannot be (a file that does not parse, a line that ends inside a
     string), listed on standard error."""
@@ -419,7 +419,7 @@ def _add_noqa(tasks, outcomes, reason: Optional[str], quiet: bool) -> None:
         _say(f"{len(left)} finding{'s' * (len(left) != 1)} cannot be silenced by a noqa comment (the line ends "
              "inside a string or with a backslash, or nothing silences the rule: TFM000, TFM001, TFM002):")
         sys.stderr.write(report.render_concise(left))
-    raise typer.Exit(1 if left else 0)
+    raise typer.Exit(1 if left and not exit_zero else 0)
 
 
 def _applied(outcomes):
