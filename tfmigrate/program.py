@@ -18,6 +18,8 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from tfmigrate.names import dotted
+
 # What only TF1 graph code does (a graph is built, then run by a session), spelled after a
 # TensorFlow alias (`tf.` or `tf.compat.v1.`). One of these makes the module graph code.
 _GRAPH_ONLY = (
@@ -197,8 +199,10 @@ class ProgramMode:
                    and re.search(r"\bSession\s*\(", self.module.code_for_node(stmt))
                    for stmt in self.module.body)
 
-    def plain_imports(self) -> List[Tuple[cst.SimpleStatementLine, cst.ImportAlias]]:
-        """The top-level `import tensorflow [as tf]` statements the compat route rewrites."""
+    def tf_imports(self) -> List[Tuple[cst.SimpleStatementLine, cst.CSTNode, Optional[str]]]:
+        """The module's top-level TensorFlow import statements, in order, as (statement, the
+        imported name's node, the local name a plain `import tensorflow[.compat.v1] [as x]`
+        binds, else None): where the compat route is anchored."""
         found = []
         for stmt in self.module.body:
             if type(stmt) is not cst.SimpleStatementLine:
@@ -206,8 +210,16 @@ class ProgramMode:
             for small in stmt.body:
                 if type(small) is cst.Import:
                     for alias in small.names:
-                        if type(alias.name) is cst.Name and alias.name.value == "tensorflow":
-                            found.append((stmt, alias))
+                        name = dotted(alias.name) or ""
+                        if name in ("tensorflow", "tensorflow.compat.v1"):
+                            local = alias.asname.name.value if alias.asname is not None else (
+                                "tensorflow" if name == "tensorflow" else None)
+                            found.append((stmt, alias, local))
+                        elif name.startswith("tensorflow."):
+                            found.append((stmt, alias, None))
+                elif type(small) is cst.ImportFrom and small.module is not None and not small.relative \
+                        and (dotted(small.module) or "").split(".")[0] == "tensorflow":
+                    found.append((stmt, small.module, None))
         return found
 
 

@@ -10,7 +10,6 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.names import dotted
 
 from tfmigrate import api_table
 from tfmigrate.findings import Fix
@@ -50,9 +49,11 @@ class GraphModule(Rule):
 
     def leave_Module(self, node: cst.Module) -> None:
         program = self.ctx.program
-        target = self._anchor(node)
-        if target is None:
+        imports = program.tf_imports()
+        if not imports:
             return
+        target = imports[0][1]  # the first TensorFlow import: the line the fix rewrites
+        target = target.name if isinstance(target, cst.ImportAlias) else target
         evidence = ", ".join(f"`{what}` (line {line})" if line else what for line, what in program.evidence[:_MAX_EVIDENCE])
         more = len(program.evidence) - _MAX_EVIDENCE
         if more > 0:
@@ -73,26 +74,9 @@ class GraphModule(Rule):
             tail = f"The fix: {fix.description[0].lower()}{fix.description[1:]}."
         self.report(target, f"{head} {tail}", fix)
 
-    def _anchor(self, module: cst.Module) -> Optional[cst.CSTNode]:
-        """The first top-level TensorFlow import's name (the line the fix rewrites)."""
-        for stmt in module.body:
-            if type(stmt) is not cst.SimpleStatementLine:
-                continue
-            for small in stmt.body:
-                if type(small) is cst.Import:
-                    for alias in small.names:
-                        if (dotted(alias.name) or "").startswith("tensorflow"):
-                            return alias.name
-                elif type(small) is cst.ImportFrom and small.module is not None and not small.relative:
-                    if (dotted(small.module) or "").startswith("tensorflow"):
-                        return small.module
-        return None
-
     def _fix(self) -> Optional[Fix]:
         planned = compat_route_edits(self.ctx, self.v2_only)
         if planned is None:
             return None
-        edits, description, unsafe_reason = planned
-        if unsafe_reason:
-            return Fix("unsafe", f"{description} ({unsafe_reason})", edits)
+        edits, description = planned
         return Fix("safe", description, edits, requires=("tf-keras",) if "tf-keras" in description else ())
