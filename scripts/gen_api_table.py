@@ -40,6 +40,7 @@ import inspect
 import json
 import os
 import pkgutil
+import re
 import sys
 import types
 import warnings
@@ -521,8 +522,40 @@ def _resize_samples():
             ((_ramp(), [8, 8]), {"method": methods.BICUBIC})]
 
 
+def _sparse():
+    return tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[2.0, -3.0], dense_shape=[2, 3])
+
+
+_DIFFERS = "running the rewritten call on a sample gives other results ({case})"
+
 # path -> (samples: () -> [((positional args), {keywords})], what differs when it does)
 PROOF_SAMPLES = {
+    "nn.softmax_cross_entropy_with_logits_v2": (lambda: [
+        ((), {"labels": [[0.2, 0.8], [1.0, 0.0]], "logits": [[1.0, 2.0], [0.5, -1.0]]}),
+        ((), {"labels": [[0.2, 0.8], [1.0, 0.0]], "logits": [[1.0, 2.0], [0.5, -1.0]], "dim": 0})], _DIFFERS),
+    "reduce_join": (lambda: [((tf.constant([["a", "b"], ["c", "d"]]),), {}),
+                             ((tf.constant([["a", "b"], ["c", "d"]]),), {"axis": 1, "separator": "-"}),
+                             ((tf.constant([["a", "b"]]),), {"reduction_indices": 1, "keep_dims": True})], _DIFFERS),
+    "sparse_add": (lambda: [((_sparse(), _sparse()), {}), ((_sparse(), _sparse()), {"thresh": 5.0})], _DIFFERS),
+    "sparse_concat": (lambda: [((1, [_sparse(), _sparse()]), {}),
+                               ((1, [_sparse(), _sparse()]), {"expand_nonconcat_dim": True})], _DIFFERS),
+    "sparse_reduce_sum": (lambda: [((_sparse(),), {"reduction_axes": 1, "keep_dims": True})], _DIFFERS),
+    "sparse_reduce_max": (lambda: [((_sparse(),), {"reduction_axes": 1, "keep_dims": True})], _DIFFERS),
+    "string_to_number": (lambda: [((), {"string_tensor": tf.constant(["1.5", "-2"])})], _DIFFERS),
+    "string_to_hash_bucket": (lambda: [((), {"string_tensor": tf.constant(["a", "b"]), "num_buckets": 7})], _DIFFERS),
+    "decode_raw": (lambda: [((), {"bytes": tf.constant([b"\x01\x02"]), "out_type": tf.uint8})], _DIFFERS),
+    "multinomial": (lambda: [((tf.math.log([[1.0, 0.0]]), 3), {"output_dtype": tf.int64})], _DIFFERS),
+    "random.multinomial": (lambda: [((tf.math.log([[1.0, 0.0]]), 3), {"output_dtype": tf.int64})], _DIFFERS),
+    "extract_image_patches": (lambda: [((_ramp(),), {"ksizes": [1, 2, 2, 1], "strides": [1, 2, 2, 1],
+                                                     "rates": [1, 1, 1, 1], "padding": "VALID"})], _DIFFERS),
+    "image.extract_image_patches": (lambda: [((_ramp(),), {"ksizes": [1, 2, 2, 1], "strides": [1, 2, 2, 1],
+                                                           "rates": [1, 1, 1, 1], "padding": "VALID"})], _DIFFERS),
+    "nn.conv2d_backprop_input": (lambda: [((), {
+        "input_sizes": [1, 4, 4, 1], "filter": tf.ones([2, 2, 1, 1]), "out_backprop": tf.ones([1, 2, 2, 1]),
+        "strides": [1, 2, 2, 1], "padding": "VALID"})], _DIFFERS),
+    "gfile.Exists": (lambda: [((), {"filename": "/"})], _DIFFERS),
+    "gfile.IsDirectory": (lambda: [((), {"dirname": "/"})], _DIFFERS),
+    "gfile.Glob": (lambda: [((), {"filename": "/*"})], _DIFFERS),
     "image.resize_images": (
         _resize_samples,
         "it samples at half-pixel centres, so pixel values change (by up to {diff} on a 4x4 "
@@ -535,13 +568,14 @@ def _outcome(fn):
         value = fn()
     except Exception as exc:  # noqa: BLE001 - failing is an outcome to compare
         return "error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:100]}"
-    return "value", tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, value)
+    return "value", tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, value,
+                                          expand_composites=True)  # SparseTensor: its three parts
 
 
 def _largest_difference(a, b):
     import numpy as np
 
-    flat_a, flat_b = tf.nest.flatten(a), tf.nest.flatten(b)
+    flat_a, flat_b = tf.nest.flatten(a, expand_composites=True), tf.nest.flatten(b, expand_composites=True)
     if len(flat_a) != len(flat_b):
         return float("inf")
     worst = 0.0
@@ -572,22 +606,96 @@ def prove(path, v1_obj, target_obj, rep):
     if v1_obj is target_obj:
         return {"proof": "same object"}
     found = PROOF_SAMPLES.get(path)
-    if found is None or v1_obj is _MISSING:
-        return {}
+    if path in OPTIMIZER_SAMPLES and v1_obj is not _MISSING:
+        return prove_optimizer(path, v1_obj, target_obj, rep)
+    if v1_obj is _MISSING or not callable(v1_obj) or inspect.isclass(v1_obj):
+        return {}  # classes (layers, queues) are not run here
+    if found is None and rep.get("drop_in") is False:
+        dtype = re.search(r"tf\.cast\(x, tf\.(\w+)\)", rep.get("note", ""))
+        if dtype is None:
+            return {}  # rewritten by code, not a rename: nothing to run here
+        # `tf.to_float(x)` -> `tf.cast(x, tf.float32)`: run what cast_fix writes.
+        x = tf.constant([1.5, -2.0])
+        before = _outcome(lambda: v1_obj(x))
+        after = _outcome(lambda: target_obj(x, getattr(tf, dtype.group(1))))
+        if before[0] == "error" or after[0] == "error" or before[1].dtype != after[1].dtype \
+                or _largest_difference(before[1], after[1]) > 1e-6:
+            return {"differs": f"`tf.cast(x, tf.{dtype.group(1)})` gives other results"}
+        return {"proof": "ran a sample call"}
+    if found is None:
+        params = [n for n, _, _ in (signature(v1_obj) or [])]
+        renames = rep.get("args", {})
+        samples = _generic_samples(path, params, renames) if renames else \
+            [((_matrix(),), {}), ((_matrix(), _matrix()), {})]
+        if samples is None:
+            return {}
+        found = (lambda: samples, "running it on a sample gives other results ({case})")
     make, why = found
     samples = make()
+    generic = path not in PROOF_SAMPLES
+    ran = False
     for args, kwargs in samples:
         before = _outcome(lambda: v1_obj(*args, **kwargs))
         after = _outcome(lambda: target_obj(*args, **rewritten_keywords(kwargs, rep)))
+        if before[0] == "error" and generic:
+            continue  # the generic sample does not fit this function
         if before[0] == "error":
             raise SystemExit(f"proof sample for {path} fails in TF1's form: {before[1]}")
         diff = float("inf") if after[0] == "error" else _largest_difference(before[1], after[1])
         if diff > 1e-5:
-            shown = ", ".join([*(f"{list(a)}" if isinstance(a, list) else "x" for a in args),
-                               *(f"{k}={v!r}" for k, v in kwargs.items())])
+            def plain(value):
+                return isinstance(value, (int, float, str, bool)) or (
+                    isinstance(value, list) and all(isinstance(v, (int, float)) for v in value))
+
+            shown = ", ".join([*(repr(a) if plain(a) else "x" for a in args),
+                               *(f"{k}={v!r}" if plain(v) else f"{k}=..." for k, v in kwargs.items())])
             case = after[1] if after[0] == "error" else f"`{path.rsplit('.', 1)[-1]}({shown})`"
             return {"differs": why.format(diff=f"{diff:g}", case=case)}
-    return {"proof": f"ran {len(samples)} sample call{'s' if len(samples) != 1 else ''}"}
+        ran = True
+    if not ran:
+        return {}
+    return {"proof": "ran a sample call"}
+
+
+# TF1 optimizers -> Keras 3's: three steps on the same quadratic, TF1's `minimize` against
+# Keras's `apply_gradients` with the table's keyword renames and pinned defaults.
+OPTIMIZER_SAMPLES = {
+    "train.GradientDescentOptimizer": {"learning_rate": 0.1},
+    "train.MomentumOptimizer": {"learning_rate": 0.1, "momentum": 0.9},
+    "train.AdamOptimizer": {"learning_rate": 0.1, "beta1": 0.8},
+    "train.AdagradOptimizer": {"learning_rate": 0.1},
+    "train.AdadeltaOptimizer": {"learning_rate": 1.0},
+    "train.RMSPropOptimizer": {"learning_rate": 0.1, "decay": 0.8},
+    "train.FtrlOptimizer": {"learning_rate": 0.1},
+}
+
+
+def _steps(step):
+    var = tf.Variable([1.0, -2.0])
+    for _ in range(3):
+        step(var, lambda: tf.reduce_sum(var * var * [1.0, 3.0]))
+    return var.numpy()
+
+
+def prove_optimizer(path, v1_cls, keras_cls, rep):
+    kwargs = OPTIMIZER_SAMPLES[path]
+
+    def tf1(var, loss):
+        optimizer.minimize(loss, var_list=[var])
+
+    def keras(var, loss):
+        with tf.GradientTape() as tape:
+            value = loss()
+        optimizer.apply_gradients([(tape.gradient(value, var), var)])
+
+    optimizer = v1_cls(**kwargs)
+    before = _steps(tf1)
+    optimizer = keras_cls(**rewritten_keywords(kwargs, rep))
+    after = _steps(keras)
+    diff = _largest_difference(before, after)
+    if diff > 1e-5:
+        return {"differs": f"three steps on a sample quadratic end up to {diff:.3g} apart from TF1's"}
+    return {"proof": "ran three training steps"}
 
 
 def _block_samples():
@@ -610,26 +718,66 @@ RENAME_SAMPLES = {
 }
 
 
-def prove_renames(path, v1_obj, v2_obj, renames):
-    """For each keyword rename with a sample: {} when the plain rename gives TF1's outputs;
-    arg_values[old] = form when only the value in that form does (`block_size=2` ->
-    `block_shape=[2, 2]`: TF2's takes one size per spatial dimension); args_differ[old] = what
-    happened when neither does (the linter then has no fix for that keyword)."""
+# A generic sample for the other renames: the first argument a small float matrix, each renamed
+# TF1 keyword given a value of its kind. A sample TF1's form itself rejects proves nothing (not run).
+def _matrix():
+    return tf.constant([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+
+
+GENERIC_KEYWORD_VALUES = {
+    "keep_dims": True, "reduction_indices": 1, "dim": 1, "dimension": 1, "reduction_axes": 1,
+    "squeeze_dims": None,  # needs a size-1 axis: see _generic_samples
+    "input_tensor": "x", "t": "x", "value": "x", "tensor": "x", "targets": "x", "msg": "checked",
+    "preferred_dtype": tf.float32,
+}
+
+
+def _generic_samples(path, v1_params, renames):
+    if not v1_params or not renames or any(old not in GENERIC_KEYWORD_VALUES for old in renames):
+        return None
+    x = _matrix()
+    kwargs = {}
+    for old in renames:
+        value = GENERIC_KEYWORD_VALUES[old]
+        kwargs[old] = x if value == "x" else value
+    if "squeeze_dims" in renames:
+        x = tf.constant([[1.0, 2.0, 3.0]])
+        kwargs["squeeze_dims"] = [0]
+    if v1_params[0] in renames:
+        kwargs[v1_params[0]] = x
+        return [((), kwargs)]
+    if "targets" in renames:  # weighted_cross_entropy_with_logits(targets, logits, pos_weight)
+        return [((), {"targets": tf.nn.sigmoid(x), "logits": x, "pos_weight": 2.0})]
+    return [((x,), kwargs)]
+
+
+def prove_renames(path, v1_obj, v2_obj, renames, v1_params=None):
+    """For each keyword rename with a sample: recorded in renames_proven when the plain rename
+    gives TF1's outputs; arg_values[old] = form when only the value in that form does
+    (`block_size=2` -> `block_shape=[2, 2]`: TF2's takes one size per spatial dimension);
+    args_differ[old] = what happened when neither does (the linter then has no fix for it)."""
     found = RENAME_SAMPLES.get(path)
     if found is None:
-        return {}
+        samples = _generic_samples(path, v1_params, renames)
+        if samples is None:
+            return {}
+        found = (lambda: samples, {})
     make, forms = found
     out = {}
+    proven = set()
     for args, kwargs in make():
         before = _outcome(lambda: v1_obj(*args, **kwargs))
         if before[0] == "error":
-            raise SystemExit(f"rename sample for {path} fails in TF1's form: {before[1]}")
+            if path in RENAME_SAMPLES:
+                raise SystemExit(f"rename sample for {path} fails in TF1's form: {before[1]}")
+            return {}  # the generic sample does not fit this function: not run
         for old, value in kwargs.items():
             if old not in renames:
                 continue
             plain = {renames.get(k, k): v for k, v in kwargs.items()}
             after = _outcome(lambda: v2_obj(*args, **plain))
             if after[0] != "error" and _largest_difference(before[1], after[1]) <= 1e-5:
+                proven.add(old)
                 continue
             failure = after[1] if after[0] == "error" else "other values"
             form = forms.get(old)
@@ -639,8 +787,11 @@ def prove_renames(path, v1_obj, v2_obj, renames):
                 if again[0] != "error" and _largest_difference(before[1], again[1]) <= 1e-5:
                     out.setdefault("arg_values", {})[old] = form
                     continue
+            shown = "x" if hasattr(value, "shape") else repr(value)
             out.setdefault("args_differ", {})[old] = (
-                f"`{renames[old]}={value!r}` {'raises ' + failure if after[0] == 'error' else 'gives ' + failure}")
+                f"`{renames[old]}={shown}` {'raises ' + failure if after[0] == 'error' else 'gives ' + failure}")
+    if proven - set(out.get("args_differ", {})):
+        out["renames_proven"] = sorted(proven - set(out.get("args_differ", {})))
     return out
 
 
@@ -780,7 +931,7 @@ def build():
         if path in TRANSFORM_NOTES:
             entry["note"] = TRANSFORM_NOTES[path]
         entry.update(both_signatures(v1_obj, v2_obj))
-        entry.update(prove_renames(path, v1_obj, v2_obj, entry.get("args", {})))
+        entry.update(prove_renames(path, v1_obj, v2_obj, entry.get("args", {}), entry.get("v1_params")))
         changed[path] = entry
 
     # Diverged: TensorFlow's tables rename tf.<path> to tf.compat.v1.<path>, and TF 2.21 has both,
@@ -857,6 +1008,17 @@ def build():
         "arg_mappings_unverifiable": counters["arg_mappings_unverifiable"],
         "unlistable_modules": len(unlistable),
         "gone_modules": len(gone),
+        # Proof by running (see prove / prove_renames): native replacements and keyword renames.
+        "replacements_native": sum(1 for e in removed.values() if e.get("replacement", {}).get("native")),
+        "replacements_same_object": sum(1 for e in removed.values()
+                                        if e.get("replacement", {}).get("proof") == "same object"),
+        "replacements_proven_by_running": sum(1 for e in removed.values()
+                                              if e.get("replacement", {}).get("proof", "same object") != "same object"),
+        "replacements_disproven": sum(1 for e in removed.values() if e.get("replacement", {}).get("differs")),
+        "renames_changed": sum(len(e.get("args", {})) for e in changed.values()),
+        "renames_proven_by_running": sum(len(e.get("renames_proven", [])) + len(e.get("arg_values", {}))
+                                         for e in changed.values()),
+        "renames_disproven": sum(len(e.get("args_differ", {})) for e in changed.values()),
     }
     header = {
         "format": FORMAT,
@@ -1113,6 +1275,15 @@ def main(argv=None):
             print("  argument mappings dropped (target keyword missing):")
             for item in counters["_dropped_args"]:
                 print(f"    {item}")
+        print("  native replacements disproven by running (never offered; compat.v1 instead):")
+        for path, entry in sorted(table["removed"].items()):
+            if entry.get("replacement", {}).get("differs"):
+                print(f"    tf.{path} -> tf.{entry['replacement']['target']}: {entry['replacement']['differs']}")
+        unrun = sorted(p for p, e in table["removed"].items()
+                       if e.get("replacement", {}).get("native") and not e["replacement"].get("proof")
+                       and not e["replacement"].get("differs"))
+        print(f"  native replacements not run (no sample; classes, constants, files): {len(unrun)}")
+        print("    " + " ".join(unrun))
         print(f"namespaces -> {ns_out} ({len(ns_text.encode()):,} bytes)")
         for key, value in namespaces["header"]["counts"].items():
             print(f"  {key:36} {value}")

@@ -6,7 +6,9 @@ Measured under TF 2.21 / Keras 3: Keras optimizers have no `minimize`, `compute_
 offered when the file is eager by evidence (GradientTape + apply_gradients) and shows none of
 those TF1 uses; the argument mapping and the pinned defaults come from the API table
 (`args`, `args_removed`, `defaults_changed`, `positional_ok`), checked against the Keras 3
-signatures. RMSProp's rewrite is unsafe: TF1 starts the mean square at 1.0, Keras at 0.
+signatures. scripts/gen_api_table.py runs each rewrite for three training steps against TF1's
+optimizer; one that ends elsewhere (`differs`: RMSProp, whose mean square TF1 starts at 1.0 and
+Keras at 0) is never offered, the compat.v1 fallback is.
 """
 from __future__ import annotations
 
@@ -36,9 +38,6 @@ _TF1_USES = re.compile(
     r"\.minimize\(|compute_gradients|get_slot|global_step|Session\(|placeholder|disable_eager_execution"
     r"|disable_v2_behavior|get_collection|\.variables\(\)|MonitoredTrainingSession|Estimator"
 )
-_UNSAFE_NATIVE = {
-    "train.RMSPropOptimizer": "TF1 starts RMSProp's mean square at 1.0 and Keras at 0, so the first steps differ",
-}
 
 
 def eager_by_evidence(source: str) -> bool:
@@ -54,6 +53,9 @@ class V1Optimizer(RemovedApiRule):
         replacement = api_table.replacement(ref.path)
         native = replacement if replacement and replacement.get("native") else None
         keras = f"`tf.{native['target']}`" if native else None
+        differs = replacement.get("differs") if replacement else None  # the Keras rewrite, run
+        if differs:
+            keras = f"`tf.{replacement['not_native']}`"
         if ref.spelled_v1:
             name = f"`tf.compat.v1.{ref.path}`"
             hint = f"in TF2-eager code use {keras} with `tf.GradientTape` and `apply_gradients`" if keras else "TF2 code uses `tf.keras.optimizers` with `tf.GradientTape`"
@@ -61,15 +63,12 @@ class V1Optimizer(RemovedApiRule):
         if native and eager_by_evidence(self.ctx.source):
             fix = generic_fix(ref, self.ctx)
             if fix is not None:
-                unsafe = _UNSAFE_NATIVE.get(ref.path)
-                if unsafe:
-                    fix = Fix("unsafe", fix.description, fix.edits)
-                    return f"{name} was removed in TensorFlow 2. {fix.description} with arguments mapped; {unsafe}.", fix
                 if fix.applicability == "unsafe":
                     return f"{name} was removed in TensorFlow 2. {fix.description} with arguments mapped; a TF1-only argument (`use_locking`, ...) is dropped.", fix
                 return f"{name} was removed in TensorFlow 2. {fix.description} with arguments mapped.", fix
         fix = self._fallback(ref)
         why = (
+            f"{keras} is not a drop-in: {differs}" if differs and eager_by_evidence(self.ctx.source) else
             f"Keras optimizers have no `minimize`/`compute_gradients`/`global_step`, so only TF2-eager code (GradientTape + apply_gradients) can use {keras}"
             if keras
             else "it has no Keras counterpart"
