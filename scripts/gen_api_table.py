@@ -556,6 +556,7 @@ PROOF_SAMPLES = {
     "gfile.Exists": (lambda: [((), {"filename": "/"})], _DIFFERS),
     "gfile.IsDirectory": (lambda: [((), {"dirname": "/"})], _DIFFERS),
     "gfile.Glob": (lambda: [((), {"filename": "/*"})], _DIFFERS),
+    "gfile.ListDirectory": (lambda: [((), {"dirname": "/"})], _DIFFERS),
     "image.resize_images": (
         _resize_samples,
         "it samples at half-pixel centres, so pixel values change (by up to {diff} on a 4x4 "
@@ -711,10 +712,73 @@ def _crop_samples():
 # Keyword renames of the `changed` section (same name in TF1 and TF2, TF1's keyword renamed),
 # run like the replacements above: path -> (samples, {TF1 keyword: the value's TF2 form, "{0}"
 # being the value as written, tried when the plain rename is disproven}).
+def _one(**kwargs):
+    """A sample of keywords, built when run (tensors need TensorFlow initialised)."""
+    return lambda: [((), {k: (v() if callable(v) and getattr(v, "__name__", "") == "<lambda>" and k not in ("fn1", "fn2") else v)
+                          for k, v in kwargs.items()})]
+
+
+def _volume():
+    return tf.reshape(tf.range(64.0), [1, 4, 4, 4, 1])
+
+
+_POOL = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+_BOOLS = lambda: tf.constant([[True, False], [True, True]])  # noqa: E731
+_MATRIX = lambda: _matrix()  # noqa: E731
+
 RENAME_SAMPLES = {
     "space_to_batch": (_block_samples, {"block_size": "[{0}, {0}]"}),
     "nn.space_to_batch": (_block_samples, {"block_size": "[{0}, {0}]"}),
     "batch_to_space": (_crop_samples, {"block_size": "[{0}, {0}]"}),
+    "nn.conv2d": (_one(input=lambda: _ramp(), filter=lambda: tf.ones([2, 2, 1, 1]), strides=[1, 1, 1, 1],
+                       padding="VALID"), {}),
+    "nn.conv1d": (_one(value=lambda: tf.reshape(tf.range(4.0), [1, 4, 1]), filters=lambda: tf.ones([2, 1, 1]),
+                       stride=1, padding="VALID"), {}),
+    "nn.conv3d": (_one(input=lambda: _volume(), filter=lambda: tf.ones([2, 2, 2, 1, 1]), strides=[1] * 5,
+                       padding="VALID"), {}),
+    "nn.conv2d_transpose": (_one(value=lambda: tf.ones([1, 2, 2, 1]), filter=lambda: tf.ones([2, 2, 1, 1]),
+                                 output_shape=[1, 4, 4, 1], strides=[1, 2, 2, 1], padding="VALID"), {}),
+    "nn.conv3d_transpose": (_one(value=lambda: tf.ones([1, 2, 2, 2, 1]), filter=lambda: tf.ones([2, 2, 2, 1, 1]),
+                                 output_shape=[1, 4, 4, 4, 1], strides=[1, 2, 2, 2, 1], padding="VALID"), {}),
+    "nn.convolution": (_one(input=lambda: _ramp(), filter=lambda: tf.ones([2, 2, 1, 1]), padding="VALID",
+                            dilation_rate=[2, 2]), {}),
+    "nn.avg_pool": (_one(value=lambda: _ramp(), **_POOL), {}),
+    "nn.avg_pool2d": (_one(value=lambda: _ramp(), **_POOL), {}),
+    "nn.max_pool": (_one(value=lambda: _ramp(), **_POOL), {}),
+    "nn.max_pool_with_argmax": (_one(input=lambda: _ramp(), Targmax=tf.int64, **_POOL), {}),
+    "nn.depthwise_conv2d": (_one(input=lambda: _ramp(), filter=lambda: tf.ones([2, 2, 1, 1]),
+                                 strides=[1, 1, 1, 1], padding="VALID", rate=[2, 2]), {}),
+    "nn.separable_conv2d": (_one(input=lambda: _ramp(), depthwise_filter=lambda: tf.ones([2, 2, 1, 1]),
+                                 pointwise_filter=lambda: tf.ones([1, 1, 1, 1]), strides=[1, 1, 1, 1],
+                                 padding="VALID", rate=[2, 2]), {}),
+    "nn.pool": (_one(input=lambda: _ramp(), window_shape=[2, 2], pooling_type="MAX", padding="VALID",
+                     dilation_rate=[2, 2]), {}),
+    "nn.moments": (_one(x=_MATRIX, axes=[1], keep_dims=True), {}),
+    "nn.sufficient_statistics": (_one(x=_MATRIX, axes=[1], keep_dims=True), {}),
+    "nn.weighted_moments": (_one(x=_MATRIX, axes=[1], frequency_weights=lambda: tf.ones([2, 3]),
+                                 keep_dims=True), {}),
+    "nn.batch_norm_with_global_normalization": (_one(t=lambda: _ramp(), m=lambda: tf.constant([0.5]), v=lambda: tf.constant([2.0]),
+                                                     beta=lambda: tf.constant([0.1]), gamma=lambda: tf.constant([1.5]),
+                                                     variance_epsilon=1e-3,
+                                                     scale_after_normalization=True), {}),
+    "nn.softmax_cross_entropy_with_logits": (_one(labels=[[0.2, 0.8], [1.0, 0.0]],
+                                                  logits=[[1.0, 2.0], [0.5, -1.0]], dim=0), {}),
+    "reduce_all": (_one(input_tensor=_BOOLS, reduction_indices=1, keep_dims=True), {}),
+    "reduce_any": (_one(input_tensor=_BOOLS, reduction_indices=1, keep_dims=True), {}),
+    "math.reduce_all": (_one(input_tensor=_BOOLS, reduction_indices=1, keep_dims=True), {}),
+    "math.reduce_any": (_one(input_tensor=_BOOLS, reduction_indices=1, keep_dims=True), {}),
+    "reverse_sequence": (_one(input=_MATRIX, seq_lengths=[2, 3], seq_dim=1, batch_dim=0), {}),
+    "cond": (_one(pred=True, fn1=lambda: tf.constant(1.0), fn2=lambda: tf.constant(2.0)), {}),
+    "image.crop_and_resize": (_one(image=lambda: _ramp(), boxes=[[0.0, 0.0, 1.0, 1.0]], box_ind=[0],
+                                   crop_size=[2, 2]), {}),
+    "io.decode_raw": (_one(bytes=lambda: tf.constant([b"\x01\x02"]), out_type=tf.uint8), {}),
+    "sparse.add": (lambda: [((_sparse(), _sparse()), {"thresh": 5.0})], {}),
+    "sparse.concat": (lambda: [((), {"axis": 1, "sp_inputs": [_sparse(), _sparse()], "expand_nonconcat_dim": True})], {}),
+    "sparse.reduce_sum": (lambda: [((_sparse(),), {"reduction_axes": 1, "keep_dims": True})], {}),
+    "sparse.reduce_max": (lambda: [((_sparse(),), {"reduction_axes": 1, "keep_dims": True})], {}),
+    "strings.reduce_join": (lambda: [((tf.constant([["a", "b"]]),), {"reduction_indices": 1, "keep_dims": True})], {}),
+    "strings.to_hash_bucket": (_one(string_tensor=lambda: tf.constant(["a", "b"]), num_buckets=7), {}),
+    "strings.to_number": (_one(string_tensor=lambda: tf.constant(["1.5", "-2"])), {}),
 }
 
 

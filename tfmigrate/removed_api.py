@@ -496,6 +496,8 @@ def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
             return (f"{name} is TF1-only API, removed from TensorFlow 2. Keras 3's "
                     f"`{spelled(replacement['target'])}` is not a drop-in here: {obstacle}. Rewrite it "
                     "for Keras 3 (or keep TF1's layer with tf_keras); no automatic fix.")
+        if replacement.get("drop_in", True) and not replacement.get("proof") and api_table.removed(ref.path):
+            how += "; the rewrite was not run on a sample, so its fix is unsafe"
         return f"{name} is TF1-only API, removed from TensorFlow 2. Instead, {how}."
     if replacement and replacement.get("differs"):  # a native rewrite that running disproved
         why = f"`{spelled(replacement['not_native'])}` is not a drop-in: {replacement['differs']}"
@@ -588,6 +590,9 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
     edits.extend(reference.import_edits())
     kind = "TF2-native" if native else "compat.v1 fallback"
     applicability = "unsafe" if unsafe or (native and replacement.get("note")) else "safe"
+    if native and not replacement.get("proof") and applicability == "safe" and api_table.removed(ref.path):
+        # Resolving proves the name, not the call: a rewrite the generator did not run is unsafe.
+        return Fix("unsafe", f"Replace with `{reference.code}` ({kind}; not run on a sample)", tuple(edits))
     return Fix(applicability, f"Replace with `{reference.code}` ({kind})", tuple(edits))
 
 
@@ -998,6 +1003,7 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
         stop = reference_like(ref, ctx, "stop_gradient")
     labels = _labels_arg(call) if stop is not None else None
     unsafe = False
+    unproven = []
     args = []
     for i, arg in enumerate(call.args):
         key = arg.keyword.value if arg.keyword is not None else None
@@ -1021,6 +1027,8 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
                 if ref.spelled_v1 or not isinstance(arg.value, (cst.Name, cst.Integer, cst.Attribute)):
                     return None
                 arg = arg.with_changes(value=cst.parse_expression(form.format(_code(arg.value))))
+            elif key not in entry.get("renames_proven", ()):
+                unproven.append(key)  # no sample the generator could run: not proven
             arg = arg.with_changes(keyword=cst.Name(renames[key]))
         elif key in removed:
             unsafe = unsafe or key not in _HARMLESS_REMOVED
@@ -1041,6 +1049,9 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
             "Use the TF2 keywords")
     if stop is not None and any(k in renames or k in removed for k in ref.evidence):
         what += " and use the TF2 keywords"
+    if unproven:  # the rename stands on TensorFlow's tables alone
+        names = ", ".join(f"`{k}=`" for k in unproven)
+        return Fix("unsafe", f"{what} (TF2-native; the rename of {names} was not run on a sample)", edits)
     return Fix("unsafe" if unsafe else "safe", f"{what} (TF2-native)", edits)
 
 
