@@ -48,6 +48,8 @@ class GoneRef(Ref):
 class GoneApiRule(RemovedApiRule):
     """Base of the rules owning OWN_PREFIXES paths."""
 
+    _family_walk = True  # its visit_ methods are the walks (the family's and the gone walker's)
+
     def __init__(self, ctx):
         super().__init__(ctx)
         family = ctx.shared.setdefault("gone_api", {})

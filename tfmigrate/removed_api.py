@@ -102,10 +102,24 @@ def graph_mode_evidence(ctx) -> bool:
     return mentions_graph_mode(ctx)
 
 
+def _own_handler(cls: type, name: str) -> bool:
+    """Whether the visit_/leave_ method `name` of a rule class is the rule's own, not the walk
+    of a family base (a class whose body sets `_family_walk`)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return not vars(klass).get("_family_walk", False)
+    return False
+
+
 class RemovedApiRule(Rule):
-    """Base of the TFM2xx rules. Subclasses set CLAIMS and may override message() and fix()."""
+    """Base of the TFM2xx rules. Subclasses set CLAIMS and may override message() and fix().
+
+    The family's walk (the visit_ methods below) runs once per file, in the first rule created;
+    a rule's own visit_/leave_ methods (`visit_Call` of TFM201) run whichever rule walks, so a
+    rule finds the same alone and with the others enabled (tests/test_selection.py)."""
 
     CLAIMS: ClassVar[Tuple[str, ...]] = ()
+    _family_walk = True  # this class's visit_ methods are the family's walk (see _own_handler)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -114,17 +128,22 @@ class RemovedApiRule(Rule):
         family[self.code] = self
 
     def handlers(self):
-        return super().handlers() if self.is_walker else []
+        names = super().handlers()
+        if self.is_walker:
+            return names
+        return [name for name in names if _own_handler(type(self), name)]
 
     # The walker ---------------------------------------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if not self.is_walker:
+            return  # a rule's own override calling super(): the walker resolves this node
         parent = self.ctx.stack[-1] if self.ctx.stack else None
         if isinstance(parent, cst.Attribute) and parent.value is node:
             return  # not the whole dotted name
         self._resolve(node, parent)
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value not in self.ctx.names.aliases:
+        if node.value not in self.ctx.names.aliases or not self.is_walker:
             return
         parent = self.ctx.stack[-1] if self.ctx.stack else None
         if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.AsName)):
@@ -137,7 +156,7 @@ class RemovedApiRule(Rule):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         """`from tensorflow.contrib import slim`: the import itself fails under TF2."""
-        if node.relative or node.module is None:
+        if node.relative or node.module is None or not self.is_walker:
             return
         full = dotted(node.module)
         if not full:
@@ -166,6 +185,8 @@ class RemovedApiRule(Rule):
     def visit_Import(self, node: cst.Import) -> None:
         from tfmigrate.names import normalize
 
+        if not self.is_walker:
+            return
         for alias in node.names:
             full = dotted(alias.name) or ""
             path = normalize(full)

@@ -27,10 +27,6 @@ class Session(RemovedApiRule):
         *_CONFIG,
     )
 
-    def handlers(self):
-        names = super().handlers()
-        return names if "visit_Call" in names else names + ["visit_Call"]
-
     def describe(self, ref):
         fix = generic_fix(ref, self.ctx)
         if ref.path in _CONFIG:

@@ -18,10 +18,6 @@ _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 class RemovedApi(RemovedApiRule):
     code = "TFM299"
 
-    def handlers(self):
-        walker = super().handlers()
-        return walker if "visit_Call" in walker else walker + ["visit_Call"]
-
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if type(func) is not cst.Attribute or func.attr.value not in _ITERATOR_METHODS or node.args:
