@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
@@ -15,6 +16,7 @@ from tfmigrate import noqa
 from tfmigrate.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
 from tfmigrate.context import FileContext
+from tfmigrate.deep import run_deep
 from tfmigrate.findings import Finding
 from tfmigrate.nodes import NODE_TYPES, child_fields, is_node_type
 from tfmigrate.positions import Positions, python_ast
@@ -96,23 +98,76 @@ def _unreadable_source(data: bytes, path: str, shims=None) -> Optional[Finding]:
 _PY2_EXCEPT = re.compile(r"^[ \t]*except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:", re.MULTILINE)
 
 
-def _cpython_check(data: bytes, source: str, path: str) -> None:
-    """Raise CPython's SyntaxError for code libcst accepts but Python refuses: Python 2's
-    `except X, e:`, and what the compiler (not the parser) rejects, in every Python 3: `return`
-    or `yield` outside a function, `break` outside a loop, `nonlocal` at module level. Such a
-    file is reported (TFM001), never fixed and written as if valid. Syntax newer than this
-    Python (PEP 695 on 3.11) is libcst's to judge; notebooks may `await` at the top level."""
+class TooDeep(SyntaxError):
+    """Code nested deeper than CPython (or libcst's parser) takes: reported as TFM001 before
+    libcst parses it (libcst's native parser would overflow its stack and kill the process)."""
+
+
+# What CPython says when code is nested too deeply for it (3.11-3.13 wordings).
+_TOO_DEEP = ("too many nested parentheses", "too many levels of indentation",
+             "too many statically nested blocks", "too complex", "stack overflow")
+BOOL_CHAIN_LIMIT = 100_000  # `and`/`or` operands in one expression: libcst nests them, CPython does not
+_BOOL_WORD = re.compile(rb"\b(?:and|or)\b")
+
+
+def _cpython_verdict(data: bytes, path: str) -> Optional[SyntaxError]:
+    """CPython's compiler on the file, before libcst parses it. Code nested too deeply for
+    CPython (`RecursionError` at the recursion limit `python file.py` compiles under, a parser
+    stack overflow, too many nested parentheses) raises TooDeep. Another SyntaxError is returned
+    for `_cpython_refuses` to judge once libcst has parsed the file: Python 2's `except X, e:`,
+    and what the compiler (not the parser) rejects, in every Python 3: `return` or `yield`
+    outside a function, `break` outside a loop, `nonlocal` at module level. Syntax newer than
+    this Python (PEP 695 on 3.11) is libcst's to judge; notebooks may `await` at the top level."""
     import ast
     import warnings
+
+    from tfmigrate.deep import cpython_limit
 
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
     with warnings.catch_warnings():  # invalid escapes and the like are not tfmigrate's to report
         warnings.simplefilter("ignore")
         try:
-            compile(data, path, "exec", flags=flags, dont_inherit=True)
+            with cpython_limit():
+                compile(data, path, "exec", flags=flags, dont_inherit=True)
+        except (RecursionError, MemoryError) as error:
+            detail = str(error) or "the parser's stack overflowed"
+            raise TooDeep(f"it is nested too deeply for Python ({type(error).__name__}: {detail})") from None
         except SyntaxError as error:
-            if _PY2_EXCEPT.search(source) or _parses(data):
-                raise error from None
+            if any(words in (error.msg or "") for words in _TOO_DEEP):
+                deep = TooDeep(f"it is nested too deeply for Python ({error.msg})")
+                deep.lineno, deep.offset = error.lineno, error.offset
+                raise deep from None
+            return error
+    _check_bool_chains(data)
+    return None
+
+
+def _check_bool_chains(data: bytes) -> None:
+    """TooDeep for an expression of more than BOOL_CHAIN_LIMIT `and`/`or` operands: CPython
+    keeps them in one list, libcst nests them one per operand (its parser's stack would
+    overflow). A cheap count first; the exact chains only when the words are that many."""
+    if len(_BOOL_WORD.findall(data)) <= BOOL_CHAIN_LIMIT:
+        return
+    import ast
+
+    tree = python_ast(data)
+    chains: Dict[int, int] = {}
+    for node in reversed([n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)]):  # inner ones first
+        chains[id(node)] = len(node.values) - 1 + max((chains.get(id(v), 0) for v in node.values), default=0)
+        if chains[id(node)] > BOOL_CHAIN_LIMIT:
+            deep = TooDeep(
+                f"an expression of {chains[id(node)] + 1:,} `and`/`or` operands is more than tfmigrate's "
+                f"parser takes ({BOOL_CHAIN_LIMIT:,})"
+            )
+            deep.lineno, deep.offset = node.lineno, node.col_offset + 1
+            raise deep
+
+
+def _cpython_refuses(refusal: Optional[SyntaxError], data: bytes, source: str) -> None:
+    """Raise CPython's SyntaxError (from `_cpython_verdict`) for code libcst accepts but Python
+    refuses. Such a file is reported (TFM001), never fixed and written as if valid."""
+    if refusal is not None and (_PY2_EXCEPT.search(source) or _parses(data)):
+        raise refusal
 
 
 def _parses(data: bytes) -> bool:
@@ -148,6 +203,12 @@ def _parses_as_latin1(data: bytes) -> bool:
 def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
     """TFM001 with the clearest message on offer: CPython's own, else libcst's."""
     line, col, text = 1, 0, str(error).splitlines()[0] if str(error) else type(error).__name__
+    if isinstance(error, TooDeep):
+        line, col = error.lineno or 1, max((error.offset or 1) - 1, 0)
+        return make_finding(PARSE_ERROR, path, (
+            f"Cannot parse this file: {error.msg}, so it was not checked. Split the deepest expression "
+            "(or block) into several statements to have it checked."
+        ), (line, col), (line, col))
     if isinstance(error, SyntaxError) and error.lineno:
         line, col, text = error.lineno, max((error.offset or 1) - 1, 0), error.msg
     elif isinstance(error, UnicodeDecodeError):
@@ -181,6 +242,12 @@ def _parse_error(path: str, error: Exception, data: bytes) -> Finding:
                 line, col, text = py_error.lineno, max((py_error.offset or 1) - 1, 0), py_error.msg
         except Exception:  # null bytes and the like: keep libcst's words
             pass
+        else:  # valid Python that libcst cannot read (thousands of implicitly joined strings)
+            return make_finding(PARSE_ERROR, path, (
+                f"Cannot check this file: it is valid Python, but tfmigrate's parser (libcst) stops at line "
+                f"{line} ({text.strip() or 'no reason given'}). Its parser gives up on very long expressions, "
+                "such as thousands of implicitly joined strings; split that expression to have the file checked."
+            ), (line, col), (line, col))
     if text.startswith("expected one of"):
         text = "invalid syntax"
     stop = "" if text.endswith((".", "?", "!")) else "."
@@ -287,8 +354,12 @@ def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Mod
         return _Pass(None, [unreadable])
     try:
         return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims, imported_by)
-    except RecursionError as error:  # pathologically nested code, in libcst's recursive passes
-        return _Pass(None, [_internal_error(path, "while checking this file (nesting too deep)", error)])
+    except RecursionError:  # code nested deeper than tfmigrate's recursion limit (tfmigrate.deep)
+        return _Pass(None, [make_finding(INTERNAL_ERROR, path, (
+            "Cannot check this file: its code is nested too deeply for tfmigrate (the recursion limit "
+            f"{sys.getrecursionlimit():,} was reached), so it was not checked; the rest of the run went on. "
+            "Split the deepest expression into several statements to have it checked."
+        ), (1, 0), (1, 0))])
     except Exception as error:
         return _Pass(None, [_internal_error(path, "while checking this file", error)])
 
@@ -324,10 +395,12 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     if not might_use_tensorflow(data, shims):
         return _Pass(None, [])
     try:
+        # CPython first: code too deep for it must never reach libcst's native parser. A fix's
+        # output was checked by the pass that made it.
+        refusal = _cpython_verdict(data, path) if parsed is None else None
         module = parsed or _parse(data)
         source = data.decode(module.encoding, errors="replace")  # cheaper than module.code
-        if parsed is None:  # a fix's output was checked by the pass that made it
-            _cpython_check(data, source, path)
+        _cpython_refuses(refusal, data, source)
     except Exception as error:  # libcst raises several types for bad input
         # Whatever the selection or noqa, as Ruff's syntax errors: the file was not checked.
         return _Pass(None, [_parse_error(path, error, data)])
@@ -366,8 +439,9 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
 
 def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None) -> List[Finding]:
     """`shims`: the project's re-exports of TensorFlow (names.Shims), or None. `imported_by`: a
-    checked module of TF1 graph code that imports this one (graph_imports), or None."""
-    return _lint(data, path, codes, shims=shims, imported_by=imported_by).findings
+    checked module of TF1 graph code that imports this one (graph_imports), or None. Runs with
+    room for deeply nested code (tfmigrate.deep)."""
+    return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by).findings)
 
 
 def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List[Finding]:
@@ -439,6 +513,11 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
                shims=None, imported_by=None) -> FileResult:
     """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
     result would not parse is refused (reported as TFM000) and the others still apply."""
+    return run_deep(_fix_source, data, path, codes, unsafe, record, shims, imported_by)
+
+
+def _fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool, record: bool, shims,
+                imported_by) -> FileResult:
     result = FileResult(path, data)
     current = data
     refused: set = set()

@@ -1,0 +1,77 @@
+"""Room for deeply nested code. libcst's parser is native and recursive (a long `and` chain or a
+deep expression overflows an 8 MB stack and kills the process), and its code generation and the
+rules recurse in Python (a chain of 250 method calls passes Python's default recursion limit of
+1000). So a file's work runs in a thread with a large stack and a recursion limit to match: the
+deepest code CPython accepts is checked, and what is deeper ends as a RecursionError, which the
+engine reports as a finding, never as a crash.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Callable, TypeVar
+
+STACK_SIZE = 512 << 20  # virtual: only the pages a deep file touches are ever used
+RECURSION_LIMIT = 40_000
+CPYTHON_LIMIT = 1000  # CPython's default recursion limit, under which `python file.py` compiles it
+
+T = TypeVar("T")
+_local = threading.local()
+
+
+def run_deep(function: Callable[..., T], *args, **kwargs) -> T:
+    """`function(*args, **kwargs)` in a thread with a large stack and recursion limit (in place
+    when already in one, or when the platform refuses such a thread)."""
+    if getattr(_local, "deep", False):
+        return function(*args, **kwargs)
+    outcome: list = []
+
+    def target() -> None:
+        _local.deep = True
+        try:
+            outcome.append((True, function(*args, **kwargs)))
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+            outcome.append((False, error))
+
+    try:
+        previous = threading.stack_size(STACK_SIZE)
+    except (ValueError, RuntimeError):  # a platform without settable thread stacks
+        return function(*args, **kwargs)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+    try:
+        try:
+            thread = threading.Thread(target=target, name="tfmigrate-deep", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+    except RuntimeError:  # no room for the stack (strict overcommit): as before, in place
+        sys.setrecursionlimit(limit)
+        return function(*args, **kwargs)
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(limit)
+    ok, value = outcome[0]
+    if ok:
+        return value
+    raise value
+
+
+def _depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+class cpython_limit:
+    """The recursion limit `python file.py` compiles under, whatever the limit around: CPython's
+    verdict on how deep is too deep (RecursionError during compilation)."""
+
+    def __enter__(self) -> None:
+        self.limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(CPYTHON_LIMIT + _depth())
+
+    def __exit__(self, *exc) -> None:
+        sys.setrecursionlimit(self.limit)
