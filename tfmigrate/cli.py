@@ -45,6 +45,7 @@ JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes, at most one per c
 NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write .tfmigrate_cache/.")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="The path to report (and match config against) for '-'.")
 STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings.")
+MAX_FILE_SIZE = typer.Option(None, "--max-file-size", metavar="SIZE", help="Skip (and report as TFM001) files larger than this, e.g. 2MB; 0: no limit (default 1MB).")
 FORCE_EXCLUDE = typer.Option(None, "--force-exclude/--no-force-exclude", help="Apply exclude / extend-exclude to files named on the command line too (as pre-commit names them).")
 RESPECT_GITIGNORE = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help="Skip the files git ignores (default: on, or the configuration's respect-gitignore).")
 EXCLUDE = typer.Option(None, "--exclude", help="Globs of files and folders to skip, instead of the configuration's exclude (comma-separated or repeated).")
@@ -126,12 +127,12 @@ def _fail(message: str) -> None:
 
 
 def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None,
-              respect_gitignore=None, exclude=None, extend_exclude=None):
+              respect_gitignore=None, exclude=None, extend_exclude=None, max_file_size=None):
     from tfmigrate.config import ConfigError, resolve
 
     try:
         settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude,
-                           respect_gitignore, exclude, extend_exclude)
+                           respect_gitignore, exclude, extend_exclude, max_file_size)
         settings.codes()
         return settings
     except ConfigError as error:
@@ -362,6 +363,7 @@ def check(
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
     force_exclude: Optional[bool] = FORCE_EXCLUDE,
+    max_file_size: Optional[str] = MAX_FILE_SIZE,
     respect_gitignore: Optional[bool] = RESPECT_GITIGNORE,
     exclude: Optional[List[str]] = EXCLUDE,
     extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE,
@@ -371,7 +373,8 @@ def check(
     """Report TF1 code and TF2 pitfalls."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, force_exclude=force_exclude,
-                         respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude)
+                         respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude,
+                         max_file_size=max_file_size)
     if add_noqa_reason is not None:
         add_noqa = True
     if add_noqa and (paths == ["-"] or baseline):
@@ -446,6 +449,7 @@ def fix(
     no_cache: bool = NO_CACHE,
     stdin_filename: Optional[str] = STDIN_NAME,
     force_exclude: Optional[bool] = FORCE_EXCLUDE,
+    max_file_size: Optional[str] = MAX_FILE_SIZE,
     respect_gitignore: Optional[bool] = RESPECT_GITIGNORE,
     exclude: Optional[List[str]] = EXCLUDE,
     extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE,
@@ -455,7 +459,7 @@ def fix(
     """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes, force_exclude,
-                         respect_gitignore, exclude, extend_exclude)
+                         respect_gitignore, exclude, extend_exclude, max_file_size)
     _check_output(output_file)
     tasks = _tasks(paths, settings, "fix", diff, no_cache, stdin_filename)
     if not tasks:

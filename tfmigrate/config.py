@@ -26,7 +26,11 @@ DEFAULT_EXCLUDE = (
 _KEYS = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
     "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases", "force-exclude",
+    "max-file-size",
 }
+# A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst takes about
+# 0.7 GB of memory and seconds per MB of source, so 1 MB keeps a worker under 1 GB.
+DEFAULT_MAX_FILE_SIZE = 1_000_000
 
 
 class ConfigError(ValueError):
@@ -49,6 +53,7 @@ class Settings:
     target_version: str = DEFAULT_TARGET
     # The project's own re-exports of TensorFlow: {"pkg.compat.tfv1": "tensorflow.compat.v1"}.
     tensorflow_aliases: Dict[str, str] = field(default_factory=dict)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; 0: no limit
     # The other files' settings (see Resolver); None: these settings hold for every file.
     resolver: Optional["Resolver"] = field(default=None, compare=False, repr=False)
 
@@ -209,7 +214,24 @@ def load(path: Optional[Path]) -> Settings:
         values["target_version"] = check_target(where("target-version"), table["target-version"])
     if "tensorflow-aliases" in table:
         values["tensorflow_aliases"] = _aliases(where("tensorflow-aliases"), table["tensorflow-aliases"])
+    if "max-file-size" in table:
+        values["max_file_size"] = file_size(where("max-file-size"), table["max-file-size"])
     return Settings(**values)
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(|b|kb|mb|gb|kib|mib|gib)\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+
+
+def file_size(where: str, value) -> int:
+    """max-file-size: bytes as an integer, or a string with a unit ("2MB", "500KB", "1MiB"); 0
+    means no limit."""
+    match = _SIZE.match(value) if isinstance(value, str) else None
+    if isinstance(value, bool) or not (isinstance(value, int) and value >= 0 or match):
+        raise ConfigError(f'{where}: expected a size like "2MB", "500KB" or a number of bytes (0: no limit), got {value!r}')
+    if isinstance(value, int):
+        return value
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -248,6 +270,7 @@ class Flags:
     respect_gitignore: Optional[bool] = None
     exclude: Optional[List[str]] = None  # as Ruff's --exclude: replaces the files' exclude
     extend_exclude: Optional[List[str]] = None
+    max_file_size: Optional[str] = None
 
     def check(self) -> None:
         """Validate the flags once, before any file is looked at."""
@@ -256,6 +279,8 @@ class Flags:
                 _codes(where, codes)
         if self.target_version is not None:
             check_target("--target-version", self.target_version)
+        if self.max_file_size is not None:
+            file_size("--max-file-size", self.max_file_size)
         for where, globs in (("--exclude", self.exclude), ("--extend-exclude", self.extend_exclude)):
             for glob in globs or ():
                 _check_glob(where, glob)
@@ -275,6 +300,8 @@ class Flags:
             changes["exclude"] = list(self.exclude)
         if self.extend_exclude:
             changes["extend_exclude"] = [*settings.extend_exclude, *self.extend_exclude]
+        if self.max_file_size is not None:
+            changes["max_file_size"] = file_size("--max-file-size", self.max_file_size)
         return replace(settings, **changes)
 
 
@@ -340,11 +367,12 @@ def resolve(
     respect_gitignore: Optional[bool] = None,
     exclude: Optional[List[str]] = None,
     extend_exclude: Optional[List[str]] = None,
+    max_file_size: Optional[str] = None,
 ) -> Settings:
     """The settings of the first path (its cache folder is the run's), which answer
     `for_path` for every other file."""
     flags = Flags(select, extend_select, ignore, unsafe_fixes, target_version, force_exclude, respect_gitignore,
-                  _globs(exclude), _globs(extend_exclude))
+                  _globs(exclude), _globs(extend_exclude), max_file_size)
     flags.check()
     forced = None
     if config is not None:
