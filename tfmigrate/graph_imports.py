@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, Iterable, List, Optional
+from typing import Container, Dict, Iterable, List, Optional
 
 # A module that imports TensorFlow and uses a TF1 graph construct (a cheap stand-in for
 # program.ProgramMode.evidence, which needs the parsed module).
@@ -24,15 +24,17 @@ _GRAPH = re.compile(
 _IMPORTS = re.compile(rb"^[ \t]*(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)", re.MULTILINE)
 
 
-def graph_importers(files: Iterable[str], read=None) -> Dict[str, str]:
-    """path -> the path of a graph module among `files` that imports it (the first found)."""
+def graph_importers(files: Iterable[str], read=None, star: Container[str] = ()) -> Dict[str, str]:
+    """path -> the path of a graph module among `files` that imports it (the first found).
+    `star`: the files that get TensorFlow through a star import (star_imports), which import it
+    as much as those that spell `import tensorflow`."""
     read = read or _read
     files = [f for f in files if f.endswith(".py")]
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     found: Dict[str, str] = {}
     for path in files:
         data = read(path)
-        if not data or not _TF_IMPORT.search(data) or not _GRAPH.search(data):
+        if not data or not (_TF_IMPORT.search(data) or path in star) or not _GRAPH.search(data):
             continue
         folder = os.path.dirname(os.path.abspath(path))
         for module in _imported_modules(data):

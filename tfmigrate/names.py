@@ -12,13 +12,12 @@ the local name it binds. `api()` turns an expression into a path relative to Ten
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Dict, Iterator, Optional, Set, Tuple
 
 import libcst as cst
 
 from tfmigrate.findings import AddImport
+from tfmigrate.shims import Shims, module_name  # noqa: F401 - re-exported
 
 _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 _ATTRIBUTE, _NAME = cst.Attribute, cst.Name
@@ -86,49 +85,6 @@ def _statements(body) -> Iterator[cst.CSTNode]:
                 stack.append(child)
 
 
-@dataclass(frozen=True)
-class Shims:
-    """A project's own re-exports of TensorFlow (the `tensorflow-aliases` setting), e.g.
-    (("tensorpack.compat.tfv1", "tensorflow.compat.v1"),), and the dotted module name of the
-    file being linted (to resolve `from ..compat import tfv1`), None outside a package."""
-
-    aliases: Tuple[Tuple[str, str], ...] = ()
-    module: Optional[str] = None
-    is_package: bool = False  # the file is a package's __init__.py
-
-    def target(self, path: str) -> Optional[str]:
-        return next((target for name, target in self.aliases if name == path), None)
-
-    def absolute(self, level: int, module: Optional[str]) -> Optional[str]:
-        """The absolute module a relative `from` import names, or None outside a package."""
-        if self.module is None:
-            return None
-        parts = self.module.split(".")
-        if not self.is_package:
-            parts = parts[:-1]
-        if level - 1 > len(parts) or (level - 1 == len(parts) and not module):
-            return None
-        parts = parts[: len(parts) - (level - 1)]
-        return ".".join(parts + ([module] if module else []))
-
-    def mentioned_in(self, data: bytes) -> bool:
-        """Cheap scan: the file names one of the re-exports' last components."""
-        return any(path.rsplit(".", 1)[-1].encode() in data for path, _ in self.aliases)
-
-
-def module_name(path: str) -> Tuple[Optional[str], bool]:
-    """The dotted module name of a file from the packages (`__init__.py` folders) around it,
-    and whether it is a package's `__init__.py`."""
-    file = Path(path).resolve()
-    is_package = file.name == "__init__.py"
-    parts = [] if is_package else [file.stem]
-    folder = file.parent
-    while (folder / "__init__.py").is_file():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return (".".join(parts) if parts else None), is_package
-
-
 def _fails_under_tf2(target: Optional[str]) -> bool:
     """Whether importing this TensorFlow path fails under TF 2.21 (contrib, a name that exists
     nowhere), so an `except` fallback's binding is the one that runs."""
@@ -162,6 +118,9 @@ class ImportTable:
         self.bound: Set[str] = set()
         self._source = source
         self._shims = shims if shims is not None and shims.aliases else None
+        self._star = dict(shims.star) if shims is not None and shims.star else None
+        # What importing those star-imported modules does to the program ("v2_off", ...).
+        self.star_program = shims.star_program if shims is not None else ()
         fallbacks = _fallback_imports(module) if "except" in source or not source else set()
         for stmt in _statements(module.body):
             small = stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt]
@@ -199,6 +158,10 @@ class ImportTable:
 
     def _add_import_from(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar):
+            if self._star is not None:  # `from ops import *` of a checked module that imports tf
+                written = "." * len(node.relative) + (_module_name(node.module) if node.module else "")
+                for local, target in self._star.get(written, ()):
+                    self._bind(local, target)
             return
         if node.relative or node.module is None:
             if self._shims is not None:

@@ -153,7 +153,10 @@ class ProgramMode:
                 continue  # seen already; `self.tf.X` is not the module; a string or a comment
             seen.add(what)
             found.append((self.source.count("\n", 0, start) + 1, what))
-        if not found and self.imported_by is not None and self._tf_aliases:
+        if self.imported_by is not None and self._tf_aliases and not any(
+                _DECISIVE.search(_unaliased(what)) for _, what in found):
+            # A helper of graph code (TF1-style `variable_scope`s or no construct at all) runs in
+            # the importer's graph: graph code too.
             found.append((0, f"imported by the graph module {self.imported_by}"))
         return found
 
@@ -165,8 +168,9 @@ class ProgramMode:
 
     @cached_property
     def v2_disabled(self) -> bool:
-        """The module turns TF2 behaviour off (so `tf.compat.v1` graph code runs in it)."""
-        return _V2_OFF.search(self.source) is not None
+        """The module turns TF2 behaviour off (so `tf.compat.v1` graph code runs in it), or a
+        module it star-imports its `tf` from does, on import (star_imports)."""
+        return _V2_OFF.search(self.source) is not None or "v2_off" in self.names.star_program
 
     @cached_property
     def needs_legacy_keras(self) -> bool:
@@ -181,7 +185,7 @@ class ProgramMode:
 
     @cached_property
     def legacy_keras_set(self) -> bool:
-        return _LEGACY_SET.search(self.source) is not None
+        return _LEGACY_SET.search(self.source) is not None or "legacy_keras" in self.names.star_program
 
     @property
     def on_compat_route(self) -> bool:

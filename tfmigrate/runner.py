@@ -809,10 +809,12 @@ def tasks_for(
     """One task per file, with its own nearest configuration's codes, target, aliases and (when
     `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
     from tfmigrate.graph_imports import graph_importers
+    from tfmigrate.star_imports import cache_key as star_key, star_aliases
 
     files = list(files)
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
-    importers = graph_importers(files)
+    star = star_aliases(files)  # `from ops import *` of a checked module that imports tf
+    importers = graph_importers(files, star=star)
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     tasks = []
     for path in files:
@@ -824,19 +826,25 @@ def tasks_for(
         key = own.cache_key(file_codes) if use_cache else ""
         if key and importer is not None:
             key += "|imported by graph code: " + importer
+        if key and path in star:
+            key += star_key(star[path])
         tasks.append(
             Task(path, display_path(path), file_codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
-                 key=key, cache_dir=cache_dir, shims=_shims(own, path),
+                 key=key, cache_dir=cache_dir, shims=_shims(own, path, star.get(path)),
                  graph_importer=display_path(importer) if importer else None)
         )
     return _prepare(tasks, settings)
 
 
-def _shims(settings: Settings, path: str):
-    """The configured re-exports of TensorFlow, with this file's module name (None if none)."""
-    if not settings.tensorflow_aliases:
+def _shims(settings: Settings, path: str, star=None):
+    """The configured re-exports of TensorFlow, with this file's module name, and what its star
+    imports bring in (a star_imports.StarFact); None if neither."""
+    if not settings.tensorflow_aliases and star is None:
         return None
-    from tfmigrate.names import Shims, module_name
+    from tfmigrate.shims import Shims, module_name
 
+    modules, program = star if star is not None else ((), ())
+    if not settings.tensorflow_aliases:
+        return Shims(star=modules, star_program=program)
     module, is_package = module_name(path)
-    return Shims(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package)
+    return Shims(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)
