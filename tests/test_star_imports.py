@@ -108,6 +108,24 @@ def test_only_files_with_a_star_import_pay(tmp_path, monkeypatch):
     assert parsed == [b"import tensorflow as tf\n"]
 
 
+def test_a_cached_run_parses_nothing(tmp_path, monkeypatch):
+    """Scans are kept in the cache folder by content: a second run reads them back; an edited
+    module is parsed again."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {"ops.py": "import tensorflow as tf\n", "model.py": "from ops import *\n"})
+    parsed = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda data, *a, **k: parsed.append(data) or real(data, *a, **k))
+    first = star_aliases(["ops.py", "model.py"], cache_dir="cache")
+    assert parsed and (tmp_path / "cache" / ".gitignore").is_file()
+    parsed.clear()
+    assert star_aliases(["ops.py", "model.py"], cache_dir="cache") == first and parsed == []
+    (tmp_path / "ops.py").write_text("import tensorflow.compat.v1 as tf\n")
+    assert star_aliases(["ops.py", "model.py"], cache_dir="cache")["model.py"].modules == (
+        ("ops", (("tf", "tensorflow.compat.v1"),)),)
+    assert parsed == [b"import tensorflow.compat.v1 as tf\n"]
+
+
 # --- the import table ---------------------------------------------------------------------------
 
 def _table(source: str, star) -> ImportTable:

@@ -813,7 +813,7 @@ def tasks_for(
 
     files = list(files)
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
-    star = star_aliases(files)  # `from ops import *` of a checked module that imports tf
+    star = star_aliases(files, cache_dir=cache_dir)  # `from ops import *` of a checked module that imports tf
     importers = graph_importers(files, star=star)
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     tasks = []

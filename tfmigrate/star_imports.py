@@ -10,15 +10,19 @@ TensorFlow aliases that module binds at its top level (`tf` -> `tensorflow`, `tf
 star imports of checked modules one level further. The fact reaches names.ImportTable through
 shims.Shims (`star`), binding the names where the star import stands.
 
-Cost: every file is searched once for the bytes `import *`; only a file that has one reads and
-parses (with `ast`, never libcst) the modules it names.
+Cost: every file is searched once for the bytes `import *`; only a file that has one reads the
+modules it names, which are parsed with `ast` (never libcst) once per content: what a parse found
+is kept in the cache folder, keyed by the module's hash, so a cached run parses nothing.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
+from tfmigrate import __version__
 from tfmigrate.graph_imports import _read
 
 _HINT = re.compile(rb"import[ \t]*\*")
@@ -27,10 +31,11 @@ _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 _LEVELS = 2  # the star-imported module, and the modules it star-imports in turn
 # What importing a module does to the whole program (program.py's _V2_OFF and _LEGACY_SET, on
 # bytes: program.py imports libcst, which a cached run must not pay for).
-_PROGRAM = (
-    ("v2_off", re.compile(rb"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")),
-    ("legacy_keras", re.compile(rb"""["']TF_USE_LEGACY_KERAS["']""")),
+_PROGRAM = (  # (flag, a literal every match contains, the pattern)
+    ("v2_off", b"disable_", re.compile(rb"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")),
+    ("legacy_keras", b"TF_USE_LEGACY_KERAS", re.compile(rb"""["']TF_USE_LEGACY_KERAS["']""")),
 )
+_SCAN_FORMAT = "star-1"  # the layout of a kept scan (see _Kept); a new one ignores older files
 
 Aliases = Tuple[Tuple[str, str], ...]  # (local name, full dotted TensorFlow path), sorted
 
@@ -44,29 +49,30 @@ class StarFact(NamedTuple):
     program: Tuple[str, ...] = ()
 
 
-def star_aliases(files: Iterable[str], read: Optional[Callable[[str], bytes]] = None) -> Dict[str, StarFact]:
+def star_aliases(files: Iterable[str], read: Optional[Callable[[str], bytes]] = None,
+                 cache_dir: Optional[str] = None) -> Dict[str, StarFact]:
     """path -> what its star imports of checked modules bring in, for the files whose star
-    imports bring TensorFlow names."""
+    imports bring TensorFlow names. `cache_dir`: where parses are kept between runs (None: not
+    kept)."""
     read = read or _read
     files = [f for f in files if f.endswith(".py")]
-    known = {os.path.normpath(os.path.abspath(f)): f for f in files}
-    exports: Dict[str, tuple] = {}
+    modules = _Modules(files, read, cache_dir)
     found: Dict[str, StarFact] = {}
     for path in files:
         data = read(path)
         if not data or not _HINT.search(data):
             continue
-        modules, program = [], set()
+        brought, program = [], set()
         for module in dict.fromkeys(_star_modules(data)):
-            target = resolve(module, path, known)
+            target = resolve(module, path, modules.known)
             if target is None or target == path:
                 continue
-            names, flags = _exports(target, known, read, exports, _LEVELS, {path})
+            names, flags = modules.exports(target, _LEVELS, {path})
             if names:
-                modules.append((module, tuple(sorted(names.items()))))
+                brought.append((module, tuple(sorted(names.items()))))
             program |= flags
-        if modules:
-            found[path] = StarFact(tuple(modules), tuple(sorted(program)))
+        if brought:
+            found[path] = StarFact(tuple(brought), tuple(sorted(program)))
     return found
 
 
@@ -110,96 +116,156 @@ def resolve(module: str, importer: str, known: Dict[str, str]) -> Optional[str]:
     return None
 
 
-def _exports(path: str, known, read, memo: Dict[str, tuple], levels: int, seen: set):
-    """The TensorFlow names `from <path's module> import *` binds (local -> full dotted path),
-    and what importing it does to the program (_PROGRAM flags)."""
-    key = f"{path}\0{levels}"
-    if key in memo:
-        return memo[key]
-    memo[key] = ({}, set())  # a cycle of star imports ends here
-    data = read(path)
-    names: Dict[str, str] = {}
-    flags = {flag for flag, pattern in _PROGRAM if data and pattern.search(data)}
-    follow = levels > 1 and _HINT.search(data) is not None
-    if data and (b"tensorflow" in data or b"keras" in data or follow):
-        names = _top_level_bindings(data, path, known, read, memo, levels, seen | {path}, follow, flags)
-    memo[key] = (names, flags)
-    return names, flags
+class _Modules:
+    """The star-imported modules of one run: each read and scanned once (a scan kept in the
+    cache folder is not parsed again)."""
+
+    def __init__(self, files: List[str], read, cache_dir: Optional[str]):
+        self.known = {os.path.normpath(os.path.abspath(f)): f for f in files}
+        self.read = read
+        self.scans: Dict[str, tuple] = {}
+        self.kept = os.path.join(cache_dir, __version__, _SCAN_FORMAT) if cache_dir else None
+        self.cache_dir = cache_dir
+
+    def exports(self, path: str, levels: int, seen: set):
+        """The TensorFlow names `from <path's module> import *` binds (local -> full dotted
+        path), and what importing it does to the program (_PROGRAM flags)."""
+        events, flags = self.scan(path)
+        bound: Dict[str, Optional[str]] = {}
+        public: Optional[set] = None
+        flags = set(flags)
+        for event in events:
+            kind, fallback = event[0], event[-1]
+            if kind == "all":
+                listed, augment = (set(event[1]) if event[1] is not None else None), event[2]
+                public = (public | (listed or set()) if public is not None else None) if augment else listed
+                continue
+            if kind == "star":
+                if levels < 2:
+                    continue
+                target = resolve(event[1], path, self.known)
+                if target is None or target in seen:
+                    continue
+                names, inner = self.exports(target, levels - 1, seen | {path})
+                flags |= inner
+                pairs = names.items()
+            else:
+                pairs = ((event[1], event[2]),)
+            for local, full in pairs:
+                if not (fallback and local in bound):  # `try: import a as x / except: import b as x`: the try's
+                    bound[local] = full
+        names = {
+            local: target
+            for local, target in bound.items()
+            if target is not None and target.split(".")[0] in _TF_ROOTS
+            and (local in public if public is not None else not local.startswith("_"))
+        }
+        return names, flags
+
+    def scan(self, path: str):
+        """(events, flags) of the module: what its top-level statements do to its names, in
+        order, and the _PROGRAM flags its source shows."""
+        found = self.scans.get(path)
+        if found is None:
+            data = self.read(path)
+            flags = tuple(flag for flag, literal, pattern in _PROGRAM if literal in data and pattern.search(data))
+            events = []
+            if data and (b"tensorflow" in data or b"keras" in data or _HINT.search(data)):
+                entry = self._entry(data)
+                events = self._load(entry)
+                if events is None:
+                    events = _events(data)
+                    self._keep(entry, events)
+            found = self.scans[path] = (events, flags)
+        return found
+
+    def _entry(self, data: bytes) -> Optional[str]:
+        if self.kept is None:
+            return None
+        digest = hashlib.sha256(data).hexdigest()
+        return os.path.join(self.kept, digest[:2], digest + ".json")
+
+    @staticmethod
+    def _load(entry: Optional[str]) -> Optional[list]:
+        if entry is None:
+            return None
+        try:
+            with open(entry, encoding="utf-8") as handle:
+                events = json.load(handle)
+            return events if isinstance(events, list) else None
+        except (OSError, ValueError):
+            return None
+
+    def _keep(self, entry: Optional[str], events: list) -> None:
+        """Write the scan (a temporary file and a rename); a cache that cannot be written only
+        costs time."""
+        if entry is None:
+            return
+        try:
+            if not os.path.isdir(self.cache_dir):
+                os.makedirs(self.cache_dir, exist_ok=True)
+                with open(os.path.join(self.cache_dir, ".gitignore"), "w", encoding="utf-8") as handle:
+                    handle.write("# Created by tfmigrate\n*\n")
+            os.makedirs(os.path.dirname(entry), exist_ok=True)
+            temporary = f"{entry}.{os.getpid()}.tmp"
+            with open(temporary, "w", encoding="utf-8") as handle:
+                json.dump(events, handle)
+            os.replace(temporary, entry)
+        except OSError:
+            pass
 
 
-def _top_level_bindings(data, path, known, read, memo, levels, seen, follow, flags) -> Dict[str, str]:
-    """Walks the module's top-level statements (into if/try/with/for bodies, not functions or
-    classes) as Python binds names; `flags` receives those of the modules it star-imports."""
+def _events(data: bytes) -> list:
+    """What the module's top-level statements (into if/try/with/for bodies, not functions or
+    classes) do to its names, in order, as JSON-ready lists: ["bind", local, full path or None,
+    fallback], ["star", module as written, fallback], ["all", names or None, augmented, False]."""
     import ast
 
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):  # not Python 3, a NUL byte: it binds nothing we can see
-        return {}
-    bound: Dict[str, Optional[str]] = {}
-    public: Optional[set] = None
-
-    def bind(local: str, target: Optional[str], fallback: bool) -> None:
-        if fallback and local in bound:
-            return  # `try: import a as x / except ImportError: import b as x`: the try's runs
-        bound[local] = target
-
+        return []
+    events: list = []
     stack = [(stmt, False) for stmt in reversed(tree.body)]
     while stack:
         stmt, fallback = stack.pop()
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.asname:
-                    bind(alias.asname, alias.name, fallback)
+                    events.append(["bind", alias.asname, alias.name, fallback])
                 else:
                     head = alias.name.split(".")[0]
-                    bind(head, head, fallback)
+                    events.append(["bind", head, head, fallback])
         elif isinstance(stmt, ast.ImportFrom):
-            module = "." * stmt.level + (stmt.module or "")
             if stmt.names[0].name == "*":
-                if follow and stmt.level == 0 and module.split(".")[0] in _TF_ROOTS:
-                    continue  # `from tensorflow... import *`: names unknown without TensorFlow
-                target = resolve(module, path, known) if follow else None
-                if target is not None and target not in seen:
-                    names, inner = _exports(target, known, read, memo, levels - 1, seen)
-                    flags |= inner
-                    for local, full in names.items():
-                        bind(local, full, fallback)
-                continue
+                if stmt.level or (stmt.module or "").split(".")[0] not in _TF_ROOTS:
+                    events.append(["star", "." * stmt.level + (stmt.module or ""), fallback])
+                continue  # `from tensorflow... import *`: names unknown without TensorFlow
             for alias in stmt.names:
-                local = alias.asname or alias.name
-                bind(local, f"{stmt.module}.{alias.name}" if stmt.level == 0 and stmt.module else None, fallback)
+                full = f"{stmt.module}.{alias.name}" if stmt.level == 0 and stmt.module else None
+                events.append(["bind", alias.asname or alias.name, full, fallback])
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
-                if isinstance(target, ast.Name):
-                    if target.id == "__all__" and isinstance(stmt, ast.AugAssign):
-                        public = public | (_names_listed(stmt.value) or set()) if public is not None else None
-                    elif target.id == "__all__":
-                        public = _names_listed(stmt.value)
-                    elif target.id in bound:
-                        bound[target.id] = None  # `tf = None`: rebound, not TensorFlow now
+                if isinstance(target, ast.Name) and target.id == "__all__":
+                    events.append(["all", _names_listed(stmt.value), isinstance(stmt, ast.AugAssign), False])
+                elif isinstance(target, ast.Name):
+                    events.append(["bind", target.id, None, False])  # `tf = None`: not TensorFlow now
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if stmt.name in bound:
-                bound[stmt.name] = None
+            events.append(["bind", stmt.name, None, False])
         elif isinstance(stmt, (ast.If, ast.With, ast.For, ast.While)):
             stack.extend((s, fallback) for s in reversed(stmt.body + getattr(stmt, "orelse", [])))
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             stack.extend((s, True) for s in reversed([s for h in stmt.handlers for s in h.body]))
             stack.extend((s, fallback) for s in reversed(stmt.body + stmt.orelse + stmt.finalbody))
-    return {
-        local: target
-        for local, target in bound.items()
-        if target is not None and target.split(".")[0] in _TF_ROOTS
-        and (local in public if public is not None else not local.startswith("_"))
-    }
+    return events
 
 
-def _names_listed(value) -> Optional[set]:
+def _names_listed(value) -> Optional[list]:
     """The strings of an `__all__ = [...]` / `(...)`; None when it is not a literal list."""
     import ast
 
     if isinstance(value, (ast.List, ast.Tuple)) and all(
             isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
-        return {e.value for e in value.elts}
+        return sorted(e.value for e in value.elts)
     return None
