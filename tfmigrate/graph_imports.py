@@ -21,7 +21,12 @@ _GRAPH = re.compile(
     rb"add_to_collection|global_variables_initializer|start_queue_runners|disable_v2_behavior|"
     rb"disable_eager_execution)\s*\(|\bfeed_dict\s*="
 )
-_IMPORTS = re.compile(rb"^[ \t]*(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)", re.MULTILINE)
+# Substring tests first (C speed): the regexes then scan only the likely graph modules.
+_GRAPH_WORDS = (b"placeholder", b"Session", b"get_variable", b"variable_scope", b"get_collection",
+                b"add_to_collection", b"global_variables_initializer", b"start_queue_runners",
+                b"disable_v2_behavior", b"disable_eager_execution", b"feed_dict")
+_IMPORT_WORD = re.compile(rb"import")
+_IMPORT_LINE = re.compile(rb"(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)")
 
 
 def graph_importers(files: Iterable[str], read=None, star: Container[str] = ()) -> Dict[str, str]:
@@ -34,7 +39,9 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = ()) 
     found: Dict[str, str] = {}
     for path in files:
         data = read(path)
-        if not data or not (_TF_IMPORT.search(data) or path in star) or not _GRAPH.search(data):
+        if not data or not any(word in data for word in _GRAPH_WORDS):
+            continue
+        if not ((b"tensorflow" in data and _TF_IMPORT.search(data)) or path in star) or not _GRAPH.search(data):
             continue
         folder = os.path.dirname(os.path.abspath(path))
         for module in _imported_modules(data):
@@ -46,7 +53,17 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = ()) 
 
 def _imported_modules(data: bytes) -> List[str]:
     modules = []
-    for match in _IMPORTS.finditer(data):
+    seen = set()
+    for hit in _IMPORT_WORD.finditer(data):  # a literal search, then only the lines it hits
+        start = data.rfind(b"\n", 0, hit.start()) + 1
+        if start in seen:
+            continue
+        seen.add(start)
+        end = data.find(b"\n", start)
+        line = data[start:end if end >= 0 else len(data)].lstrip()
+        match = _IMPORT_LINE.match(line) if line.startswith((b"import", b"from")) else None
+        if match is None:
+            continue
         if match.group(1):
             modules.extend(m.strip().decode("ascii", "replace") for m in match.group(1).split(b","))
         elif match.group(2):
