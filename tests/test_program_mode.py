@@ -110,3 +110,14 @@ def test_route_prints_the_reference_numbers(case, tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     expected = re.search(r"^# fixed: (.*)$", source, re.MULTILINE).group(1).strip()
     assert run.stdout.strip().splitlines()[-1] == expected
+
+
+def test_graph_importers_cache_follows_edits(project):
+    cache = str(project / ".tfmigrate_cache")
+    files = ["train.py", "utils.py", "eager.py"]
+    assert graph_importers(files, cache_dir=cache) == {"utils.py": "train.py"}
+    assert (project / ".tfmigrate_cache" / "graph_imports.json").is_file()
+    assert graph_importers(files, cache_dir=cache) == {"utils.py": "train.py"}  # from the cache
+    (project / "train.py").write_bytes(EAGER + b"import utils\n")  # no graph code any more
+    os.utime(project / "train.py", ns=(1, 1))
+    assert graph_importers(files, cache_dir=cache) == {}

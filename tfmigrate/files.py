@@ -174,3 +174,12 @@ def stale_temporaries(folders: Iterable[str], now: Optional[float] = None) -> Li
             if old or (pid is not None and int(pid) != os.getpid() and not _alive(int(pid))):
                 found.append(entry.path)
     return found
+
+
+def make_cache_folder(folder: str) -> None:
+    """Create tfmigrate's cache folder (`.tfmigrate_cache/`) with a `.gitignore` that keeps it out
+    of the repository, as Ruff does for `.ruff_cache/`."""
+    if not os.path.isdir(folder):
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, ".gitignore"), "w", encoding="utf-8") as handle:
+            handle.write("# Created by tfmigrate\n*\n")

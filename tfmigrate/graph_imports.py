@@ -9,9 +9,14 @@ a graph module resolved to files among those checked.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from typing import Container, Dict, Iterable, List, Optional
+
+from tfmigrate import __version__
+from tfmigrate.files import make_cache_folder, write_atomic
 
 # A module that imports TensorFlow and uses a TF1 graph construct (a cheap stand-in for
 # program.ProgramMode.evidence, which needs the parsed module).
@@ -29,12 +34,45 @@ _IMPORT_WORD = re.compile(rb"import")
 _IMPORT_LINE = re.compile(rb"(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)")
 
 
-def graph_importers(files: Iterable[str], read=None, star: Container[str] = ()) -> Dict[str, str]:
+def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), cache_dir: Optional[str] = None
+                    ) -> Dict[str, str]:
     """path -> the path of a graph module among `files` that imports it (the first found).
     `star`: the files that get TensorFlow through a star import (star_imports), which import it
-    as much as those that spell `import tensorflow`."""
-    read = read or _read
+    as much as those that spell `import tensorflow`. With `cache_dir`, the answer is kept there
+    and reused while no file's size or modification time changed (a warm check reads nothing)."""
     files = [f for f in files if f.endswith(".py")]
+    if cache_dir is None or read is not None:
+        return _graph_importers(files, read or _read, star)
+    stamp = _stamp(files, star)
+    entry = os.path.join(cache_dir, "graph_imports.json")
+    try:
+        with open(entry, encoding="utf-8") as handle:
+            cached = json.load(handle)
+        if cached.get("stamp") == stamp:
+            return cached["importers"]
+    except (OSError, ValueError, AttributeError):
+        pass
+    found = _graph_importers(files, _read, star)
+    try:
+        make_cache_folder(cache_dir)
+        write_atomic(entry, json.dumps({"stamp": stamp, "importers": found}).encode("utf-8"), new=True)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+    return found
+
+
+def _stamp(files: List[str], star: Container[str]) -> str:
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(files):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{path in star}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _graph_importers(files: List[str], read, star: Container[str]) -> Dict[str, str]:
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     found: Dict[str, str] = {}
     for path in files:

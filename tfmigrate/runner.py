@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
 from tfmigrate import __version__
 from tfmigrate.config import Settings
-from tfmigrate.files import TEMP_SUFFIX, NotWritten, discover, display_path, write_atomic
+from tfmigrate.files import TEMP_SUFFIX, NotWritten, discover, display_path, make_cache_folder, write_atomic
 from tfmigrate.findings import Finding
 
 CACHE_DIR = ".tfmigrate_cache"
@@ -84,9 +84,7 @@ class Cache:
     def put(self, path: str, fingerprint: str, findings: Sequence[Finding]) -> None:
         entry = self._entry(path)
         try:
-            if not self.folder.exists():
-                self.folder.mkdir(parents=True, exist_ok=True)
-                (self.folder / ".gitignore").write_text("# Created by tfmigrate\n*\n", encoding="utf-8")
+            make_cache_folder(str(self.folder))
             entry.parent.mkdir(parents=True, exist_ok=True)
             payload = {"fingerprint": fingerprint, "findings": [f.to_json() for f in findings]}
             write_atomic(str(entry), json.dumps(payload).encode("utf-8"), new=True)
@@ -814,7 +812,7 @@ def tasks_for(
     files = list(files)
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
     star = star_aliases(files, cache_dir=cache_dir)  # `from ops import *` of a checked module that imports tf
-    importers = graph_importers(files, star=star)
+    importers = graph_importers(files, star=star, cache_dir=cache_dir)
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     tasks = []
     for path in files:

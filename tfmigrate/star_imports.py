@@ -23,6 +23,7 @@ import re
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from tfmigrate import __version__
+from tfmigrate.files import make_cache_folder
 from tfmigrate.graph_imports import _read
 
 _HINT = re.compile(rb"import[ \t]*\*")
@@ -202,10 +203,7 @@ class _Modules:
         if entry is None:
             return
         try:
-            if not os.path.isdir(self.cache_dir):
-                os.makedirs(self.cache_dir, exist_ok=True)
-                with open(os.path.join(self.cache_dir, ".gitignore"), "w", encoding="utf-8") as handle:
-                    handle.write("# Created by tfmigrate\n*\n")
+            make_cache_folder(self.cache_dir)
             os.makedirs(os.path.dirname(entry), exist_ok=True)
             temporary = f"{entry}.{os.getpid()}.tmp"
             with open(temporary, "w", encoding="utf-8") as handle:
