@@ -12,7 +12,7 @@ measuring process that reports the wall time and the peak RSS of the largest pro
   literal   a data literal, one short row per line (what "a 20 MB generated data literal" was)
   oneline   the same numbers on one line (the "5 MB single-line file")
   code      TF1 code with a finding and a fix every few lines (fix's worst case: many passes)
-and the two files of the issue, which are over the default limit (1 MB) and must be skipped at
+and the two files of the issue, which are over the default limit (800 KB) and must be skipped at
 once: a 20 MB literal and a 5 MB single line. The target: peak under 1 GB per worker, time about
 linear in the size (s/MB roughly constant).
 """
@@ -84,7 +84,7 @@ def measure(folder: Path, *args: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="0.25,0.5,0.95", help="MB, comma-separated (under the 1 MB limit)")
+    parser.add_argument("--sizes", default="0.2,0.4,0.8", help="MB, comma-separated (under the 800 KB limit)")
     parser.add_argument("--quick", action="store_true", help="only the largest size, check only for literal/oneline")
     parser.add_argument("--tmp", default=None)
     options = parser.parse_args()

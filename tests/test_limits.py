@@ -124,7 +124,7 @@ def test_a_file_over_the_default_limit_is_reported_and_skipped(tmp_path):
         assert result.returncode == 1
         assert [(f["path"], f["rule"]) for f in findings if f["path"] != "good0.py"] == [("data.py", "TFM001")]
         assert findings[0]["message"].startswith(
-            "Not checked: it is 1.1 MB, over the max-file-size limit of 1 MB (parsing takes about 0.7 GB of "
+            "Not checked: it is 1.1 MB, over the max-file-size limit of 800 KB (parsing takes up to 1 GB of "
             "memory per MB). Raise `max-file-size` in [tool.tfmigrate] or pass --max-file-size to check it, "
             "or exclude it"), findings[0]["message"]
     assert (tmp_path / "data.py").read_bytes() == dense(1_100_000)  # not fixed

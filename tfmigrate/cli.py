@@ -45,7 +45,7 @@ JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes, at most one per c
 NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write .tfmigrate_cache/.")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="The path to report (and match config against) for '-'.")
 STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings.")
-MAX_FILE_SIZE = typer.Option(None, "--max-file-size", metavar="SIZE", help="Skip (and report as TFM001) files larger than this, e.g. 2MB; 0: no limit (default 1MB).")
+MAX_FILE_SIZE = typer.Option(None, "--max-file-size", metavar="SIZE", help="Skip (and report as TFM001) files larger than this, e.g. 2MB; 0: no limit (default 800KB).")
 FORCE_EXCLUDE = typer.Option(None, "--force-exclude/--no-force-exclude", help="Apply exclude / extend-exclude to files named on the command line too (as pre-commit names them).")
 RESPECT_GITIGNORE = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help="Skip the files git ignores (default: on, or the configuration's respect-gitignore).")
 EXCLUDE = typer.Option(None, "--exclude", help="Globs of files and folders to skip, instead of the configuration's exclude (comma-separated or repeated).")

@@ -110,7 +110,7 @@ def _unreadable(task: Task, error: OSError) -> Outcome:
 
 def _too_large(task: Task, data: bytes) -> Optional[Outcome]:
     """TFM001 for a file over max-file-size that could have findings, skipped before parsing:
-    libcst takes about 0.7 GB of memory and seconds per MB of source."""
+    libcst takes 0.7 to 1 GB of memory and seconds per MB of source (bench/large_files.py)."""
     if not task.max_size or len(data) <= task.max_size:
         return None
     size = _code_size(task, data)
@@ -126,7 +126,7 @@ def _too_large(task: Task, data: bytes) -> Optional[Outcome]:
     finding = Finding(
         "TFM001", info.name, task.shown, 1, 1, 1, 1, info.severity,
         f"Not checked: {what} {size_text(size)}, over the max-file-size limit of {size_text(task.max_size)} "
-        f"(parsing takes about 0.7 GB of memory per MB). Raise `max-file-size` in [tool.tfmigrate] or pass "
+        f"(parsing takes up to 1 GB of memory per MB). Raise `max-file-size` in [tool.tfmigrate] or pass "
         "--max-file-size to check it, or exclude it; the other files are still checked.",
     )
     return Outcome(task.shown, [finding])
