@@ -37,8 +37,7 @@ def run_deep(function: Callable[..., T], *args, **kwargs) -> T:
         previous = threading.stack_size(STACK_SIZE)
     except (ValueError, RuntimeError):  # a platform without settable thread stacks
         return function(*args, **kwargs)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+    _raise_limit()
     try:
         try:
             thread = threading.Thread(target=target, name="tfmigrate-deep", daemon=True)
@@ -46,16 +45,37 @@ def run_deep(function: Callable[..., T], *args, **kwargs) -> T:
         finally:
             threading.stack_size(previous)
     except RuntimeError:  # no room for the stack (strict overcommit): as before, in place
-        sys.setrecursionlimit(limit)
+        _restore_limit()
         return function(*args, **kwargs)
     try:
         thread.join()
     finally:
-        sys.setrecursionlimit(limit)
+        _restore_limit()
     ok, value = outcome[0]
     if ok:
         return value
     raise value
+
+
+# The recursion limit is the interpreter's, not the thread's: raised while any deep run is on
+# (the command line runs one at a time; a caller with threads may run several).
+_limit_lock = threading.Lock()
+_raised = {"runs": 0, "before": 0}
+
+
+def _raise_limit() -> None:
+    with _limit_lock:
+        if not _raised["runs"]:
+            _raised["before"] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_raised["before"], RECURSION_LIMIT))
+        _raised["runs"] += 1
+
+
+def _restore_limit() -> None:
+    with _limit_lock:
+        _raised["runs"] -= 1
+        if not _raised["runs"]:
+            sys.setrecursionlimit(_raised["before"])
 
 
 def _depth() -> int:
