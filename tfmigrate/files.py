@@ -80,7 +80,8 @@ def _refusal(target: Path, info: os.stat_result) -> Optional[str]:
         return f"the file is read-only (mode {mode:04o}); make it writable to have it fixed"
     if info.st_nlink > 1:
         return (f"the file has {info.st_nlink} hard links, and replacing it would leave the other "
-                "names with the old code; fix it after breaking the links (copy it over itself)")
+                "names with the old code; break the links (copy the file, then move the copy over it) to have "
+                "it fixed")
     euid = getattr(os, "geteuid", lambda: None)()
     if euid not in (None, 0) and info.st_uid != euid:
         return f"the file belongs to another user (uid {info.st_uid}) and would become yours"
