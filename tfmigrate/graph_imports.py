@@ -81,9 +81,8 @@ def _graph_importers(files: List[str], read, star: Container[str]) -> Dict[str, 
             continue
         if not ((b"tensorflow" in data and _TF_IMPORT.search(data)) or path in star) or not _GRAPH.search(data):
             continue
-        folder = os.path.dirname(os.path.abspath(path))
         for module in _imported_modules(data):
-            target = _resolve(module, folder, known)
+            target = resolve(module, path, known)
             if target is not None and target != path and target not in found:
                 found[target] = path
     return found
@@ -109,20 +108,31 @@ def _imported_modules(data: bytes) -> List[str]:
     return modules
 
 
-def _resolve(module: str, folder: str, known: Dict[str, str]) -> Optional[str]:
-    """The checked file a local import names: beside the importer (or up its relative dots)."""
+def resolve(module: str, importer: str, known: Dict[str, str]) -> Optional[str]:
+    """The checked file `from <module> import *` in `importer` names: relative to its folder
+    (dots), beside it (a script's folder is on sys.path), or from the root of its package."""
+    folder = os.path.dirname(os.path.abspath(importer))
     dots = len(module) - len(module.lstrip("."))
-    base = folder
-    for _ in range(max(dots - 1, 0)):
-        base = os.path.dirname(base)
     parts = [p for p in module.lstrip(".").split(".") if p]
-    if not parts:
-        return None
-    candidate = os.path.join(base, *parts)
-    for path in (candidate + ".py", os.path.join(candidate, "__init__.py")):
-        hit = known.get(os.path.normpath(path))
-        if hit is not None:
-            return hit
+    if dots:
+        bases = [folder]
+        for _ in range(dots - 1):
+            bases = [os.path.dirname(bases[0])]
+    else:
+        if not parts:
+            return None
+        bases = [folder]
+        root = folder
+        while os.path.isfile(os.path.join(root, "__init__.py")):
+            root = os.path.dirname(root)
+        if root != folder:
+            bases.append(root)
+    for base in bases:
+        candidate = os.path.join(base, *parts)
+        for path in (candidate + ".py", os.path.join(candidate, "__init__.py")):
+            hit = known.get(os.path.normpath(path))
+            if hit is not None:
+                return hit
     return None
 
 

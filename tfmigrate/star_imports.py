@@ -24,7 +24,7 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from tfmigrate import __version__
 from tfmigrate.files import make_cache_folder
-from tfmigrate.graph_imports import _read
+from tfmigrate.graph_imports import _read, resolve
 
 _HINT = re.compile(rb"import[ \t]*\*")
 _STAR = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
@@ -87,34 +87,6 @@ def cache_key(fact: Optional[StarFact]) -> str:
 
 def _star_modules(data: bytes) -> List[str]:
     return [m.group(1).decode("ascii", "replace") for m in _STAR.finditer(data) if m.group(1)]
-
-
-def resolve(module: str, importer: str, known: Dict[str, str]) -> Optional[str]:
-    """The checked file `from <module> import *` in `importer` names: relative to its folder
-    (dots), beside it (a script's folder is on sys.path), or from the root of its package."""
-    folder = os.path.dirname(os.path.abspath(importer))
-    dots = len(module) - len(module.lstrip("."))
-    parts = [p for p in module.lstrip(".").split(".") if p]
-    if dots:
-        bases = [folder]
-        for _ in range(dots - 1):
-            bases = [os.path.dirname(bases[0])]
-    else:
-        if not parts:
-            return None
-        bases = [folder]
-        root = folder
-        while os.path.isfile(os.path.join(root, "__init__.py")):
-            root = os.path.dirname(root)
-        if root != folder:
-            bases.append(root)
-    for base in bases:
-        candidate = os.path.join(base, *parts)
-        for path in (candidate + ".py", os.path.join(candidate, "__init__.py")):
-            hit = known.get(os.path.normpath(path))
-            if hit is not None:
-                return hit
-    return None
 
 
 class _Modules:
