@@ -340,15 +340,16 @@ class RemovedApiRule(Rule):
             return  # TFM101 reports it, with a fix that builds the Keras layer object
         if ref.spelled_v2 and owner(ref.path) == "TFM299":
             return  # not removed API there
-        if protected(self.ctx, ref.node, ref.path, _access_fails(ref)):
+        debt = runs_on_route(self.ctx, ref)
+        if not debt and protected(self.ctx, ref.node, ref.path, _access_fails(ref)):
             return  # a version probe: runs only where the name exists, or never under TF 2.21
         rule = self.ctx.shared["removed_api"].get(owner(ref.path))
-        if rule is not None:
+        if rule is not None:  # (a probe never hides migration debt: the TF1 code is still there)
             program = self.ctx.program
             if not ref.spelled_v1 and program.graph and not program.v2_disabled:
                 ref = replace(ref, routed=True)
             message, fix = rule.describe(ref)
-            rule.report(ref.anchor or ref.node, message, fix, runs_on_route(self.ctx, ref))
+            rule.report(ref.anchor or ref.node, message, fix, debt)
 
     # What each rule says ------------------------------------------------------------------
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
