@@ -1,7 +1,7 @@
 """How a module will run under TensorFlow 2.21, decided once per module from evidence.
 
-TF1 graph code (placeholders, sessions, variable scopes, collections, queues, functional layers,
-RNN cells) runs under TF 2.21 only as a whole, through `tf.compat.v1` with v2 behaviour turned
+TF1 graph code (placeholders, sessions, collections, queues, summary writers: a graph built,
+then run) runs under TF 2.21 only as a whole, through `tf.compat.v1` with v2 behaviour turned
 off: fixed call by call it ends up half graph, half eager, and the first placeholder raises. So
 every rule and the engine read this one decision: a graph module goes the compat route as a
 whole (TFM200's fix), and per-call fixes that are right only in eager code are not offered there.
@@ -42,6 +42,8 @@ _DECISIVE = re.compile(rf"(?:{_GRAPH_ONLY})$|feed_dict=$")
 _LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|contrib\.rnn\.\w+|keras\.[\w.]+"
 # Calls that turn TF2 behaviour off for the whole program.
 _V2_OFF = re.compile(r"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")
+# A line at column 0 (a top-level statement, not a def or class) that makes or enters a session.
+_TOP_LEVEL_SESSION = re.compile(r"^(?!def\b|class\b|async\b|@)[^\s#][^\n]*\bSession\s*\(", re.MULTILINE)
 _LEGACY_SET = re.compile(r"""["']TF_USE_LEGACY_KERAS["']""")
 _MAIN = re.compile(r"""^if\s+__name__\s*==\s*["']__main__["']\s*:|\bapp\.run\s*\(""", re.MULTILINE)
 # The broad word test older rules use to tell that a file may run TF1 graphs at all (a fix that
@@ -160,7 +162,7 @@ class ProgramMode:
             found.append((0, f"imported by the graph module {self.imported_by}"))
         return found
 
-    @property
+    @cached_property
     def graph(self) -> bool:
         """TF1 graph code by evidence: a graph-only construct, v2 behaviour turned off, or
         imported by graph code."""
@@ -197,11 +199,8 @@ class ProgramMode:
     def entry(self) -> bool:
         """Where the program starts: a `__main__` guard, `tf.app.run`, or a session made at the
         top level of the module."""
-        if _MAIN.search(self.source):
-            return True
-        return any(type(stmt) is not cst.FunctionDef and type(stmt) is not cst.ClassDef
-                   and re.search(r"\bSession\s*\(", self.module.code_for_node(stmt))
-                   for stmt in self.module.body)
+        return _MAIN.search(self.source) is not None or any(
+            self._is_code(m.start()) for m in _TOP_LEVEL_SESSION.finditer(self.source))
 
     def tf_imports(self) -> List[Tuple[cst.SimpleStatementLine, cst.CSTNode, Optional[str]]]:
         """The module's top-level TensorFlow import statements, in order, as (statement, the

@@ -97,11 +97,6 @@ def _exact_claim(path: str) -> bool:
     return any(prefix == path for prefix, _ in _claims())
 
 
-def graph_mode_evidence(ctx) -> bool:
-    """Whether the file shows any sign of TF1 graph mode (see program.mentions_graph_mode)."""
-    return mentions_graph_mode(ctx)
-
-
 def _own_handler(cls: type, name: str) -> bool:
     """Whether the visit_/leave_ method `name` of a rule class is the rule's own, not the walk
     of a family base (a class whose body sets `_family_walk`)."""
@@ -289,16 +284,16 @@ class RemovedApiRule(Rule):
                     self._diverged_prefix(node, path)
                 return
             # Spelled `tf.X` in TF1 graph code, it was written against TF1's object.
-            tf1 = v1 or graph_mode_evidence(self.ctx)
+            tf1 = v1 or mentions_graph_mode(self.ctx)
             if not tf1 and entry.get("when") != "args":
                 return
         if entry.get("transformer") == "softmax_cross_entropy_with_logits":
-            tf1 = v1 or graph_mode_evidence(self.ctx)  # TF1 code meant TF1's gradient
+            tf1 = v1 or mentions_graph_mode(self.ctx)  # TF1 code meant TF1's gradient
         call = parent if isinstance(parent, cst.Call) and parent.func is node else None
         if entry.get("transformer") == "dropout" and call is not None and not tf1:
             # `tf.nn.dropout(x, keep_prob)`: TF2 reads the second argument as the drop rate. In
             # TF1 graph code, or when the argument's name says so, it is TF1's keep probability.
-            tf1 = _keep_prob_named(call) or graph_mode_evidence(self.ctx)
+            tf1 = _keep_prob_named(call) or mentions_graph_mode(self.ctx)
         if section == "diverged" and entry.get("when") == "always":
             self._dispatch(Ref(node, path, section, entry, v1, call))
             return

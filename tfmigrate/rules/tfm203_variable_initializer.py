@@ -3,7 +3,8 @@ created; in eager mode `tf.compat.v1.global_variables_initializer()` returns Non
 statement builds an op nobody runs, so it is removed; anything else gets the compat.v1 fallback."""
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.statements import remove_call_statement
-from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix, graph_mode_evidence
+from tfmigrate.program import mentions_graph_mode
+from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix
 
 
 _CHECKS = ("report_uninitialized_variables", "assert_variables_initialized", "is_variable_initialized")
@@ -35,7 +36,7 @@ class VariableInitializer(RemovedApiRule):
             if removal is not None:
                 # The op is built and never run: a no-op in eager and graph code alike, unless
                 # graph code fetches it by name later (only possible with graph-mode evidence).
-                safety = "unsafe" if graph_mode_evidence(self.ctx) else "safe"
+                safety = "unsafe" if mentions_graph_mode(self.ctx) else "safe"
                 fix = Fix(safety, "Remove the statement (TF2-native: nothing to initialize)", removal)
         if fix is None:
             fix = generic_fix(ref, self.ctx)

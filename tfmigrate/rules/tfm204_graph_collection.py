@@ -1,7 +1,8 @@
 """TFM204: graph collections (`tf.get_collection`, `tf.GraphKeys`, `tf.trainable_variables()`...).
 TF2 has no collections; under `tf.compat.v1` in eager mode the readers return [] silently."""
 from tfmigrate.findings import Fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix, graph_mode_evidence
+from tfmigrate.program import mentions_graph_mode
+from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix
 
 # Readers: in eager mode they return [] even after variables were created (measured, TF 2.21).
 _READERS = frozenset({
@@ -27,7 +28,7 @@ class GraphCollection(RemovedApiRule):
         if ref.path in _READERS:
             what = "reads a TF1 graph collection"
             todo = "TF2 has no collections: take the variables from their owner (`model.trainable_variables`, `module.variables`)"
-            if fix is not None and not graph_mode_evidence(self.ctx):
+            if fix is not None and not mentions_graph_mode(self.ctx):
                 # Renamed, it no longer fails, but in eager code it returns [] silently.
                 caveat = "; in eager code it returns []"
                 fix = Fix("unsafe", fix.description, fix.edits)
