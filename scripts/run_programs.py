@@ -5,6 +5,7 @@ Usage:
     .venv/bin/python scripts/run_programs.py                  # all 45 programs, 4 modes (about 25 min on 2 cores)
     .venv/bin/python scripts/run_programs.py --fast 5         # the 5 programs with the smallest expected_seconds
     .venv/bin/python scripts/run_programs.py --only morvan-203_variable,stanford-02_placeholder
+    .venv/bin/python scripts/run_programs.py --modes native          # issue 13: fix --native (opt-in)
     options: --programs DIR (default ../shared/tf1-programs), --python PY (default .venv/bin/python),
              --jobs N (programs run in parallel, default 2), --modes asis,fix,... , --json FILE (every
              run), --legacy-keras-env (TF_USE_LEGACY_KERAS=1 for every run, for comparison only),
@@ -19,6 +20,9 @@ Modes, each on its own copy (patch first, then migrate, then run):
     tf_upgrade_v2   `tf_upgrade_v2 --intree COPY --outtree COPY_tfu --reportfile ...`, run from COPY_tfu
     compat          (not run by default) run.py's own compat route, with tf-keras where the manifest
                     says the reference needed it: the reference route, a self-check of this harness
+    native          (not run by default; issue 13) `tfmigrate fix --native --unsafe-fixes --no-cache
+                    --exit-zero`, run with the reference's initial weights (below). Until tfmigrate
+                    has the option, every native run is `FAIL: no --native option yet`.
 tfmigrate runs as `PY -m tfmigrate` with this checkout first on PYTHONPATH; tf_upgrade_v2 is the
 console script next to PY (else `PY -m tensorflow.tools.compatibility.tf_upgrade_v2_main`).
 Programs run WITHOUT TF_USE_LEGACY_KERAS (run.py removes it from the environment): migrated code
@@ -34,8 +38,35 @@ success). For stable_output=no the metric line (reference_metric_line, else the 
 shown beside the run's line of the same shape, with the relative difference of its value (the
 first non-integer number: a loss or accuracy, not a step counter).
 
+Native mode, per program: first the reference, run.py's compat route (with tf-keras where the
+manifest says so; it is also the `compat` column if that mode is selected), run with
+TFMIGRATE_WEIGHTS_DUMP: it writes the initial values of its trainable variables (after the first
+Session.run of global_variables_initializer, in creation order) to an .npz. Then the native copy,
+run with TFMIGRATE_WEIGHTS_LOAD=that .npz: each trainable variable it creates (tf.Variable, Keras 3
+layer weights, also when built inside a tf.function) starts from the next dumped array while the
+shapes match. Both through scripts/weights_hook/sitecustomize.py, put first on PYTHONPATH (run.py
+exec keeps PYTHONPATH, after its shim; the hook does nothing until the program imports TensorFlow).
+What was dumped and injected is shown as `weights:` (`injected 4/4`, or the first shape mismatch).
+  native      the entry file and its helper modules (manifest `helpers`, same-folder imports)
+              contain, outside comments and strings, none of: a `...Session(` call, a name with
+              `placeholder`, `feed_dict`, `compat.v1`, `disable_v2_behavior` (else: the first of
+              each, and the "not rewritten" sentences of TFM200 from
+              `tfmigrate check --native --output-format json`, on the migrated files, else the
+              prepared ones)
+  seeded      the original source calls set_random_seed / random.set_seed, or stable_output is
+              yes / last-line-only. Verdict: `same` (last line equal to the reference run's here or
+              the manifest's, numbers within 1e-5 relative), `close` (within 1e-3), `DIFF`
+  unseeded    `xR`: R = the metric value (reference_metric_line's shape, the first non-integer
+              number) of the native run / of the reference run here; within 2x if 0.5 <= R <= 2
+  also        `lines same k/n`: stdout lines equal to the reference run's at the same place
+The cell reads `native, same` / `not native, x1.03` / `FAIL: ...`; the summary counts programs
+native AND running, of those the seeded ones `same` and the unseeded ones within 2x.
+(Testing the harness: the hidden `--native-from DIR` copies DIR/<id>/* over the program's folder
+instead of running fix --native.)
+
 Targets (from the issue): >= 90% of the programs run after `fix --unsafe-fixes` and every one
-with a reference prints the same last line; >= 60% run after the safe `fix`.
+with a reference prints the same last line; >= 60% run after the safe `fix`. Issue 13 (native
+mode): >= 60% native and running; every seeded one the same, every unseeded one within 2x.
 """
 from __future__ import annotations
 
@@ -58,7 +89,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROGRAMS = ROOT.parent / "shared" / "tf1-programs"
 MODES = ("asis", "fix", "unsafe", "tf_upgrade_v2")
-ALL_MODES = MODES + ("compat",)
+ALL_MODES = MODES + ("compat", "native")
+HOOK_DIR = Path(__file__).resolve().parent / "weights_hook"  # sitecustomize.py: weight dump / injection
+DUMP_ENV, LOAD_ENV = "TFMIGRATE_WEIGHTS_DUMP", "TFMIGRATE_WEIGHTS_LOAD"
 NO_STDOUT = "(no stdout)"  # reference_last_line of the 5 programs that print nothing
 STEP_TIMEOUT = 600.0  # seconds for one prepare / migration step
 CELL = 34  # width of a mode's column in the table
@@ -87,6 +120,24 @@ class Program:
     reference_last_line: str
     reference_metric_line: str  # "-" if none
     needs_tf_keras: bool  # compat_needs_tf_keras: the reference ran with tf-keras
+    repo_short: str = ""
+    original_path: str = ""  # the entry file, relative to programs/<repo_short>/
+    helpers: Tuple[str, ...] = ()  # helper modules (.py) relative to programs/<repo_short>/
+
+    def source_files(self, root: Path) -> List[Path]:
+        """The entry file and its helper modules under `root` (a work copy, or programs/), entry
+        first, then the helpers of the manifest and the same-folder modules the entry imports."""
+        entry = root / self.repo_short / self.original_path
+        files = [entry] + [root / self.repo_short / h for h in self.helpers]
+        try:
+            text = entry.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return [f for f in files if f.is_file()]
+        for name in re.findall(r"(?m)^\s*(?:from|import)\s+(\w+)", text):
+            local = entry.parent / (name + ".py")
+            if local.is_file() and local not in files:
+                files.append(local)
+        return [f for f in files if f.is_file()]
 
     @property
     def timeout(self) -> float:
@@ -119,6 +170,9 @@ def load_programs(programs_dir: Path) -> List[Program]:
                 reference_last_line=row["reference_last_line"],
                 reference_metric_line=row["reference_metric_line"],
                 needs_tf_keras=row["compat_needs_tf_keras"] == "yes",
+                repo_short=row.get("repo_short", ""),
+                original_path=row.get("original_path", ""),
+                helpers=tuple(h for h in row.get("helpers", "").split(";") if h.strip().endswith(".py")),
             )
             for row in csv.DictReader(f, delimiter="\t")
         ]
@@ -203,6 +257,190 @@ def short_error(error: str, width: int = 200) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# native mode (issue 13): is the migrated program TF2-native, and does it compute what the reference did?
+
+TF1_CONSTRUCTS = ("Session(", "placeholder", "feed_dict", "compat.v1", "disable_v2_behavior")
+SAME_REL, CLOSE_REL = 1e-5, 1e-3  # "same" (same_line's float32 printing tolerance), "close"
+NO_NATIVE_FLAG_RE = re.compile(r"(?i)no such option:?\s*'?--native|unrecognized arguments:.*--native")
+
+
+def _code_tokens(source: str) -> List[Tuple[int, int, str]]:
+    """(type, line, text) of the code tokens: no comments, strings, newlines or indents."""
+    import io
+    import tokenize
+
+    skip = {tokenize.COMMENT, tokenize.STRING, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+            tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
+    skip |= {getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, n)}
+    return [(t.type, t.start[0], t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type not in skip]
+
+
+def tf1_constructs(source: str) -> List[Tuple[int, str]]:
+    """(line, construct) of every TF1 construct of TF1_CONSTRUCTS left in the code, in source order,
+    comments and strings aside: a call of a name ending in Session (`tf.Session(`,
+    `InteractiveSession(`), a name containing placeholder (`placeholder_with_default` too),
+    `feed_dict`, `compat.v1` (`tf.compat.v1.x`, `import tensorflow.compat.v1`), `disable_v2_behavior`.
+    Source that does not tokenize is searched as text, line by line, without its `#` comments."""
+    import tokenize
+
+    found: List[Tuple[int, str]] = []
+    try:
+        tokens = _code_tokens(source)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        for no, line in enumerate(source.splitlines(), 1):
+            code = line.split("#", 1)[0]
+            for construct in TF1_CONSTRUCTS:
+                if construct in code.replace(" ", ""):
+                    found.append((no, construct))
+        return found
+    names = [(i, t) for i, t in enumerate(tokens) if t[0] == tokenize.NAME]
+    for i, (_, line, text) in names:
+        after = tokens[i + 1][2] if i + 1 < len(tokens) else ""
+        if text.endswith("Session") and after == "(":
+            found.append((line, "Session("))
+        elif "placeholder" in text:
+            found.append((line, "placeholder"))
+        elif text == "feed_dict":
+            found.append((line, "feed_dict"))
+        elif text == "disable_v2_behavior":
+            found.append((line, "disable_v2_behavior"))
+        elif text == "compat" and after == "." and i + 2 < len(tokens) and tokens[i + 2][2] == "v1":
+            found.append((line, "compat.v1"))
+    return found
+
+
+def is_seeded(source: str) -> bool:
+    """The source seeds TensorFlow: it calls set_random_seed or random.set_seed (code, not comments)."""
+    try:
+        tokens = _code_tokens(source)
+    except Exception:
+        return bool(re.search(r"(?m)^[^#]*(set_random_seed|random\.set_seed)\s*\(", source))
+    texts = [t[2] for t in tokens]
+    for i, text in enumerate(texts):
+        if text == "set_random_seed" or (text == "set_seed" and i >= 2 and texts[i - 1] == "." and texts[i - 2] == "random"):
+            return True
+    return False
+
+
+def not_rewritten_reasons(findings: Sequence[dict]) -> List[str]:
+    """The sentences of the TFM200 findings (tfmigrate check --native --output-format json) that
+    say why a module was not rewritten natively, in order, without repeats."""
+    reasons: List[str] = []
+    for finding in findings:
+        message = str(finding.get("message", ""))
+        if finding.get("rule") != "TFM200" or "not rewritten" not in message.lower():
+            continue
+        for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", message):
+            sentence = sentence.strip()
+            if "not rewritten" in sentence.lower() and sentence not in reasons:
+                reasons.append(sentence)
+    return reasons
+
+
+def loss_ratio(native_line: Optional[str], reference_line: Optional[str]) -> Optional[float]:
+    """metric_value(native) / metric_value(reference): the final-loss ratio (None if either is
+    missing, or the reference's value is 0)."""
+    if native_line is None or reference_line is None:
+        return None
+    a, b = metric_value(native_line), metric_value(reference_line)
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def within_2x(ratio: Optional[float]) -> bool:
+    return ratio is not None and 0.5 <= ratio <= 2.0
+
+
+def lines_same(got: str, reference: str, rel: float = SAME_REL) -> Tuple[int, int]:
+    """(stdout lines equal to the reference's line at the same place, lines of the longer one)."""
+    a = [line for line in got.splitlines() if line.strip()]
+    b = [line for line in reference.splitlines() if line.strip()]
+    return sum(same_line(x, y, rel) for x, y in zip(a, b)), max(len(a), len(b))
+
+
+def compare_native(native_stdout: str, reference_stdout: Optional[str], program: Program,
+                   seeded: bool) -> Dict[str, object]:
+    """The native run's output against the reference run's (the compat route run here with the
+    weights dumped; the manifest's lines if it did not run). verdict: for a seeded program `same`
+    (last line within SAME_REL, of the reference run here or the manifest's), `close` (CLOSE_REL)
+    or `diff`; for an unseeded one `within 2x` / `beyond 2x` (the metric's ratio) or `no metric`;
+    `ok` for a program that prints nothing."""
+    reference_last = (last_line_of(reference_stdout) if reference_stdout is not None
+                      else ("" if program.prints_nothing else program.reference_last_line))
+    native_last = last_line_of(native_stdout)
+    out: Dict[str, object] = {"reference_line": reference_last, "ratio": None, "lines_same": ""}
+    reference_metric = program.metric_reference
+    if reference_metric:
+        mine = metric_line(native_stdout, reference_metric)
+        theirs = metric_line(reference_stdout, reference_metric) if reference_stdout is not None else None
+        out["ratio"] = loss_ratio(mine, theirs or reference_metric)
+    if reference_stdout is not None:
+        k, n = lines_same(native_stdout, reference_stdout)
+        out["lines_same"] = f"{k}/{n}"
+    if program.prints_nothing and not native_last:
+        out["verdict"] = "ok"
+    elif seeded:
+        candidates = [reference_last] + ([program.reference_last_line] if program.has_reference else [])
+        if any(same_line(native_last, c, SAME_REL) for c in candidates if c):
+            out["verdict"] = "same"
+        elif any(same_line(native_last, c, CLOSE_REL) for c in candidates if c):
+            out["verdict"] = "close"
+        else:
+            out["verdict"] = "diff"
+    elif out["ratio"] is None:
+        out["verdict"] = "no metric"
+    else:
+        out["verdict"] = "within 2x" if within_2x(out["ratio"]) else "beyond 2x"
+    return out
+
+
+def weights_env(dump: Optional[Path] = None, load: Optional[Path] = None) -> Dict[str, str]:
+    """The environment of a run with the weights hook: HOOK_DIR first on PYTHONPATH (run.py exec
+    keeps PYTHONPATH, after its shim), and the dump or load path."""
+    path = os.environ.get("PYTHONPATH")
+    env = dict(os.environ, PYTHONPATH=str(HOOK_DIR) + (os.pathsep + path if path else ""))
+    env.pop(DUMP_ENV, None)
+    env.pop(LOAD_ENV, None)
+    if dump is not None:
+        env[DUMP_ENV] = str(dump)
+    if load is not None:
+        env[LOAD_ENV] = str(load)
+    return env
+
+
+def weights_summary(npz: Path, loaded: bool) -> str:
+    """One phrase from the hook's status files: what was dumped, what was injected."""
+    def read(path: Path) -> Optional[dict]:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    dump = read(Path(str(npz) + ".dump.json"))
+    if dump is None:
+        return "no dump (the reference did not run)"
+    if not dump.get("dumped"):
+        return f"no dump: {dump.get('reason', '?')}"
+    if not loaded:
+        return f"dumped {dump.get('count')}"
+    load = read(Path(str(npz) + ".load.json"))
+    if load is None:
+        return f"dumped {dump.get('count')}, not loaded (no TensorFlow import?)"
+    text = f"injected {load['injected']}/{load['of']}"
+    mismatch = load.get("mismatch")
+    if not mismatch and load["injected"] < load["of"]:
+        text += " (fewer trainable variables made, or on another graph or thread)"
+    if mismatch:
+        text += (f", shape mismatch at #{mismatch['index']} ({mismatch.get('name')}: "
+                 f"{mismatch.get('variable_shape')} vs dumped {mismatch.get('dumped_shape')})")
+    if load.get("extra_trainable"):
+        text += f", {load['extra_trainable']} more trainable"
+    return text
+
+
+# --------------------------------------------------------------------------------------------
 # running one program in one mode
 
 @dataclass
@@ -213,6 +451,7 @@ class Settings:
     legacy_keras_env: bool = False  # TF_USE_LEGACY_KERAS=1 for every run
     keep: bool = False
     tmp: Optional[Path] = None
+    native_from: Optional[Path] = None  # hidden --native-from DIR: DIR/<id>/ files instead of fix --native
 
 
 @dataclass
@@ -235,6 +474,18 @@ class RunResult:
     stderr_tail: List[str] = field(default_factory=list)  # of a failed run or step
     compat_lines: List[str] = field(default_factory=list)  # reference route re-run here, for a DIFF
     workdir: str = ""
+    stdout_path: str = ""
+    # native mode only
+    native: Optional[bool] = None  # no TF1_CONSTRUCTS left in the entry file and its helpers
+    native_blockers: List[str] = field(default_factory=list)  # "file.py:line construct", first of each kind
+    not_rewritten: List[str] = field(default_factory=list)  # TFM200's reasons (check --native)
+    seeded: Optional[bool] = None
+    weights: str = ""  # what the hook dumped and injected
+    reference_here: str = ""  # last line of the reference (compat) run made here
+    reference_here_rc: Optional[int] = None
+    native_verdict: str = ""  # same | close | diff | within 2x | beyond 2x | no metric | ok
+    loss_ratio: Optional[float] = None  # metric value native / reference
+    lines_same: str = ""  # stdout lines equal to the reference's, "k/n"
 
     @property
     def ran(self) -> bool:
@@ -244,6 +495,11 @@ class RunResult:
         if self.status == "fail":
             error = short_error(self.error or f"exit status {self.rc}")
             text = "FAIL: " + re.sub(r"\btensorflow\b", "tf", error.replace("AttributeError: no ", "no "))
+        elif self.mode == "native":
+            verdict = {"diff": "DIFF", "within 2x": f"x{self.loss_ratio:.2f}" if self.loss_ratio else "",
+                       "beyond 2x": f"x{self.loss_ratio:.2f} (>2x)" if self.loss_ratio else ""}.get(
+                self.native_verdict, self.native_verdict)
+            text = ("native" if self.native else "not native") + (", " + verdict if verdict else "")
         else:
             text = {"same": "same", "spread": "same (spread)", "ok": "ok", "diff": "DIFF"}[self.status]
         return text if len(text) <= CELL - 1 else text[: CELL - 4] + "..."
@@ -286,8 +542,8 @@ def tf_upgrade_cmd(python: str) -> List[str]:
     return [python, "-m", "tensorflow.tools.compatibility.tf_upgrade_v2_main"]
 
 
-def migrate(mode: str, work: Path, settings: Settings) -> Path:
-    """Rewrite the prepared copy `work` for `mode`; the folder to run."""
+def migrate(mode: str, work: Path, settings: Settings, program: Optional[Program] = None) -> Path:
+    """Rewrite the prepared copy `work` for `mode`; the folder to run. (`program`: for --native-from.)"""
     if mode == "asis":
         return work
     if mode in ("fix", "unsafe"):
@@ -305,6 +561,29 @@ def migrate(mode: str, work: Path, settings: Settings) -> Path:
     if mode == "compat":
         step("run.py compat", [settings.python, settings.programs_dir / "run.py", "compat", work], work.parent)
         return work
+    if mode == "native":
+        if settings.native_from is not None:  # hand-written native files, to test this harness
+            if program is None:
+                raise StepFailed("--native-from needs the program", "")
+            source = settings.native_from / program.id
+            if not source.is_dir():
+                raise StepFailed(f"--native-from: no folder {source}", "")
+            folder = (work / program.repo_short / program.original_path).parent
+            for path in sorted(source.rglob("*")):
+                if path.is_file():
+                    target = folder / path.relative_to(source)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(path, target)
+            return work
+        cmd, env = tfmigrate_cmd(settings.python)
+        try:
+            step("tfmigrate fix --native", [*cmd, "fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero",
+                                            "--jobs", "1", "."], work, env=env)
+        except StepFailed as exc:
+            if NO_NATIVE_FLAG_RE.search(exc.output):
+                raise StepFailed("no --native option yet (tfmigrate fix: No such option)", exc.output) from None
+            raise
+        return work
     raise ValueError(f"unknown mode {mode!r}")
 
 
@@ -317,8 +596,10 @@ def tail(text: str, n: int = 15) -> List[str]:
     return [line for line in text.splitlines() if line.strip()][-n:]
 
 
-def run_mode(program: Program, mode: str, base: Path, settings: Settings) -> RunResult:
-    """Prepare a fresh copy under base/<id>/<mode>, migrate it, run it and judge the output."""
+def run_mode(program: Program, mode: str, base: Path, settings: Settings,
+             env: Optional[Dict[str, str]] = None) -> RunResult:
+    """Prepare a fresh copy under base/<id>/<mode>, migrate it, run it and judge the output.
+    `env`: the environment of `run.py exec` (and so of the program), e.g. weights_env(...)."""
     res = RunResult(program.id, mode, reference_last_line=program.reference_last_line,
                     reference_metric_line=program.metric_reference)
     res.legacy_keras = settings.legacy_keras_env or (mode == "compat" and program.needs_tf_keras)
@@ -329,14 +610,22 @@ def run_mode(program: Program, mode: str, base: Path, settings: Settings) -> Run
     work.mkdir(parents=True)
     res.workdir = str(work)
     t0 = time.monotonic()
+    out = ""
     try:
         step("run.py prepare", [settings.python, run_py, "prepare", program.id, work], work.parent)
-        target = migrate(mode, work, settings)
+        if mode == "native":  # the prepared sources, for `check --native`
+            original = base / program.id / "native_original"
+            shutil.rmtree(original, ignore_errors=True)
+            shutil.copytree(work, original, ignore=lambda d, names: [
+                n for n in names if not n.endswith(".py") and not os.path.isdir(os.path.join(d, n))])
+        target = migrate(mode, work, settings, program)
         res.step_seconds = round(time.monotonic() - t0, 1)
         res.workdir = str(target)
+        if mode == "native":
+            judge_nativeness(res, program, work, base / program.id / "native_original", settings)
         cmd = [settings.python, run_py, "exec", program.id, target, "--python", settings.python,
                "--timeout", program.timeout] + (["--legacy-keras"] if res.legacy_keras else [])
-        out = step("run.py exec", cmd, target.parent, timeout=program.timeout + 120)
+        out = step("run.py exec", cmd, target.parent, timeout=program.timeout + 120, env=env)
         data = json.loads(last_line_of(out))
     except StepFailed as exc:
         res.error, res.stderr_tail = str(exc), tail(exc.output)
@@ -347,6 +636,7 @@ def run_mode(program: Program, mode: str, base: Path, settings: Settings) -> Run
 
     res.rc, res.seconds, res.timed_out = data["rc"], data["seconds"], data["timed_out"]
     res.last_line, res.error = data["last_line"], data["error"]
+    res.stdout_path = data["stdout"]
     stdout = Path(data["stdout"]).read_text(encoding="utf-8", errors="replace")
     res.stdout_lines = sum(1 for line in stdout.splitlines() if line.strip())
     if program.metric_reference:
@@ -360,6 +650,85 @@ def run_mode(program: Program, mode: str, base: Path, settings: Settings) -> Run
         res.status = "same" if same_line(res.last_line, program.reference_last_line) else "diff"
     else:
         res.status = "ok"
+    return res
+
+
+def judge_nativeness(res: RunResult, program: Program, work: Path, original: Path, settings: Settings) -> None:
+    """res.native and res.native_blockers from the migrated entry file and helpers under `work`;
+    for a program that is not native, res.not_rewritten from `tfmigrate check --native` on the
+    migrated files, else on the prepared ones (`original`), if that option exists."""
+    blockers: List[str] = []
+    kinds = set()
+    files = program.source_files(work)
+    for path in files:
+        for line, construct in tf1_constructs(path.read_text(encoding="utf-8", errors="replace")):
+            if construct not in kinds:
+                kinds.add(construct)
+                blockers.append(f"{path.name}:{line} {construct}")
+    res.native = bool(files) and not blockers
+    res.native_blockers = blockers if files else ["entry file not found"]
+    if res.native:
+        return
+    for root in (work, original):
+        reasons = check_native_reasons(program, root, settings)
+        if reasons is None:  # no --native for check
+            return
+        if reasons:
+            res.not_rewritten = reasons
+            return
+
+
+def check_native_reasons(program: Program, root: Path, settings: Settings) -> Optional[List[str]]:
+    """The "not rewritten" sentences of TFM200 in `tfmigrate check --native --output-format json`
+    on the program's files under `root`; None if check has no --native option."""
+    files = program.source_files(root)
+    if not files:
+        return []
+    cmd, env = tfmigrate_cmd(settings.python)
+    proc = subprocess.run([*cmd, "check", "--native", "--output-format", "json", "--no-cache", "--exit-zero",
+                           *[str(f) for f in files]], cwd=str(root), env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=STEP_TIMEOUT)
+    if proc.returncode != 0:
+        if NO_NATIVE_FLAG_RE.search(proc.stderr.decode("utf-8", "replace")):
+            return None
+        return []
+    try:
+        findings = json.loads(proc.stdout.decode("utf-8", "replace"))
+    except ValueError:
+        return []
+    return not_rewritten_reasons(findings if isinstance(findings, list) else [])
+
+
+def run_native(program: Program, base: Path, settings: Settings, reference: Optional[RunResult],
+               reference_stdout: Optional[str], npz: Path) -> RunResult:
+    """The native mode: `fix --native`, run with the reference's initial weights injected (if it
+    dumped any), and compared with the reference run (`reference`, the compat route run here, and
+    its stdout; None if it did not run)."""
+    dumped = Path(str(npz) + ".dump.json")
+    loaded = False
+    env = None
+    try:
+        loaded = json.loads(dumped.read_text(encoding="utf-8")).get("dumped", False) and npz.is_file()
+    except (OSError, ValueError):
+        pass
+    if loaded:
+        env = weights_env(load=npz)
+    res = run_mode(program, "native", base, settings, env=env)
+    res.weights = weights_summary(npz, loaded and res.rc is not None)  # rc None: it did not run
+    res.seeded = program.stable_output in ("yes", "last-line-only") or any(
+        is_seeded(f.read_text(encoding="utf-8", errors="replace"))
+        for f in program.source_files(settings.programs_dir / "programs"))
+    if reference is not None:
+        res.reference_here, res.reference_here_rc = reference.last_line, reference.rc
+    if not res.ran:
+        return res
+    native_stdout = Path(res.stdout_path).read_text(encoding="utf-8", errors="replace")
+    verdict = compare_native(native_stdout, reference_stdout, program, bool(res.seeded))
+    res.native_verdict = str(verdict["verdict"])
+    res.loss_ratio = verdict["ratio"]  # type: ignore[assignment]
+    res.lines_same = str(verdict["lines_same"])
+    if reference_stdout is not None:
+        res.reference_here = str(verdict["reference_line"])
     return res
 
 
@@ -382,9 +751,26 @@ def _judge_by_spread(res: RunResult, program: Program, base: Path, settings: Set
 def run_program(program: Program, settings: Settings, base: Path) -> List[RunResult]:
     """Every mode of one program, one after the other (a pool task)."""
     results = []
+    reference = None  # with native: the compat route run first, dumping its initial weights
+    reference_stdout: Optional[str] = None
+    npz = base / program.id / "weights.npz"
+    if "native" in settings.modes:
+        (base / program.id).mkdir(parents=True, exist_ok=True)
+        try:
+            reference = run_mode(program, "compat", base, settings, env=weights_env(dump=npz))
+        except Exception as exc:
+            reference = RunResult(program.id, "compat", error=f"harness: {type(exc).__name__}: {exc}")
+        reference.weights = weights_summary(npz, False)
+        if reference.ran and reference.stdout_path:
+            reference_stdout = Path(reference.stdout_path).read_text(encoding="utf-8", errors="replace")
     for mode in settings.modes:
         try:
-            res = run_mode(program, mode, base, settings)
+            if mode == "compat" and reference is not None:
+                res = reference
+            elif mode == "native":
+                res = run_native(program, base, settings, reference, reference_stdout, npz)
+            else:
+                res = run_mode(program, mode, base, settings)
         except Exception as exc:  # one broken run must not stop the others
             res = RunResult(program.id, mode, error=f"harness: {type(exc).__name__}: {exc}")
         if res.status == "diff" and mode in ("fix", "unsafe"):
@@ -467,6 +853,85 @@ def target_lines(by_mode: Dict[str, Totals]) -> List[str]:
     return lines
 
 
+@dataclass
+class NativeTotals:
+    programs: int
+    native_running: int = 0  # native (no TF1 construct left) and ran
+    seeded: int = 0  # of native_running
+    seeded_same: int = 0
+    seeded_close: int = 0  # within CLOSE_REL, not SAME_REL
+    unseeded: int = 0
+    unseeded_within_2x: int = 0
+    native_failing: int = 0  # native, but the run failed
+    not_native: int = 0
+
+
+def native_totals(programs: List[Program], results: Dict[str, List[RunResult]]) -> NativeTotals:
+    t = NativeTotals(len(programs))
+    for p in programs:
+        for r in results[p.id]:
+            if r.mode != "native":
+                continue
+            if not r.native:
+                t.not_native += 1
+            elif not r.ran:
+                t.native_failing += 1
+            else:
+                t.native_running += 1
+                if r.seeded:
+                    t.seeded += 1
+                    t.seeded_same += r.native_verdict in ("same", "ok")
+                    t.seeded_close += r.native_verdict == "close"
+                else:
+                    t.unseeded += 1
+                    t.unseeded_within_2x += r.native_verdict in ("within 2x", "ok")
+    return t
+
+
+def native_lines(programs: List[Program], results: Dict[str, List[RunResult]], subset: str) -> List[str]:
+    """The native mode's summary (issue 13's targets) and, per program, why it is not native or
+    not the same."""
+    t = native_totals(programs, results)
+    lines = [f"\nNative (fix --native, issue 13){subset}: {t.native_running}/{t.programs} native and running "
+             f"= {percent(t.native_running, t.programs)} (target >= 60%)  "
+             f"{'PASS' if t.native_running >= 0.6 * t.programs else 'FAIL'}; "
+             f"{t.not_native} not native, {t.native_failing} native but failing",
+             f"  of those: seeded same {t.seeded_same}/{t.seeded} (close, within {CLOSE_REL:g}: {t.seeded_close}), "
+             f"unseeded final loss (metric line) within 2x {t.unseeded_within_2x}/{t.unseeded}  "
+             + ("n/a" if not t.native_running else
+                "PASS" if t.seeded_same == t.seeded and t.unseeded_within_2x == t.unseeded else "FAIL")]
+    details = []
+    for p in programs:
+        for r in results[p.id]:
+            if r.mode != "native":
+                continue
+            seeded = "seeded" if r.seeded else "unseeded"
+            if r.native is None:
+                why = f"not migrated: {short_error(r.error, 150)}"
+            elif not r.native:
+                why = "not native: first " + r.native_blockers[0] + (
+                    f" (then {', '.join(r.native_blockers[1:])})" if len(r.native_blockers) > 1 else "")
+                if r.not_rewritten:
+                    why += " | TFM200: " + " ".join(r.not_rewritten)[:300]
+                if not r.ran:
+                    why += f" | and FAIL: {short_error(r.error or f'exit status {r.rc}', 120)}"
+            elif not r.ran:
+                why = f"native, FAIL: {short_error(r.error or f'exit status {r.rc}', 150)}"
+            else:
+                ratio = f", metric x{r.loss_ratio:.3g}" if r.loss_ratio is not None else ""
+                why = f"native, {seeded}, {r.native_verdict}{ratio}, lines same {r.lines_same or '-'}"
+                if r.native_verdict in ("same", "ok", "within 2x"):
+                    why += f" [{r.weights}]"
+                    details.append(f"  {p.id}: {why}")
+                    continue
+                why += f"\n      reference here: {r.reference_here}\n      native:         {r.last_line}"
+            details.append(f"  {p.id}: {why}\n      weights: {r.weights}")
+    if details:
+        lines.append("Per program (native mode):")
+        lines.extend(details)
+    return lines
+
+
 def report(programs: List[Program], results: Dict[str, List[RunResult]], modes: Sequence[str],
            total_programs: int) -> Dict[str, Totals]:
     width = max(len("program"), *(len(p.id) for p in programs)) + 2
@@ -519,6 +984,8 @@ def report(programs: List[Program], results: Dict[str, List[RunResult]], modes: 
     if lines:
         print("Targets (issue)" + (" - measured on a subset only" if subset else "") + ":")
         print("\n".join(lines))
+    if "native" in modes:
+        print("\n".join(native_lines(programs, results, subset)))
     return by_mode
 
 
@@ -531,6 +998,7 @@ def write_json(path: Path, programs: List[Program], results: Dict[str, List[RunR
         "modes": list(settings.modes),
         "wall_seconds": round(wall, 1),
         "totals": {m: asdict(t) for m, t in by_mode.items()},
+        **({"native_totals": asdict(native_totals(programs, results))} if "native" in settings.modes else {}),
         "runs": [asdict(r) for p in programs for r in results[p.id]],
     }
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -548,7 +1016,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", help="comma-separated program ids")
     parser.add_argument("--fast", type=int, metavar="N", help="the N programs with the smallest expected_seconds")
     parser.add_argument("--modes", default=",".join(MODES),
-                        help=f"comma-separated, of {', '.join(ALL_MODES)} (default: {','.join(MODES)})")
+                        help=f"comma-separated, of {', '.join(ALL_MODES)} (default: {','.join(MODES)}; "
+                             "compat and native are opt-in)")
     parser.add_argument("--python", default=default_python(), help="interpreter with TensorFlow 2.21 (and tf-keras)")
     parser.add_argument("--jobs", type=int, default=2, help="programs run in parallel (default 2)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every run as JSON")
@@ -556,6 +1025,8 @@ def main(argv=None) -> int:
                         help="set TF_USE_LEGACY_KERAS=1 for every run (for comparison only)")
     parser.add_argument("--keep", action="store_true", help="keep the work copies")
     parser.add_argument("--tmp", type=Path, help="where to make the work copies")
+    # for testing this harness: native mode copies DIR/<id>/* over the program's folder instead of fix --native
+    parser.add_argument("--native-from", type=Path, metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     programs_dir = args.programs.resolve()
@@ -573,7 +1044,8 @@ def main(argv=None) -> int:
     if not programs:
         parser.error("no program selected")
     python = os.path.abspath(shutil.which(args.python) or args.python)  # the runs have other cwds
-    settings = Settings(programs_dir, python, modes, args.legacy_keras_env, args.keep, args.tmp)
+    settings = Settings(programs_dir, python, modes, args.legacy_keras_env, args.keep, args.tmp,
+                        args.native_from.resolve() if args.native_from else None)
 
     print(f"{len(programs)} program(s) x {len(modes)} mode(s), {args.jobs} at a time, python {python}"
           + (", TF_USE_LEGACY_KERAS=1 for every run" if args.legacy_keras_env else ""), file=sys.stderr)
