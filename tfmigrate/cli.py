@@ -127,12 +127,12 @@ def _fail(message: str) -> None:
 
 
 def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None,
-              respect_gitignore=None, exclude=None, extend_exclude=None, max_file_size=None):
+              respect_gitignore=None, exclude=None, extend_exclude=None, max_file_size=None, native=None):
     from tfmigrate.config import ConfigError, resolve
 
     try:
         settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude,
-                           respect_gitignore, exclude, extend_exclude, max_file_size)
+                           respect_gitignore, exclude, extend_exclude, max_file_size, native)
         settings.codes()
         return settings
     except ConfigError as error:
@@ -155,7 +155,8 @@ def _tasks(paths: List[str], settings, mode: str, diff=False, no_cache=False, st
             shown = stdin_name or "-"
             own = settings.for_path(stdin_name) if stdin_name else settings
             codes = own.codes_for(shown, own.codes()) if stdin_name else own.codes()
-            return [runner.Task(shown, shown, codes, mode, own.unsafe_fixes, diff, data=sys.stdin.buffer.read())]
+            return [runner.Task(shown, shown, codes, mode, own.unsafe_fixes, diff, data=sys.stdin.buffer.read(),
+                                native=own.native)]
         return runner.tasks_for(runner.collect(paths, settings), settings, mode, diff=diff, use_cache=not no_cache)
     except ConfigError as error:
         _fail(str(error))
@@ -350,6 +351,7 @@ def check(
     extend_select: Optional[List[str]] = EXTEND_SELECT,
     ignore: Optional[List[str]] = IGNORE,
     target_version: Optional[str] = TARGET,
+    native: Optional[bool] = typer.Option(None, "--native/--no-native", help="Rewrite TF1 graph scripts (Session, placeholder, feed_dict) to eager TF2 where tfmigrate can; check: say which construct stops it."),
     fmt: Format = FORMAT,
     output_file: Optional[str] = OUTPUT,
     statistics: bool = STATISTICS,
@@ -374,7 +376,7 @@ def check(
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, force_exclude=force_exclude,
                          respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude,
-                         max_file_size=max_file_size)
+                         max_file_size=max_file_size, native=native)
     if add_noqa_reason is not None:
         add_noqa = True
     if add_noqa and (paths == ["-"] or baseline):
@@ -433,6 +435,7 @@ def _applied(outcomes):
 def fix(
     paths: Optional[List[str]] = PATHS,
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that may change behaviour beyond the finding."),
+    native: Optional[bool] = typer.Option(None, "--native/--no-native", help="Rewrite TF1 graph scripts (Session, placeholder, feed_dict) to eager TF2 where tfmigrate can; check: say which construct stops it."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes and write nothing."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="List the fixes applied (with --diff: that would be), per file and rule."),
     config: Optional[str] = CONFIG,
@@ -459,7 +462,7 @@ def fix(
     """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes, force_exclude,
-                         respect_gitignore, exclude, extend_exclude, max_file_size)
+                         respect_gitignore, exclude, extend_exclude, max_file_size, native)
     _check_output(output_file)
     tasks = _tasks(paths, settings, "fix", diff, no_cache, stdin_filename)
     if not tasks:

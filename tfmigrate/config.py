@@ -26,7 +26,7 @@ DEFAULT_EXCLUDE = (
 _KEYS = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
     "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases", "force-exclude",
-    "max-file-size",
+    "max-file-size", "native",
 }
 # A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst takes about
 # 0.7-1 GB of memory and seconds per MB of source; at 800 KB the costliest file bench/large_files.py
@@ -51,6 +51,7 @@ class Settings:
     respect_gitignore: bool = True
     force_exclude: bool = False  # exclude files named on the command line too (pre-commit names every file)
     unsafe_fixes: bool = False
+    native: bool = False  # `fix` rewrites TF1 graph scripts to eager TF2 where it can (tfmigrate.native)
     target_version: str = DEFAULT_TARGET
     # The project's own re-exports of TensorFlow: {"pkg.compat.tfv1": "tensorflow.compat.v1"}.
     tensorflow_aliases: Dict[str, str] = field(default_factory=dict)
@@ -206,7 +207,7 @@ def load(path: Optional[Path]) -> Settings:
         if key in table:
             values[attr] = [_check_glob(where(key), g) for g in _strings(where(key), table[key])]
     for key, attr in (("respect-gitignore", "respect_gitignore"), ("unsafe-fixes", "unsafe_fixes"),
-                      ("force-exclude", "force_exclude")):
+                      ("force-exclude", "force_exclude"), ("native", "native")):
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{where(key)}: expected true or false, got {table[key]!r}")
@@ -272,6 +273,7 @@ class Flags:
     exclude: Optional[List[str]] = None  # as Ruff's --exclude: replaces the files' exclude
     extend_exclude: Optional[List[str]] = None
     max_file_size: Optional[str] = None
+    native: Optional[bool] = None
 
     def check(self) -> None:
         """Validate the flags once, before any file is looked at."""
@@ -294,7 +296,7 @@ class Flags:
             changes["extend_select"] = [*changes.get("extend_select", settings.extend_select), *self.extend_select]
         if self.ignore:
             changes["ignore"] = [*changes.get("ignore", settings.ignore), *self.ignore]
-        for name in ("unsafe_fixes", "target_version", "force_exclude", "respect_gitignore"):
+        for name in ("unsafe_fixes", "target_version", "force_exclude", "respect_gitignore", "native"):
             if getattr(self, name) is not None:
                 changes[name] = getattr(self, name)
         if self.exclude:
@@ -369,11 +371,12 @@ def resolve(
     exclude: Optional[List[str]] = None,
     extend_exclude: Optional[List[str]] = None,
     max_file_size: Optional[str] = None,
+    native: Optional[bool] = None,
 ) -> Settings:
     """The settings of the first path (its cache folder is the run's), which answer
     `for_path` for every other file."""
     flags = Flags(select, extend_select, ignore, unsafe_fixes, target_version, force_exclude, respect_gitignore,
-                  _globs(exclude), _globs(extend_exclude), max_file_size)
+                  _globs(exclude), _globs(extend_exclude), max_file_size, native)
     flags.check()
     forced = None
     if config is not None:

@@ -346,14 +346,14 @@ def _internal_error(path: str, what: str, error: BaseException) -> Finding:
 
 
 def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None, shims=None,
-          imported_by: Optional[str] = None) -> _Pass:
+          imported_by: Optional[str] = None, native: bool = False) -> _Pass:
     """Lint one file (`parsed`: its module, when the caller has parsed it already); no
     exception escapes (it becomes a TFM000 finding)."""
     unreadable = _unreadable_source(data, path, shims)
     if unreadable is not None:
         return _Pass(None, [unreadable])
     try:
-        return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims, imported_by)
+        return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims, imported_by, native)
     except RecursionError:  # code nested deeper than tfmigrate's recursion limit (tfmigrate.deep)
         return _Pass(None, [make_finding(INTERNAL_ERROR, path, (
             "Cannot check this file: its code is nested too deeply for tfmigrate (the recursion limit "
@@ -391,7 +391,7 @@ def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
 
 
 def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module], shims=None,
-                    imported_by: Optional[str] = None) -> _Pass:
+                    imported_by: Optional[str] = None, native: bool = False) -> _Pass:
     if not might_use_tensorflow(data, shims):
         return _Pass(None, [])
     try:
@@ -405,6 +405,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
         # Whatever the selection or noqa, as Ruff's syntax errors: the file was not checked.
         return _Pass(None, [_parse_error(path, error, data)])
     ctx = FileContext(path, module, source, shims, imported_by)
+    ctx.native = native
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
     walk = _Walk(ctx, [r for r in rules if r.handlers()])
@@ -437,11 +438,12 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     return _Pass(module, findings, positions)
 
 
-def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None) -> List[Finding]:
+def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
+                 native: bool = False) -> List[Finding]:
     """`shims`: the project's re-exports of TensorFlow (names.Shims), or None. `imported_by`: a
     checked module of TF1 graph code that imports this one (graph_imports), or None. Runs with
     room for deeply nested code (tfmigrate.deep)."""
-    return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by).findings)
+    return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by, native=native).findings)
 
 
 def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List[Finding]:
@@ -456,6 +458,29 @@ def _applicable(findings: Sequence[Finding], unsafe: bool, refused: set) -> List
 
 
 GRAPH_MODULE = "TFM200"
+NATIVE = "TFM216"
+
+
+def _native(data: bytes, result: FileResult, record: bool) -> bytes:
+    """The module rewritten as eager TF2 (tfmigrate.native), before any other fix; `data` itself
+    when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why)."""
+    if not might_use_tensorflow(data):
+        return data
+    from tfmigrate.native import rewrite
+
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    outcome = rewrite(source)
+    if outcome.code is None:
+        return data
+    new = outcome.code.encode("utf-8")
+    if record:
+        result.passes.append((data, new, []))
+    result.applied += 1
+    result.fixed_rules.append(NATIVE)
+    return new
 
 
 def _route_first(fixable: List[Finding]) -> List[Finding]:
@@ -510,22 +535,25 @@ def _apply(module: cst.Module, fixable: Sequence[Finding], positions, spans: lis
 
 
 def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False,
-               shims=None, imported_by=None) -> FileResult:
+               shims=None, imported_by=None, native: bool = False) -> FileResult:
     """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
-    result would not parse is refused (reported as TFM000) and the others still apply."""
-    return run_deep(_fix_source, data, path, codes, unsafe, record, shims, imported_by)
+    result would not parse is refused (reported as TFM000) and the others still apply.
+    `native`: a TF1 graph script is first rewritten as eager TF2 where it can be (TFM216)."""
+    return run_deep(_fix_source, data, path, codes, unsafe, record, shims, imported_by, native)
 
 
 def _fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool, record: bool, shims,
-                imported_by) -> FileResult:
+                imported_by, native: bool = False) -> FileResult:
     result = FileResult(path, data)
     current = data
+    if native and NATIVE in codes:
+        current = _native(data, result, record)
     refused: set = set()
     failures: List[Finding] = []
     lint = None
     parsed = None
     for _ in range(MAX_FIX_PASSES):
-        lint = _lint(current, path, codes, parsed, shims, imported_by)
+        lint = _lint(current, path, codes, parsed, shims, imported_by, native)
         parsed = None
         fixable = _route_first(_applicable(lint.findings, unsafe, refused))
         if lint.module is None or not fixable:
@@ -558,7 +586,7 @@ def _fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool, reco
         result.requires = tuple(sorted(set(result.requires).union(*(f.fix.requires for f in fixable))))
         lint = None
     if lint is None:
-        lint = _lint(current, path, codes, parsed, shims, imported_by)
+        lint = _lint(current, path, codes, parsed, shims, imported_by, native)
     result.findings = sorted(lint.findings + failures, key=lambda f: (f.line, f.column, f.rule))
     if current != data:
         result.fixed = current

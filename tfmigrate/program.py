@@ -169,6 +169,11 @@ class ProgramMode:
         return (self.v2_disabled and bool(self.evidence)) or any(not line or _DECISIVE.search(_unaliased(what)) for line, what in self.evidence)
 
     @cached_property
+    def graph_by_import(self) -> bool:
+        """Graph code only because graph code imports it (no graph construct of its own)."""
+        return self.graph and any(not line for line, _ in self.evidence)
+
+    @cached_property
     def v2_disabled(self) -> bool:
         """The module turns TF2 behaviour off (so `tf.compat.v1` graph code runs in it), or a
         module it star-imports its `tf` from does, on import (star_imports)."""

@@ -38,6 +38,7 @@ class Task:
     shims: Optional[object] = None  # names.Shims: the project's re-exports of TensorFlow
     graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
     max_size: int = 0  # max-file-size in bytes (0: no limit)
+    native: bool = False  # rewrite TF1 graph scripts to eager TF2 (tfmigrate.native)
 
 
 @dataclass
@@ -290,6 +291,8 @@ def _facts(task: Task) -> dict:
     facts = {"shims": task.shims}
     if task.graph_importer is not None:
         facts["imported_by"] = task.graph_importer
+    if task.native:
+        facts["native"] = True
     return facts
 
 
@@ -813,6 +816,8 @@ def tasks_for(
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
     star = star_aliases(files, cache_dir=cache_dir)  # `from ops import *` of a checked module that imports tf
     importers = graph_importers(files, star=star, cache_dir=cache_dir)
+    if settings.native:
+        importers = _unless_rewritten(importers)
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     tasks = []
     for path in files:
@@ -826,12 +831,29 @@ def tasks_for(
             key += "|imported by graph code: " + importer
         if key and path in star:
             key += star_key(star[path])
+        if key and own.native:
+            key += "|native"
         tasks.append(
             Task(path, display_path(path), file_codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
                  key=key, cache_dir=cache_dir, shims=_shims(own, path, star.get(path)),
-                 graph_importer=display_path(importer) if importer else None)
+                 graph_importer=display_path(importer) if importer else None, native=own.native)
         )
     return _prepare(tasks, settings)
+
+
+def _unless_rewritten(importers: dict) -> dict:
+    """With `--native`, a module imported only by a graph script that `fix --native` rewrites as
+    eager TF2 is not graph code: it must not take the compat route, whose
+    `disable_v2_behavior()` would turn eager execution off for the rewritten script too."""
+    from tfmigrate.native import rewrite
+
+    native: dict = {}
+    for importer in set(importers.values()):
+        try:
+            native[importer] = rewrite(_read(importer).decode("utf-8")).code is not None
+        except (OSError, UnicodeDecodeError):
+            native[importer] = False
+    return {path: importer for path, importer in importers.items() if not native[importer]}
 
 
 def _shims(settings: Settings, path: str, star=None):

@@ -50,6 +50,12 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = ()):
             done.append(f"call `{switch[1]}.disable_v2_behavior()` after the import (TensorFlow's compat route)")
         else:
             return None
+    if switch is not None and getattr(ctx, "native", False) and program.graph_by_import:
+        # With --native, a script importing this helper may be rewritten as eager TF2; the
+        # importers that keep the route turn v2 behaviour off themselves.
+        switch = None
+        done[-1] = done[-1].split(" and call")[0] + (" (no `disable_v2_behavior()` here: with `--native` a script "
+                                                      "that imports this module may run eagerly)")
     legacy = program.needs_legacy_keras and not program.legacy_keras_set
     if legacy:
         done.append("set `TF_USE_LEGACY_KERAS=1` before TensorFlow loads: `tf.layers` and `tf.nn.rnn_cell` then "

@@ -1,0 +1,51 @@
+"""`tfmigrate fix --native`: a TF1 graph script rewritten as eager TF2 (issue 13).
+
+The compat route (TFM200) keeps a graph program a TF1 graph. Where the whole module is a script
+whose every construct is on the whitelist (native.script: placeholders, variables, `tf.layers`,
+tensors, `opt.minimize`, a Session and its `run` calls), the module is rewritten instead:
+placeholders become arguments of `tf.function`s, each `sess.run` a call of one, variables and
+layers are created once, `minimize` becomes a GradientTape step (native.emit). Anything else is
+a `Blocker` that names the construct, and the module keeps the compat route.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from tfmigrate.native.script import Blocker, NotNative, Script
+
+
+@dataclass
+class Outcome:
+    code: Optional[str]          # the rewritten module, or None
+    blocker: Optional[Blocker]   # why not, when code is None
+
+
+def rewrite(source: str) -> Outcome:
+    """The module `source` as eager TF2, or the construct that stops it."""
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except Exception as error:  # noqa: BLE001 - the caller reports unparsable files itself
+        return Outcome(None, Blocker(1, f"the file does not parse ({type(error).__name__})"))
+    positions = wrapper.resolve(PositionProvider)
+
+    def line_of(node) -> int:
+        position = positions.get(node)
+        return position.start.line if position is not None else 1
+
+    from tfmigrate.native.emit import Emitter
+
+    try:
+        script = Script(wrapper.module, source, line_of).analyse()
+        text = Emitter(script).module()
+    except NotNative as stop:
+        return Outcome(None, stop.blocker)
+    try:
+        cst.parse_module(text)
+        compile(text, "<native>", "exec")
+    except Exception as error:  # noqa: BLE001
+        return Outcome(None, Blocker(1, f"internal: the rewrite does not parse ({error})"))
+    return Outcome(text, None)

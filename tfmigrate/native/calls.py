@@ -1,0 +1,121 @@
+"""TF1 calls inside graph statements that have an exact TF2 spelling (inside a `tf.function`).
+
+Only forms whose TF1 defaults the rewrite keeps: `weights=1.0`, the default reduction (the mean
+over every element, SUM_BY_NONZERO_WEIGHTS with unit weights), no label smoothing. `scope=` only
+named the ops. Any other argument leaves the call as it is (the per-call rules then handle it).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional
+
+import libcst as cst
+
+from tfmigrate.native.script import Script, bind, code
+
+_LOSS_PARAMS = {
+    "losses.mean_squared_error": ("labels", "predictions", "weights", "scope", "loss_collection", "reduction"),
+    "losses.absolute_difference": ("labels", "predictions", "weights", "scope", "loss_collection", "reduction"),
+    "losses.sparse_softmax_cross_entropy": ("labels", "logits", "weights", "scope", "loss_collection", "reduction"),
+    "losses.softmax_cross_entropy": ("onehot_labels", "logits", "weights", "label_smoothing", "scope",
+                                     "loss_collection", "reduction"),
+}
+
+
+def _mse(tf: str, a: Dict[str, str]) -> str:
+    return f"{tf}.reduce_mean({tf}.math.squared_difference({a['predictions']}, {a['labels']}))"
+
+
+def _mae(tf: str, a: Dict[str, str]) -> str:
+    return f"{tf}.reduce_mean({tf}.abs({a['predictions']} - {a['labels']}))"
+
+
+def _sparse_xent(tf: str, a: Dict[str, str]) -> str:
+    return (f"{tf}.reduce_mean({tf}.nn.sparse_softmax_cross_entropy_with_logits("
+            f"labels={a['labels']}, logits={a['logits']}))")
+
+
+def _xent(tf: str, a: Dict[str, str]) -> str:
+    return (f"{tf}.reduce_mean({tf}.nn.softmax_cross_entropy_with_logits("
+            f"labels={a['onehot_labels']}, logits={a['logits']}))")
+
+
+_BUILD: Dict[str, Callable[[str, Dict[str, str]], str]] = {
+    "losses.mean_squared_error": _mse,
+    "losses.absolute_difference": _mae,
+    "losses.sparse_softmax_cross_entropy": _sparse_xent,
+    "losses.softmax_cross_entropy": _xent,
+}
+_DEFAULTS = {"weights": ("1.0", "1"), "label_smoothing": ("0", "0.0")}
+
+
+def native_call(script: Script, call: cst.Call) -> Optional[str]:
+    """The TF2 spelling of `call`, or None to keep it."""
+    path = script.tf_call(call)
+    if path not in _BUILD:
+        return None
+    try:
+        bound = bind(call, _LOSS_PARAMS[path])
+    except ValueError:
+        return None
+    for key, value in bound.items():
+        if key in _DEFAULTS and code(value) not in _DEFAULTS[key]:
+            return None
+        if key in ("loss_collection", "reduction"):
+            return None
+    texts = {k: code(v) for k, v in bound.items()}
+    needed = _LOSS_PARAMS[path][:2]
+    if any(k not in texts for k in needed):
+        return None
+    tf = sorted(script.aliases)[0]
+    return _BUILD[path](tf, texts)
+
+
+class NativeCalls(cst.CSTTransformer):
+    def __init__(self, script: Script):
+        self.script = script
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        text = native_call(self.script, original)
+        if text is None:
+            return updated
+        return cst.parse_expression(text).with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+
+# TF1 optimizer -> (Keras 3 class, TF1 parameters, {TF1 name: Keras name}, Keras arguments TF1's
+# defaults need). Same update rule at constant hyperparameters: SGD; Momentum (Keras keeps
+# v = m*v - lr*g, TF1 a = m*a + g; v = -lr*a); Adam (TF1's epsilon 1e-8, Keras's default 1e-7).
+_OPTIMIZERS = {
+    "train.GradientDescentOptimizer": ("SGD", ("learning_rate", "use_locking", "name"),
+                                       {"learning_rate": "learning_rate"}, {}),
+    "train.MomentumOptimizer": ("SGD", ("learning_rate", "momentum", "use_locking", "name", "use_nesterov"),
+                                {"learning_rate": "learning_rate", "momentum": "momentum",
+                                 "use_nesterov": "nesterov"}, {}),
+    "train.AdamOptimizer": ("Adam", ("learning_rate", "beta1", "beta2", "epsilon", "use_locking", "name"),
+                            {"learning_rate": "learning_rate", "beta1": "beta_1", "beta2": "beta_2",
+                             "epsilon": "epsilon"}, {"learning_rate": "0.001", "epsilon": "1e-08"}),
+}
+OPTIMIZERS = tuple(_OPTIMIZERS)
+
+
+def keras_optimizer(script: Script, call: cst.Call) -> Optional[str]:
+    """`tf.keras.optimizers.X(...)` with TF1's hyperparameters, or None when the call passes
+    something without a Keras equivalent."""
+    path = script.tf_call(call)
+    if path not in _OPTIMIZERS:
+        return None
+    cls, params, renames, defaults = _OPTIMIZERS[path]
+    try:
+        bound = bind(call, params)
+    except ValueError:
+        return None
+    if "use_locking" in bound and code(bound["use_locking"]) != "False":
+        return None
+    if "learning_rate" not in bound and "learning_rate" not in defaults:
+        return None
+    args = {renames[k]: code(v) for k, v in bound.items() if k in renames}
+    for key, value in defaults.items():
+        args.setdefault(renames[key], value)
+    tf = sorted(script.aliases)[0]
+    ordered = [f"{k}={args[k]}" for k in ("learning_rate", "beta_1", "beta_2", "epsilon", "momentum", "nesterov")
+               if k in args]
+    return f"{tf}.keras.optimizers.{cls}({', '.join(ordered)})"

@@ -1,0 +1,325 @@
+"""A classified TF1 script (native.script) written out as eager TF2.
+
+    x = tf.placeholder(tf.float32, [None, 1])          (gone: `x` is a parameter)
+    h = tf.layers.dense(x, 10, tf.nn.relu)             h_layer = tf.keras.layers.Dense(10, tf.nn.relu)
+    loss = tf.reduce_mean(tf.square(h - y))            @tf.function(input_signature=[...])
+    train_op = opt.minimize(loss)              ->      def train_step(x, y):
+    sess = tf.Session()                                    with tf.GradientTape() as tape:
+    sess.run(tf.global_variables_initializer())               h = h_layer(x)
+    _, l = sess.run([train_op, loss], {x: a, y: b})            loss = ...
+                                                           variables = [*h_layer.trainable_variables]
+                                                           gradients = tape.gradient(loss, variables)
+                                                           opt.apply_gradients(zip(gradients, variables))
+                                                           return None, loss
+                                                       _, l = to_numpy(train_step(a, b))
+
+One `tf.function` per distinct evaluation (fetches, feeds, and the graph statements they need, in
+program order), defined just before the module-level statement that first evaluates it. State
+(variables, Keras layers, optimizers) stays at module level, created once.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from tfmigrate.fixers import layers as layer_specs
+from tfmigrate.native.calls import OPTIMIZERS, NativeCalls, keras_optimizer
+from tfmigrate.native.script import (Kind, NotNative, RunSite, Script, Statement, bind, code,
+                                     names_read)
+
+TO_NUMPY = '''
+def to_numpy(fetched):
+    """What `sess.run` returned: numpy values, in the structure of the fetches."""
+    return tf.nest.map_structure(lambda value: None if value is None else value.numpy(), fetched)
+'''
+
+_GET_VARIABLE = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
+                 "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
+                 "constraint", "synchronization", "aggregation")
+
+
+class Function:
+    def __init__(self, name: str, params: List[Statement], text: str):
+        self.name = name
+        self.params = params
+        self.text = text
+
+
+class Emitter:
+    def __init__(self, script: Script):
+        self.script = script
+        self.tf = sorted(script.aliases)[0]
+        self.functions: Dict[tuple, Function] = {}
+        self.order = {id(s): i for i, s in enumerate(script.statements)}
+        self.needs_to_numpy = False
+        self.helper_written = False
+
+    # -- module ---------------------------------------------------------------------------------
+    def module(self) -> str:
+        out: List[str] = []
+        for statement in self.script.statements:
+            out += self._statement(statement)
+        head = self.script.module.header
+        body = "".join(out)
+        return cst.Module([]).code_for_node(cst.Module([], header=head)) + body
+
+    def _statement(self, statement: Statement) -> List[str]:
+        kind = statement.kind
+        if kind in (Kind.PLACEHOLDER, Kind.SESSION, Kind.INIT, Kind.DROP):
+            return []
+        if kind is Kind.VARIABLE:
+            return [self._variable(statement)]
+        if kind is Kind.OBJECT and self.script.tf_call(statement.node.body[0].value, *OPTIMIZERS):
+            return [self._optimizer_line(statement.node, statement.node.body[0].value)]
+        if kind in (Kind.OBJECT, Kind.HELPER):
+            return [code(statement.node)]
+        if kind is Kind.EAGER:
+            return [self._eager(statement)]
+        if kind is Kind.WRITER:
+            return [self._writer(statement)]
+        if kind is Kind.GRAPH:
+            return [self._layer_line(layer) for layer in statement.layers]
+        if kind is Kind.TRAIN:
+            if statement.optimizer_name:
+                return [f"{statement.optimizer_name} = {keras_optimizer(self.script, statement.optimizer)}\n"]
+            return []
+        out: List[str] = []
+        replacements = {}
+        for site in statement.sites:
+            call, definition = self._site(site)
+            replacements[id(site.call)] = call
+            if definition:
+                out.append(definition)
+        node = statement.node
+        if replacements:
+            node = node.visit(_Replace(replacements))
+        out.append(code(node))
+        return out
+
+    def _optimizer_line(self, line: cst.SimpleStatementLine, call: cst.Call) -> str:
+        new = cst.parse_expression(keras_optimizer(self.script, call))
+        return code(line.with_changes(body=[line.body[0].with_changes(value=new)]))
+
+    def _eager(self, statement: Statement) -> str:
+        call = statement.node.body[0].value
+        if self.script.tf_call(call) == "set_random_seed":
+            new = call.with_changes(func=cst.parse_expression(f"{self.tf}.random.set_seed"))
+            return code(statement.node.with_changes(body=[statement.node.body[0].with_changes(value=new)]))
+        return code(statement.node)
+
+    def _writer(self, statement: Statement) -> str:
+        assign = statement.node.body[0]
+        logdir = assign.value.args[0].value
+        new = cst.parse_expression(f"{self.tf}.summary.create_file_writer({code(logdir)})")
+        return code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
+
+    def _layer_line(self, layer) -> str:
+        ref = cst.parse_expression(f"{self.tf}.keras.layers.{layer.mapped.spec.cls}")
+        ctor = layer_specs.constructor(ref, layer.mapped, layer.call, multiline=False)
+        return f"{layer.name} = {code(ctor)}\n"
+
+    def _variable(self, statement: Statement) -> str:
+        line = statement.node
+        assign = line.body[0]
+        call = assign.value
+        if self.script.tf_call(call) == "Variable":
+            return code(line)
+        try:
+            bound = bind(call, _GET_VARIABLE)
+        except ValueError as why:
+            raise NotNative(statement.line, f"`get_variable`: {why}")
+        allowed = {"name", "shape", "dtype", "initializer", "trainable"}
+        extra = sorted(set(bound) - allowed)
+        if extra:
+            raise NotNative(statement.line, f"`get_variable({extra[0]}=...)`")
+        tf = self.tf
+        dtype = code(bound["dtype"]) if "dtype" in bound else f"{tf}.float32"
+        init = bound.get("initializer")
+        shape = bound.get("shape")
+        if init is None:
+            if shape is None:
+                raise NotNative(statement.line, "`get_variable` without a shape or an initializer")
+            value = f"{tf}.keras.initializers.GlorotUniform()({code(shape)}, dtype={dtype})"
+        elif self._is_initializer(init):
+            if shape is None:
+                raise NotNative(statement.line, "`get_variable` with an initializer and no shape")
+            value = f"{code(init)}({code(shape)}, dtype={dtype})"
+        else:
+            if shape is not None:
+                raise NotNative(statement.line, "`get_variable` with a value and a shape")
+            value = code(init)
+            if "dtype" in bound:
+                value = f"{tf}.cast({value}, {dtype})"
+        args = [value]
+        if "name" in bound:
+            args.append(f"name={code(bound['name'])}")
+        if "trainable" in bound:
+            args.append(f"trainable={code(bound['trainable'])}")
+        target = code(assign.targets[0].target)
+        comments = "".join(code(empty) for empty in line.leading_lines)
+        return f"{comments}{target} = {tf}.Variable({', '.join(args)})\n"
+
+    def _is_initializer(self, node) -> bool:
+        if isinstance(node, cst.Name):
+            return self.script.kinds.get(node.value) is Kind.OBJECT
+        path = self.script.tf_call(node)
+        return bool(path) and (path.endswith("_initializer") or path.startswith("keras.initializers"))
+
+    # -- run sites ------------------------------------------------------------------------------
+    def _site(self, site: RunSite) -> Tuple[cst.BaseExpression, Optional[str]]:
+        defs = site.defs
+        if not site.feeds and len(site.fetched) == 1 and isinstance(site.fetches, cst.Name) \
+                and defs[site.fetched[0]].kind is Kind.VARIABLE:
+            return cst.parse_expression(f"{site.fetched[0]}.numpy()"), None
+        included: Dict[int, Statement] = {}
+        params: Dict[int, Statement] = {}
+        todo = []
+        for name in site.fetched:
+            if name not in defs:
+                raise NotNative(site.line, f"`{name}` is fetched before it is defined")
+            todo.append(defs[name])
+        while todo:
+            definition = todo.pop()
+            if definition.kind is Kind.PLACEHOLDER:
+                params[id(definition)] = definition
+            elif definition.kind in (Kind.GRAPH, Kind.TRAIN) and id(definition) not in included:
+                included[id(definition)] = definition
+                todo += list(definition.deps.values())
+        body = sorted(included.values(), key=lambda s: self.order[id(s)])
+        ordered_params = sorted(params.values(), key=lambda s: self.order[id(s)])
+        args = []
+        for param in ordered_params:
+            name = param.targets[0]
+            if name in site.feeds:
+                args.append(code(site.feeds[name]))
+            elif param.default is not None:
+                args.append(code(param.default))
+            else:
+                raise NotNative(site.line, f"the placeholder `{name}` is not fed")
+        key = (tuple(id(s) for s in body), code(site.fetches), tuple(id(p) for p in ordered_params))
+        definition_text = None
+        function = self.functions.get(key)
+        if function is None:
+            function = self._function(site, body, ordered_params, defs)
+            self.functions[key] = function
+            definition_text = function.text
+            if not self.helper_written and self._multi(site):
+                definition_text = TO_NUMPY.lstrip("\n") + "\n\n" + definition_text
+                self.helper_written = True
+        call = f"{function.name}({', '.join(args)})"
+        trains = [n for n in site.fetched if defs[n].kind is Kind.TRAIN]
+        if self._multi(site):
+            if not self.helper_written:
+                raise NotNative(site.line, "internal: to_numpy missing")
+            call = f"to_numpy({call})"
+        elif not trains:
+            call = f"{call}.numpy()"
+        return cst.parse_expression(call), definition_text
+
+    def _multi(self, site: RunSite) -> bool:
+        return not isinstance(site.fetches, cst.Name)
+
+    def _function(self, site: RunSite, body: Sequence[Statement], params: Sequence[Statement], defs) -> Function:
+        tf = self.tf
+        trains = [s for s in body if s.kind is Kind.TRAIN]
+        graph = [s for s in body if s.kind is Kind.GRAPH]
+        if trains:
+            name = self.script.fresh("train_step")
+        elif isinstance(site.fetches, cst.Name):
+            name = self.script.fresh(f"compute_{site.fetched[0]}")
+        else:
+            name = self.script.fresh("evaluate")
+        lines: List[str] = []
+        indent = "    "
+        inner = indent * 2 if trains else indent
+        if trains:
+            persistent = ", persistent=True" if len(trains) > 1 else ""
+            lines.append(f"{indent}with {tf}.GradientTape({persistent.lstrip(', ')}) as tape:\n")
+        for statement in graph:
+            lines.append(inner + self._graph_line(statement))
+        for train in trains:
+            variables = self._variables(train, defs)
+            optimizer = train.optimizer_name or code(train.optimizer)
+            lines.append(f"{indent}variables = {variables}\n")
+            lines.append(f"{indent}gradients = tape.gradient({train.loss}, variables)\n")
+            lines.append(f"{indent}{optimizer}.apply_gradients(zip(gradients, variables))\n")
+            if train.global_step is not None:
+                lines.append(f"{indent}{code(train.global_step)}.assign_add(1)\n")
+        lines.append(f"{indent}return {self._returned(site.fetches, defs)}\n")
+        specs = []
+        dtypes = [code(p.dtype) if p.default is None else f"{tf}.{p.dtype}" for p in params]
+        for param, dtype in zip(params, dtypes):
+            shape = code(param.shape) if param.shape is not None else "None"
+            specs.append(f"{tf}.TensorSpec({shape}, {dtype})")
+        flags = [dtype.endswith(".bool") for dtype in dtypes]
+        if any(flags):
+            # A boolean flag (`training=`) stays a Python value: Keras layers branch on it in
+            # Python, so each value gets its own trace; the tensors take their dtypes here.
+            lines[:0] = [f"{indent}{p.targets[0]} = {tf}.cast({p.targets[0]}, {dtype})\n"
+                         for p, dtype, flag in zip(params, dtypes, flags) if not flag]
+            decorator = f"@{tf}.function\n"
+        elif specs:
+            decorator = f"@{tf}.function(input_signature=[{', '.join(specs)}])\n"
+        else:
+            decorator = f"@{tf}.function\n"
+        text = f"\n{decorator}def {name}({', '.join(p.targets[0] for p in params)}):\n{''.join(lines)}\n\n"
+        return Function(name, list(params), text)
+
+    def _graph_line(self, statement: Statement) -> str:
+        node = statement.node.body[0]
+        if statement.layers:
+            calls = {}
+            for layer in statement.layers:
+                calls[id(layer.call)] = layer_specs.layer_call(cst.Name(layer.name), layer.mapped, layer.call)
+            node = node.visit(_Replace(calls))
+        node = node.visit(NativeCalls(self.script))
+        return code(node).strip() + "\n"
+
+    def _variables(self, train: Statement, defs) -> str:
+        if train.var_list is not None:
+            return code(train.var_list)
+        seen: Dict[int, Statement] = {}
+        found: List[Tuple[int, str]] = []
+        todo = [train.deps[train.loss]]
+        while todo:
+            definition = todo.pop()
+            if id(definition) in seen:
+                continue
+            seen[id(definition)] = definition
+            if definition.kind is Kind.VARIABLE and definition.trainable:
+                found.append((self.order[id(definition)], definition.targets[0]))
+            elif definition.kind is Kind.GRAPH:
+                for i, layer in enumerate(definition.layers):
+                    found.append((self.order[id(definition)] + i / 100, f"*{layer.name}.trainable_variables"))
+                todo += list(definition.deps.values())
+        if not found:
+            raise NotNative(train.line, f"`minimize({train.loss})` of a loss that depends on no variable")
+        return "[" + ", ".join(name for _, name in sorted(found)) + "]"
+
+    def _returned(self, fetches, defs) -> str:
+        if isinstance(fetches, cst.Name):
+            definition = defs[fetches.value]
+            if definition.kind is Kind.TRAIN:
+                return "None"
+            if definition.kind is Kind.VARIABLE:
+                return f"{self.tf}.identity({fetches.value})"
+            return fetches.value
+        if isinstance(fetches, (cst.List, cst.Tuple)):
+            items = [self._returned(e.value, defs) for e in fetches.elements]
+            if isinstance(fetches, cst.List):
+                return "[" + ", ".join(items) + "]"
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        if isinstance(fetches, cst.Dict):
+            return "{" + ", ".join(f"{code(e.key)}: {self._returned(e.value, defs)}" for e in fetches.elements) + "}"
+        raise NotNative(1, f"the fetch `{code(fetches)}`")
+
+
+class _Replace(cst.CSTTransformer):
+    """Swap given nodes (by identity) for new ones."""
+
+    def __init__(self, replacements: Dict[int, cst.CSTNode]):
+        self.replacements = replacements
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        return self.replacements.get(id(original), updated)

@@ -1,0 +1,706 @@
+"""What a TF1 graph script is made of, statement by statement: the analysis `fix --native` rests on.
+
+A TF1 script builds a graph at module level (placeholders, variables, tensors, a train op), opens a
+Session, and evaluates fetches with `sess.run(fetches, feed_dict)`. Each module-level statement is
+put in one class (see `Kind`); anything outside the whitelist becomes a `Blocker` naming the
+construct and its line, and the module keeps the compat route. Nothing here edits code.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from tfmigrate.fixers import layers as layer_specs
+from tfmigrate.names import ImportTable, dotted
+
+PLACEHOLDERS = ("placeholder", "placeholder_with_default")
+VARIABLES = ("Variable", "get_variable")
+SESSIONS = ("Session", "InteractiveSession")
+INITIALIZERS = ("global_variables_initializer", "initialize_all_variables")
+OPTIMIZERS = ("train.GradientDescentOptimizer", "train.AdamOptimizer", "train.MomentumOptimizer")  # native.calls
+# TF calls a script makes at module level that mean the same eagerly (kept where they are).
+EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
+# Values that are Python objects, not tensors: kept at module level, usable anywhere.
+OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.",
+                   "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.")
+# Calls that create graph state or need a session: a module-level function making them is not a
+# pure tensor helper that a `tf.function` may call.
+STATEFUL = ("Variable", "get_variable", "layers.", "placeholder", "Session", "InteractiveSession", "train.",
+            "summary.", "variable_scope", "get_collection", "add_to_collection", "metrics.", "nn.rnn_cell",
+            "contrib.", "assign", "global_variables", "trainable_variables", "get_default_graph",
+            "reset_default_graph", "random", "truncated_normal", "multinomial", "py_func")
+OBJECT_SUFFIXES = ("_initializer", "Optimizer")
+# Graph calls with a side effect of their own, which would run on every evaluation.
+UNSUPPORTED = {
+    "summary.": "TF1 summaries (`tf.summary.*` ops evaluated by `sess.run`)",
+    "train.Saver": "`tf.train.Saver`",
+    "get_collection": "graph collections (`tf.get_collection`)",
+    "control_dependencies": "`tf.control_dependencies`",
+    "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
+    "metrics.": "`tf.metrics.*` (local variables updated by `sess.run`)",
+    "data.": "`tf.data` iterators evaluated by `sess.run`",
+    "nn.rnn_cell": "RNN cells",
+    "nn.dynamic_rnn": "`tf.nn.dynamic_rnn`",
+    "variable_scope": "`tf.variable_scope`",
+    "name_scope": "`tf.name_scope`",
+    "sparse_placeholder": "`tf.sparse_placeholder`",
+    "train.start_queue_runners": "queue runners",
+    "train.Coordinator": "queue runners",
+    "FIFOQueue": "queues",
+    "py_func": "`tf.py_func`",
+    "while_loop": "`tf.while_loop`",
+    "cond": "`tf.cond`",
+    "get_default_graph": "the default graph",
+    "device": "`tf.device`",
+}
+
+
+class Kind(enum.Enum):
+    PLACEHOLDER = "placeholder"  # removed; becomes a parameter
+    VARIABLE = "variable"        # state: kept at module level, created once
+    OBJECT = "object"            # dtypes, initializers, optimizers: kept at module level
+    GRAPH = "graph"              # a tensor: computed inside the functions that need it
+    TRAIN = "train"              # `opt.minimize(loss)`: a GradientTape step
+    SESSION = "session"          # removed
+    INIT = "init"                # removed
+    DROP = "drop"                # `sess.run(init)`, `sess.close()`, `reset_default_graph()`
+    PYTHON = "python"            # kept; its `sess.run` calls become function calls
+    HELPER = "helper"            # a module-level function of tensor ops only: kept, callable in graph code
+    WRITER = "writer"            # `tf.summary.FileWriter(logdir, graph)`: a TF2 summary writer
+    EAGER = "eager"              # a TF call that means the same eagerly: kept
+
+
+@dataclass
+class Blocker:
+    line: int
+    construct: str
+
+    def __str__(self) -> str:
+        return f"{self.construct} (line {self.line})"
+
+
+class NotNative(Exception):
+    def __init__(self, line: int, construct: str):
+        super().__init__(construct)
+        self.blocker = Blocker(line, construct)
+
+
+@dataclass
+class Layer:
+    """A `tf.layers.<fn>(...)` call inside a graph statement, as a Keras layer made once."""
+    call: cst.Call
+    name: str                   # the module-level layer object
+    mapped: layer_specs.Mapped
+
+
+@dataclass
+class Statement:
+    node: cst.CSTNode           # the module-level statement (or one inside a Session block)
+    kind: Kind
+    line: int
+    targets: Tuple[str, ...] = ()
+    reads: Set[str] = field(default_factory=set)        # graph/placeholder/variable names read
+    deps: Dict[str, "Statement"] = field(default_factory=dict)  # what each name read meant here
+    layers: List[Layer] = field(default_factory=list)
+    # TRAIN: the optimizer expression, the loss name, var_list / global_step expressions
+    optimizer: Optional[cst.BaseExpression] = None
+    optimizer_name: Optional[str] = None  # a hoisted optimizer's new name
+    loss: Optional[str] = None
+    var_list: Optional[cst.BaseExpression] = None
+    global_step: Optional[cst.BaseExpression] = None
+    # PLACEHOLDER: dtype and shape expressions, the default of placeholder_with_default
+    dtype: Optional[cst.BaseExpression] = None
+    shape: Optional[cst.BaseExpression] = None
+    default: Optional[cst.BaseExpression] = None
+    trainable: bool = True
+    top: Optional[cst.CSTNode] = None   # the module-level node it came from
+    sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def names_read(node: cst.CSTNode) -> Set[str]:
+    """Every Name loaded in `node` (attribute names and keywords excluded)."""
+    found: Set[str] = set()
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            attr.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Reads())
+    return found
+
+
+def names_assigned(node: cst.CSTNode) -> Set[str]:
+    found: Set[str] = set()
+
+    class _Writes(cst.CSTVisitor):
+        def _targets(self, target) -> None:
+            if isinstance(target, cst.Name):
+                found.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._targets(element.value)
+            elif isinstance(target, cst.StarredElement):
+                self._targets(target.value)
+
+        def visit_AssignTarget(self, node) -> None:
+            self._targets(node.target)
+
+        def visit_AugAssign(self, node) -> None:
+            self._targets(node.target)
+
+        def visit_AnnAssign(self, node) -> None:
+            self._targets(node.target)
+
+        def visit_For(self, node) -> None:
+            self._targets(node.target)
+
+        def visit_CompFor(self, node) -> None:
+            self._targets(node.target)
+
+        def visit_WithItem(self, node) -> None:
+            if node.asname is not None:
+                self._targets(node.asname.name)
+
+        def visit_FunctionDef(self, node) -> bool:
+            found.add(node.name.value)
+            return False
+
+        def visit_ClassDef(self, node) -> bool:
+            found.add(node.name.value)
+            return False
+
+        def visit_Import(self, node) -> None:
+            for alias in node.names:
+                found.add(alias.evaluated_alias or dotted(alias.name).split(".")[0])
+
+        def visit_ImportFrom(self, node) -> None:
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    found.add(alias.evaluated_alias or alias.evaluated_name)
+
+    node.visit(_Writes())
+    return found
+
+
+def bind(call: cst.Call, params: Sequence[str]) -> Dict[str, cst.BaseExpression]:
+    """The call's arguments by parameter name (raises KeyError-free ValueError on `*args`)."""
+    bound: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise ValueError("`*args` hides the arguments")
+        key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+        if key is None:
+            raise ValueError("too many positional arguments")
+        bound[key] = arg.value
+    return bound
+
+
+@dataclass
+class RunSite:
+    """`sess.run(fetches, feed_dict=...)` in Python code."""
+    call: cst.Call
+    line: int
+    fetches: cst.BaseExpression
+    fetched: List[str]                   # the graph names fetched
+    feeds: Dict[str, cst.BaseExpression]  # placeholder name -> fed value
+    defs: Dict[str, "Statement"] = field(default_factory=dict)  # what each name meant there
+
+
+class Script:
+    """The module's statements classified, or the first construct that stops a native rewrite."""
+
+    def __init__(self, module: cst.Module, source: str, line_of):
+        self.module = module
+        self.names = ImportTable(module, source)
+        self.line_of = line_of                  # node -> first line
+        self.statements: List[Statement] = []   # in execution order, Session blocks flattened
+        self.sessions: Set[str] = set()
+        self.blockers: List[Blocker] = []
+        self.taken: Set[str] = set()
+        for node in module.body:
+            self.taken |= names_assigned(node) | names_read(node)
+        self.kinds: Dict[str, Kind] = {}        # a name's current kind, in program order
+        self.defs: Dict[str, Statement] = {}    # the statement that defines each graph name now
+        self.placeholders: Dict[str, Statement] = {}
+        self.layer_names: Set[str] = set()
+        self.helpers: Set[str] = set()
+        self.aliases = {local for local, target in self.names.aliases.items() if target == "tensorflow"}
+
+    # -- helpers ------------------------------------------------------------------------------
+    def api(self, node: cst.CSTNode) -> Optional[str]:
+        path = self.names.api(node)
+        return path
+
+    def tf_call(self, node: cst.CSTNode, *paths: str) -> Optional[str]:
+        if isinstance(node, cst.Call):
+            path = self.api(node.func)
+            if path is not None and (not paths or path in paths):
+                return path
+        return None
+
+    def fresh(self, preferred: str) -> str:
+        name, n = preferred, 2
+        while name in self.taken:
+            name, n = f"{preferred}_{n}", n + 1
+        self.taken.add(name)
+        return name
+
+    def graph_names(self) -> Set[str]:
+        return {n for n, k in self.kinds.items() if k in (Kind.GRAPH, Kind.PLACEHOLDER, Kind.VARIABLE, Kind.TRAIN,
+                                                          Kind.INIT)}
+
+    # -- analysis -----------------------------------------------------------------------------
+    def analyse(self) -> "Script":
+        if not self.aliases:
+            raise NotNative(1, "no `import tensorflow as tf`")
+        for node in self.module.body:
+            self._top(node)
+        if not self.sessions and not self.placeholders:
+            raise NotNative(1, "no Session or placeholder at module level")
+        return self
+
+    def _top(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.With) and self._session_with(node):
+            for inner in node.body.body:
+                self._top(inner)
+            return
+        if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+            statement = self._simple(node, node.body[0])
+        else:
+            statement = self._python(node)
+        statement.top = node
+        self.statements.append(statement)
+
+    def _session_with(self, node: cst.With) -> bool:
+        if len(node.items) != 1 or not self.tf_call(node.items[0].item, *SESSIONS):
+            return False
+        item = node.items[0]
+        if item.asname is None or not isinstance(item.asname.name, cst.Name):
+            raise NotNative(self.line_of(node), "a Session used without a name")
+        self._session_args(item.item)
+        self.sessions.add(item.asname.name.value)
+        return True
+
+    def _session_args(self, call: cst.Call) -> None:
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value != "config":
+                raise NotNative(self.line_of(call), f"`Session({code(arg).rstrip(', ')})`")
+
+    def _simple(self, line: cst.SimpleStatementLine, small: cst.BaseSmallStatement) -> Statement:
+        at = self.line_of(line)
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            return self._python(line)
+        if isinstance(small, cst.Expr):
+            value = small.value
+            if self.tf_call(value, *EAGER_STATEMENTS):
+                return Statement(line, Kind.EAGER, at)
+            if self.tf_call(value, "reset_default_graph") or (
+                    isinstance(value, cst.Call) and (dotted(value.func) or "").endswith("ops.reset_default_graph")):
+                self._new_graph()
+                return Statement(line, Kind.DROP, at)
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and isinstance(value.func.value, cst.Name) and value.func.value.value in self.sessions:
+                method = value.func.attr.value
+                if method == "close":
+                    return Statement(line, Kind.DROP, at)
+                if method == "run" and value.args and self._is_init(value.args[0].value):
+                    if len(value.args) > 1:
+                        raise NotNative(at, "an initializer run with a feed")
+                    return Statement(line, Kind.DROP, at)
+            return self._python(line)
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            targets = self._target_names(small.targets[0].target)
+            if targets is not None:
+                return self._assign(line, small, targets)
+        return self._python(line)
+
+    def _runs(self, node: cst.CSTNode) -> bool:
+        """Whether `node` calls `run` on a session."""
+        sessions = self.sessions
+
+        class _Run(cst.CSTVisitor):
+            found = False
+
+            def visit_Call(self, call: cst.Call) -> None:
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "run" \
+                        and isinstance(func.value, cst.Name) and func.value.value in sessions:
+                    _Run.found = True
+
+        visitor = _Run()
+        node.visit(visitor)
+        return _Run.found
+
+    def _new_graph(self) -> None:
+        """`reset_default_graph()`: what follows builds a new graph; the old one's names are gone
+        (the Python objects they named stay, as in TF1)."""
+        for name, kind in list(self.kinds.items()):
+            if kind in (Kind.GRAPH, Kind.PLACEHOLDER, Kind.TRAIN, Kind.INIT):
+                del self.kinds[name]
+                self.defs.pop(name, None)
+                self.placeholders.pop(name, None)
+
+    def _target_names(self, target) -> Optional[Tuple[str, ...]]:
+        if isinstance(target, cst.Name):
+            return (target.value,)
+        if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
+            return tuple(e.value.value for e in target.elements)
+        return None
+
+    def _is_init(self, node) -> bool:
+        if self.tf_call(node, *INITIALIZERS):
+            return True
+        return isinstance(node, cst.Name) and self.kinds.get(node.value) is Kind.INIT
+
+    def _assign(self, line, small: cst.Assign, targets: Tuple[str, ...]) -> Statement:
+        at = self.line_of(line)
+        value = small.value
+        graph = self.graph_names()
+        kind = None
+        statement = Statement(line, Kind.GRAPH, at, targets)
+        if self._runs(value):
+            return self._python(line)
+        path = self.tf_call(value)
+        if path in SESSIONS:
+            self._session_args(value)
+            self.sessions.add(targets[0])
+            kind = Kind.SESSION
+        elif path in INITIALIZERS:
+            kind = Kind.INIT
+        elif path == "summary.FileWriter":
+            kind = Kind.WRITER
+            if not value.args or value.args[0].keyword not in (None,) and value.args[0].keyword.value != "logdir":
+                raise NotNative(at, "a `FileWriter` without a log directory")
+        elif path in PLACEHOLDERS:
+            kind = Kind.PLACEHOLDER
+            self._placeholder(statement, value, path)
+        elif path in VARIABLES:
+            kind = Kind.VARIABLE
+            self._variable(statement, value, path)
+        elif self._is_object(value, path):
+            kind = Kind.OBJECT
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "minimize":
+            kind = Kind.TRAIN
+            self._train(statement, value)
+        elif self._mentions_tf(value) or names_read(value) & (graph | self.helpers):
+            kind = Kind.GRAPH
+            self._graph(statement, value)
+        if kind is None:
+            return self._python(line)
+        if len(targets) != 1 and kind is not Kind.GRAPH:
+            raise NotNative(at, "a tuple assignment of a graph object")
+        statement.kind = kind
+        if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER):
+            statement.reads = names_read(value) & graph
+            statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
+        for name in targets:
+            self.kinds[name] = kind
+            self.defs[name] = statement
+        if kind is Kind.PLACEHOLDER:
+            self.placeholders[targets[0]] = statement
+        return statement
+
+    def _is_object(self, value, path: Optional[str]) -> bool:
+        if isinstance(value, (cst.Attribute, cst.Name)):
+            p = self.api(value)
+            return p is not None and p.startswith(OBJECT_PREFIXES)
+        if path is None:
+            return False
+        if path in OPTIMIZERS:
+            return self._optimizer(value)
+        if path.endswith(OBJECT_SUFFIXES) or path.startswith(("keras.initializers", "keras.regularizers")):
+            return not (names_read(value) & self.graph_names())
+        return False
+
+    def _optimizer(self, call: cst.Call) -> bool:
+        from tfmigrate.native.calls import keras_optimizer
+
+        at = self.line_of(call)
+        if names_read(call) & self.graph_names():
+            raise NotNative(at, "an optimizer configured with a tensor")
+        if keras_optimizer(self, call) is None:
+            raise NotNative(at, f"`{code(call.func)}(...)` with arguments that have no Keras equivalent")
+        return True
+
+    def _mentions_tf(self, node: cst.CSTNode) -> bool:
+        return bool(names_read(node) & self.aliases)
+
+    def _check_supported(self, node: cst.CSTNode, at: int) -> None:
+        script = self
+
+        class _Calls(cst.CSTVisitor):
+            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+                path = script.api(attr)
+                if path is None:
+                    return None
+                for prefix, what in UNSUPPORTED.items():
+                    if path.startswith(prefix):
+                        raise NotNative(at, what)
+                return False
+
+        node.visit(_Calls())
+
+    def _placeholder(self, statement: Statement, call: cst.Call, path: str) -> None:
+        at = statement.line
+        try:
+            if path == "placeholder":
+                bound = bind(call, ("dtype", "shape", "name"))
+            else:
+                bound = bind(call, ("input", "shape", "name"))
+        except ValueError as why:
+            raise NotNative(at, f"a placeholder: {why}")
+        if path == "placeholder":
+            if "dtype" not in bound:
+                raise NotNative(at, "a placeholder without a dtype")
+            statement.dtype = bound["dtype"]
+        else:
+            statement.default = bound["input"]
+            statement.dtype = _literal_dtype(bound["input"], self)
+            if statement.dtype is None:
+                raise NotNative(at, "a `placeholder_with_default` whose dtype is not a literal's")
+        statement.shape = bound.get("shape")
+        if names_read(call) & self.graph_names():
+            raise NotNative(at, "a placeholder whose shape is a tensor")
+
+    def _variable(self, statement: Statement, call: cst.Call, path: str) -> None:
+        at = statement.line
+        if names_read(call) & (self.graph_names() - {n for n, k in self.kinds.items() if k is Kind.VARIABLE}):
+            raise NotNative(at, "a variable whose initial value is computed from the graph")
+        self._check_supported(call, at)
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "trainable":
+                if code(arg.value) == "False":
+                    statement.trainable = False
+                elif code(arg.value) != "True":
+                    raise NotNative(at, "`trainable=` that is not a literal")
+
+    def _train(self, statement: Statement, call: cst.Call) -> None:
+        at = statement.line
+        receiver = call.func.value
+        try:
+            bound = bind(call, ("loss", "global_step", "var_list"))
+        except ValueError as why:
+            raise NotNative(at, f"`minimize(...)`: {why}")
+        extra = set(bound) - {"loss", "global_step", "var_list"}
+        if extra:
+            raise NotNative(at, f"`minimize({sorted(extra)[0]}=...)`")
+        loss = bound.get("loss")
+        if not isinstance(loss, cst.Name) or loss.value not in self.graph_names():
+            raise NotNative(at, "`minimize` of something other than a named loss tensor")
+        statement.loss = loss.value
+        statement.global_step = bound.get("global_step")
+        statement.var_list = bound.get("var_list")
+        if statement.var_list is not None:
+            listed = statement.var_list
+            if not isinstance(listed, (cst.List, cst.Tuple)) or not all(
+                    isinstance(e.value, cst.Name) and self.kinds.get(e.value.value) is Kind.VARIABLE
+                    for e in listed.elements):
+                raise NotNative(at, "`minimize(var_list=...)` that is not a list of variables")
+        if statement.global_step is not None:
+            step = statement.global_step
+            if not isinstance(step, cst.Name) or self.kinds.get(step.value) is not Kind.VARIABLE:
+                raise NotNative(at, "`minimize(global_step=...)` that is not a variable")
+        if isinstance(receiver, cst.Name) and self.kinds.get(receiver.value) is Kind.OBJECT:
+            statement.optimizer = receiver
+        elif self.tf_call(receiver, *OPTIMIZERS) and self._optimizer(receiver):
+            statement.optimizer = receiver
+            statement.optimizer_name = self.fresh("optimizer")
+        else:
+            raise NotNative(at, "`minimize` on an optimizer tfmigrate does not know")
+
+    def _graph(self, statement: Statement, value: cst.BaseExpression) -> None:
+        at = statement.line
+        self._check_supported(value, at)
+        script = self
+
+        class _Layers(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                path = script.api(call.func)
+                if path is None or not path.startswith("layers."):
+                    return
+                function = path[len("layers."):]
+                if function not in layer_specs.SPECS:
+                    raise NotNative(at, f"`tf.{path}`")
+                mapped = layer_specs.map_call(function, call)
+                if isinstance(mapped, str):
+                    raise NotNative(at, f"`tf.{path}`: {mapped}")
+                for arg in mapped.ctor_args:
+                    if names_read(arg.value) & script.graph_names():
+                        raise NotNative(at, f"`tf.{path}` configured with a tensor")
+                preferred = statement.targets[0] if statement.targets else function
+                name = script.fresh(f"{preferred}_layer")
+                script.layer_names.add(name)
+                statement.layers.append(Layer(call, name, mapped))
+
+        value.visit(_Layers())
+
+    def _python(self, node: cst.CSTNode) -> Statement:
+        at = self.line_of(node)
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) or (
+                isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and self._mentions_tf(node):
+                return self._helper(node, at)
+            statement = Statement(node, Kind.PYTHON, at)
+            for name in names_assigned(node):
+                self.kinds[name] = Kind.PYTHON
+                self.defs.pop(name, None)
+            return statement
+        statement = Statement(node, Kind.PYTHON, at)
+        statement.sites = self.sites_of(statement)  # validates every use of the graph in it
+        for name in names_assigned(node):
+            self.kinds[name] = Kind.PYTHON
+            self.defs.pop(name, None)
+        return statement
+
+    def _helper(self, node, at: int) -> Statement:
+        """A function of tensor ops only (no state, no session, no graph names of the module): it
+        means the same called inside a `tf.function`."""
+        name = node.name.value
+        if isinstance(node, cst.ClassDef):
+            raise NotNative(at, f"the class `{name}`, which builds graph code")
+        script = self
+        graph = self.graph_names()
+
+        class _Pure(cst.CSTVisitor):
+            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+                path = script.api(attr)
+                if path is None:
+                    return None
+                if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
+                    raise NotNative(at, f"`{name}`, a function that builds graph state (`tf.{path}`)")
+                return False
+
+            def visit_Name(self, ref: cst.Name) -> None:
+                if ref.value in graph or ref.value in script.sessions:
+                    raise NotNative(at, f"`{name}`, a function that uses the module's graph (`{ref.value}`)")
+
+            def visit_Global(self, _node) -> None:
+                raise NotNative(at, f"`{name}`, a function with `global`")
+
+        node.visit(_Pure())
+        self.helpers.add(name)
+        self.kinds[name] = Kind.HELPER
+        return Statement(node, Kind.HELPER, at)
+
+    # -- run sites ----------------------------------------------------------------------------
+    def sites_of(self, statement: Statement) -> List[RunSite]:
+        """The `sess.run` calls in a Python statement; every other use of the graph is a blocker."""
+        script = self
+        graph = self.graph_names()
+        sites: List[RunSite] = []
+        assigned = names_assigned(statement.node)
+
+        class _Uses(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> Optional[bool]:
+                func = call.func
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                        and func.value.value in script.sessions and func.attr.value == "run":
+                    sites.append(script._site(call))
+                    for arg in call.args:
+                        if arg.keyword is not None and arg.keyword.value == "feed_dict" or (
+                                arg.keyword is None and arg is not call.args[0]):
+                            if isinstance(arg.value, cst.Dict):
+                                for element in arg.value.elements:
+                                    element.value.visit(self)
+                    return False
+                return None
+
+            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+                path = script.api(attr)
+                if path is not None:
+                    if not path.startswith(OBJECT_PREFIXES) and path not in EAGER_STATEMENTS:
+                        raise NotNative(script.line_of(attr), f"`tf.{path}` in Python code outside the graph")
+                    return False
+                return None
+
+            def visit_Name(self, name: cst.Name) -> None:
+                if name.value in script.sessions:
+                    raise NotNative(script.line_of(name), f"the session `{name.value}` used other than by `run`")
+                if name.value in graph and name.value not in assigned:
+                    raise NotNative(script.line_of(name), f"the tensor `{name.value}` used by Python code")
+                if name.value in script.helpers:
+                    raise NotNative(script.line_of(name), f"`{name.value}` (graph code) called by Python code")
+
+        statement.node.visit(_Uses())
+        return sites
+
+    def _site(self, call: cst.Call) -> RunSite:
+        at = self.line_of(call)
+        try:
+            bound = bind(call, ("fetches", "feed_dict", "options", "run_metadata"))
+        except ValueError as why:
+            raise NotNative(at, f"`sess.run`: {why}")
+        if set(bound) - {"fetches", "feed_dict"}:
+            raise NotNative(at, "`sess.run(options=...)`")
+        fetches = bound.get("fetches")
+        if fetches is None:
+            raise NotNative(at, "`sess.run` without fetches")
+        fetched = self._fetched(fetches, at)
+        feeds: Dict[str, cst.BaseExpression] = {}
+        feed = bound.get("feed_dict")
+        if feed is not None:
+            if not isinstance(feed, cst.Dict):
+                raise NotNative(at, "a `feed_dict` that is not a dict literal")
+            for element in feed.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name):
+                    raise NotNative(at, "a `feed_dict` key that is not a name")
+                key = element.key.value
+                if key not in self.placeholders or self.kinds.get(key) is not Kind.PLACEHOLDER:
+                    raise NotNative(at, f"a `feed_dict` that feeds `{key}`, which is not a placeholder")
+                feeds[key] = element.value
+        return RunSite(call, at, fetches, fetched, feeds, dict(self.defs))
+
+    def _fetched(self, fetches, at: int) -> List[str]:
+        if isinstance(fetches, cst.Name):
+            kind = self.kinds.get(fetches.value)
+            if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER):
+                return [fetches.value]
+            if kind is Kind.INIT:
+                raise NotNative(at, "an initializer fetched with other values")
+            raise NotNative(at, f"`sess.run({fetches.value})`, a fetch tfmigrate cannot follow")
+        if isinstance(fetches, (cst.List, cst.Tuple)):
+            out: List[str] = []
+            for element in fetches.elements:
+                if isinstance(element, cst.StarredElement):
+                    raise NotNative(at, "a starred fetch")
+                out += self._fetched(element.value, at)
+            return out
+        if isinstance(fetches, cst.Dict):
+            out = []
+            for element in fetches.elements:
+                if not isinstance(element, cst.DictElement):
+                    raise NotNative(at, "a `**` fetch")
+                out += self._fetched(element.value, at)
+            return out
+        raise NotNative(at, f"the fetch `{code(fetches)}`")
+
+
+def _literal_dtype(node, script: Script) -> Optional[str]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return "bool"
+    if isinstance(node, cst.Float):
+        return "float32"
+    if isinstance(node, cst.Integer):
+        return "int32"
+    if isinstance(node, cst.Call) and script.tf_call(node, "constant") and node.args:
+        inner = node.args[0].value
+        for arg in node.args[1:]:
+            if arg.keyword is not None and arg.keyword.value == "dtype" or arg.keyword is None:
+                return None
+        return _literal_dtype(inner, script)
+    return None
