@@ -18,9 +18,8 @@ from fixtures_lib import cases
 from tfmigrate import engine
 from tfmigrate.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
-from tfmigrate.context import FileContext
 from tfmigrate.noqa import UNUSED_NOQA
-from tfmigrate.removed_api import RemovedApiRule
+from tfmigrate import rule as rule_module
 from tfmigrate.rule import all_rules
 
 ALL = list(catalogue())
@@ -57,45 +56,42 @@ def test_same_findings_alone_and_with_every_rule(case):
     assert together == alone
 
 
-def test_a_family_rule_keeps_its_own_handlers_when_another_rule_walks():
-    """A removed-API rule with its own visit_Call fires whether or not it is the family's walker
-    (the first rule created): its handlers used to be dropped when another rule walked."""
-    calls = []
+@pytest.fixture
+def registry(monkeypatch):
+    rules = dict(all_rules())
+    monkeypatch.setattr(rule_module, "_REGISTRY", rules)
+    return rules
 
-    class Probe(RemovedApiRule):
-        code = "TFM9XX"
 
+@pytest.mark.parametrize("code", ["TFM201", "TFM206", "TFM299"])  # first, a whole-path rule, last
+def test_a_removed_api_rules_own_handlers_run_with_every_rule_enabled(registry, code):
+    """A removed-API rule with its own visit_Call (and leave_Module) fires alone and with every
+    rule enabled, wherever it sits among the others: its handlers are never dropped for another
+    rule's, and the references it owns still reach it, once each."""
+    seen = []
+
+    class Probe(registry[code]):
         def visit_Call(self, node):
-            calls.append(self.is_walker)
+            super_visit = getattr(super(), "visit_Call", None)
+            if super_visit is not None:
+                super_visit(node)
+            seen.append(cst.Module([]).code_for_node(node.func))
 
-    source = "import tensorflow as tf\nx = tf.Session()\ny = f(1)\n"
-    for first_is_walker in (True, False):
-        calls.clear()
-        module = cst.parse_module(source)
-        ctx = FileContext("probe.py", module, source)
-        if first_is_walker:
-            rules = [Probe(ctx), all_rules()["TFM205"](ctx)]
-        else:
-            rules = [all_rules()["TFM205"](ctx), Probe(ctx)]
-        engine._Walk(ctx, rules).walk(module)
-        assert calls == [first_is_walker] * 2
-        assert not rules[1].reports and not rules[0].reports  # nothing of theirs, nothing twice
+        def leave_Module(self, node):
+            self.report(node.body[0], "probe", None)
 
+        def describe(self, ref):
+            seen.append(f"ref {ref.path}")
+            return super().describe(ref)
 
-def test_a_rules_own_override_of_the_walk_does_not_walk_twice():
-    """A rule overriding a walker method and calling super() resolves nothing when it is not the
-    walker: the walker resolves each reference once."""
-
-    class Override(RemovedApiRule):
-        code = "TFM9XY"
-
-        def visit_Attribute(self, node):
-            super().visit_Attribute(node)
-
-    source = "import tensorflow as tf\nsaver = tf.train.Saver()\n"
-    module = cst.parse_module(source)
-    ctx = FileContext("probe.py", module, source)
-    saver = all_rules()["TFM208"](ctx)
-    override = Override(ctx)
-    engine._Walk(ctx, [saver, override]).walk(module)
-    assert len(saver.reports) == 1 and not override.reports
+    registry[code] = Probe
+    source = b"import tensorflow as tf\nx = tf.Session()\ny = f(1)\nz = tf.contrib.slim.flatten(x)\n"
+    runs = {}
+    for codes in ([code], ALL):
+        seen.clear()
+        findings = [f for f in engine._lint(source, "probe.py", codes).findings if f.rule == code]
+        runs[len(codes)] = (list(seen), [(f.line, f.column, f.message) for f in findings])
+        assert {"tf.Session", "f", "tf.contrib.slim.flatten"} <= set(seen)
+        assert any(m == "probe" for _, _, m in runs[len(codes)][1])
+        assert all(seen.count(item) == 1 for item in seen if item.startswith("ref "))
+    assert runs[1] == runs[len(ALL)]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, TypeVar
 
 import libcst as cst
 
@@ -10,6 +10,7 @@ from tfmigrate.names import ImportTable
 from tfmigrate.nodes import exact_kinds
 
 _BLOCKS = (cst.Module, cst.IndentedBlock)
+T = TypeVar("T")
 
 
 class FileContext:
@@ -23,7 +24,16 @@ class FileContext:
         self.stack: List[cst.CSTNode] = []
         # Per-file state a family of rules shares (e.g. the removed-API rules' one walker).
         self.shared: Dict[str, Any] = {}
+        self._facts: Dict[Callable[..., Any], Any] = {}
         self._searched: Dict[Any, bool] = {}
+
+    @cached_property
+    def references(self):
+        """The references to TensorFlow API in this file, resolved once during the engine's
+        walk and handed to the rules that own them (tfmigrate.references)."""
+        from tfmigrate.references import References
+
+        return References(self)
 
     @cached_property
     def keras_classes(self):
@@ -45,6 +55,15 @@ class FileContext:
         from tfmigrate.datasets import DatasetNames
 
         return DatasetNames(self.module, self.names)
+
+    def fact(self, compute: Callable[["FileContext"], T]) -> T:
+        """The per-file fact `compute(self)` (a class or a function of the context), computed
+        once and shared by every rule that asks: `ctx.fact(NameCounts)`."""
+        try:
+            return self._facts[compute]
+        except KeyError:
+            found = self._facts[compute] = compute(self)
+            return found
 
     def search(self, pattern) -> bool:
         """Whether the compiled regex `pattern` matches anywhere in the source. Remembered per

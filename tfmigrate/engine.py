@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
-from tfmigrate import noqa
+from tfmigrate import noqa, references
 from tfmigrate.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
 from tfmigrate.context import FileContext
@@ -382,8 +382,8 @@ def _no_validation(self) -> None:
 
 
 def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
-    """Drop what the rules and the context hold. They point at each other (a rule family's
-    shared walker, cached helpers), and such cycles would keep each file's whole tree alive until
+    """Drop what the rules and the context hold. They point at each other (the references step,
+    per-file facts, cached helpers), and such cycles would keep each file's whole tree alive until
     the garbage collector's full pass, which then has millions of nodes to scan."""
     for rule in rules:
         rule.__dict__.clear()
@@ -408,9 +408,12 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     ctx.native = native
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
-    walk = _Walk(ctx, [r for r in rules if r.handlers()])
+    steps = references.steps(ctx, rules)  # walked before the rules, at each node
+    walk = _Walk(ctx, steps + [r for r in rules if r.handlers()])
     if rules:
         walk.walk(module)
+    for step in steps:
+        walk.failed.update(step.failed)  # a rule that failed on a reference handed to it
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]
     errors = [(rule.code, error) for rule, error in walk.failed.items()]
     _forget(ctx, rules)

@@ -44,8 +44,7 @@ class Rule:
         self.reports.append(Report(self.code, node, message, fix, self.ctx.statements(node), debt))
 
     def handlers(self) -> List[str]:
-        """Names of this instance's visit_/leave_ methods the engine should call. A family of
-        rules that shares one walker (the removed-API rules) returns [] for all but one."""
+        """Names of this instance's visit_/leave_ methods the engine should call."""
         return [a for a in dir(type(self)) if a.startswith(("visit_", "leave_"))]
 
     @classmethod

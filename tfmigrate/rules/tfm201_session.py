@@ -1,11 +1,13 @@
 """TFM201: TF1 sessions: `tf.Session` and friends (API table), and running a graph through one:
 `sess.run(...)`, `feed_dict=`, `tensor.eval()` / `op.run()` where a session is evident."""
 import re
+from functools import cached_property
 from typing import Set
 
 import libcst as cst
 
-from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix
+from tfmigrate.fixers.api_rename import generic_fix
+from tfmigrate.removed_api import RemovedApiRule, fallback_message
 
 _CONFIG = ("ConfigProto", "GPUOptions", "RunOptions", "RunMetadata", "GraphOptions", "OptimizerOptions")
 # Receivers that are sessions by name: `sess.run(...)`, `self._session.run(...)`.
@@ -41,35 +43,30 @@ class Session(RemovedApiRule):
         return fallback_message(ref, what, todo, fix), fix
 
     # sess.run / t.eval() / op.run() --------------------------------------------------------
+    @cached_property
     def _session_vars(self) -> Set[str]:
-        names = self.ctx.shared.get("tfm201_sessions")
-        if names is None:
-            names = set(_SESSION_NAMES)
-            for match in _BOUND.finditer(self.ctx.source):
-                names.add(match.group(1) or match.group(2))
-            self.ctx.shared["tfm201_sessions"] = names
+        names = set(_SESSION_NAMES)
+        for match in _BOUND.finditer(self.ctx.source):
+            names.add(match.group(1) or match.group(2))
         return names
 
+    @cached_property
     def _tensor_vars(self) -> Set[str]:
         """Names assigned straight from a TensorFlow call or `.minimize(...)`: tensors and ops."""
-        names = self.ctx.shared.get("tfm201_tensors")
-        if names is None:
-            aliases = "|".join(re.escape(a) for a in self.ctx.names.aliases) or "tf"
-            pattern = re.compile(rf"^[ \t]*(\w+)[ \t]*=[ \t]*(?:(?:{aliases})\.[\w.]+\(|.*\.minimize\()", re.MULTILINE)
-            names = {m.group(1) for m in pattern.finditer(self.ctx.source)}
-            self.ctx.shared["tfm201_tensors"] = names
-        return names
+        aliases = "|".join(re.escape(a) for a in self.ctx.names.aliases) or "tf"
+        pattern = re.compile(rf"^[ \t]*(\w+)[ \t]*=[ \t]*(?:(?:{aliases})\.[\w.]+\(|.*\.minimize\()", re.MULTILINE)
+        return {m.group(1) for m in pattern.finditer(self.ctx.source)}
 
     def _is_session(self, receiver) -> bool:
         if isinstance(receiver, cst.Name):
-            return receiver.value in self._session_vars()
+            return receiver.value in self._session_vars
         if isinstance(receiver, cst.Attribute):
             return receiver.attr.value in _SESSION_NAMES
         return False
 
     def _is_tensor(self, receiver) -> bool:
         if isinstance(receiver, cst.Name):
-            return receiver.value in self._tensor_vars()
+            return receiver.value in self._tensor_vars
         if isinstance(receiver, cst.Call):
             return self.ctx.names.api(receiver.func) is not None
         return False

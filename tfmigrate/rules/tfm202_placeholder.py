@@ -2,7 +2,8 @@
 function arguments; the fix is the compat.v1 fallback (which still needs graph mode)."""
 import re
 
-from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix
+from tfmigrate.fixers.api_rename import generic_fix
+from tfmigrate.removed_api import RemovedApiRule, fallback_message
 
 _GRAPH_MODE_ON = re.compile(r"\b(?:disable_eager_execution|disable_v2_behavior)\b")
 

@@ -4,7 +4,8 @@ statement builds an op nobody runs, so it is removed; anything else gets the com
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.statements import remove_call_statement
 from tfmigrate.program import mentions_graph_mode
-from tfmigrate.removed_api import RemovedApiRule, fallback_message, generic_fix
+from tfmigrate.fixers.api_rename import generic_fix
+from tfmigrate.removed_api import RemovedApiRule, fallback_message
 
 
 _CHECKS = ("report_uninitialized_variables", "assert_variables_initialized", "is_variable_initialized")

@@ -1,6 +1,6 @@
 """TFM206: `tf.contrib.*`, absent from TensorFlow 2 and from `tf.compat.v1`.
 
-The whole dotted name is resolved (see gone_api), so the finding names the replacement for
+The whole dotted name is resolved (see tfmigrate.references), so the finding names the replacement for
 the module people used: `contrib.layers` initializers/regularizers (fixed, TF2-native),
 `contrib.eager` (tfe: fixed where TF2 has the same function), `contrib.slim` (the tf-slim
 package: an unsafe fix of the import), TensorFlow's own contrib renames from the table
@@ -15,8 +15,10 @@ import libcst as cst
 
 from tfmigrate import api_table
 from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.removed_api import Ref, generic_fix
-from tfmigrate.gone_api import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
+from tfmigrate.fixers.api_rename import generic_fix
+from tfmigrate.references import GoneRef, Ref
+from tfmigrate.fixers.imports import remove_import_fix
+from tfmigrate.gone_api import GoneApiRule, spelled_gone
 
 # Module -> what to use instead (one sentence, no trailing period).
 MODULES = {
@@ -111,7 +113,7 @@ class Contrib(GoneApiRule):
     code = "TFM206"
     CLAIMS = ("contrib",)
 
-    def explain(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         parts = ref.path.split(".")
         module = parts[1] if len(parts) > 1 else None
         name = spelled_gone(ref)

@@ -20,7 +20,9 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.removed_api import Ref, RemovedApiRule, reference_like
+from tfmigrate.fixers.api_rename import reference_like
+from tfmigrate.references import Ref
+from tfmigrate.removed_api import RemovedApiRule
 
 FLAG_MODULES = ("app.flags", "flags")
 
@@ -163,10 +165,8 @@ class AppFlags(RemovedApiRule):
     CLAIMS = ("app", "flags")
 
     def _plan(self) -> _Plan:
-        plan = self.ctx.shared.get("tfm207")
-        if plan is None:
-            plan = self.ctx.shared["tfm207"] = _Plan(self.ctx)
-        return plan
+        """The file's plan, made on the first reference this rule describes."""
+        return self.ctx.fact(_Plan)
 
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         path = ref.path

@@ -17,7 +17,9 @@ from typing import Optional, Tuple
 
 from tfmigrate import api_table
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.removed_api import Ref, RemovedApiRule, generic_fix
+from tfmigrate.fixers.api_rename import generic_fix
+from tfmigrate.references import Ref
+from tfmigrate.removed_api import RemovedApiRule
 
 OPTIMIZERS = (
     "train.AdadeltaOptimizer",

@@ -2,15 +2,15 @@
 hooks that only wrap a `tf.compat.v1.Session`. TF2: Debugger V2. Guidance only, no fix.
 
 `tensorflow.python.*` is private and not in the API table, so the references are found by the
-gone walker (gone_api.py), which resolves `python.debug` paths.
+whole-path route of tfmigrate.references, which resolves `python.debug` paths.
 """
 from __future__ import annotations
 
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
-from tfmigrate.removed_api import Ref
-from tfmigrate.gone_api import GoneApiRule, GoneRef, spelled_gone
+from tfmigrate.references import GoneRef, Ref
+from tfmigrate.gone_api import GoneApiRule, spelled_gone
 
 V2 = (
     "call `tf.debugging.experimental.enable_dump_debug_info(logdir, tensor_debug_mode=\"FULL_HEALTH\")` "
@@ -22,7 +22,7 @@ class DebuggerWrapper(GoneApiRule):
     code = "TFM212"
     CLAIMS = ("python.debug",)
 
-    def explain(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         leaf = ref.path.split(".")[-1]
         if isinstance(ref, GoneRef) and ref.statement is not None:
             return (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
-from tfmigrate.removed_api import Ref
-from tfmigrate.gone_api import GoneApiRule, GoneRef, spelled_gone
+from tfmigrate.references import GoneRef, Ref
+from tfmigrate.gone_api import GoneApiRule, spelled_gone
 
 FIT = "train a Keras model with `model.fit` (or a custom `tf.GradientTape` loop)"
 HINTS = {
@@ -39,7 +39,7 @@ class Estimator(GoneApiRule):
         "contrib.tpu.TPUConfig",
     )
 
-    def explain(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         parts = ref.path.split(".")
         if parts[0] == "contrib":
             where = "was removed with `tf.contrib`"

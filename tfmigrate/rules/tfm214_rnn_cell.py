@@ -16,8 +16,9 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.removed_api import Ref
-from tfmigrate.gone_api import GoneApiRule, GoneRef, remove_import_fix, spelled_gone
+from tfmigrate.references import GoneRef, Ref
+from tfmigrate.fixers.imports import remove_import_fix
+from tfmigrate.gone_api import GoneApiRule, spelled_gone
 
 _TRUE = "True"
 # cell -> (Keras target, accepted keywords -> Keras keyword (None: drop), keywords to add)
@@ -70,7 +71,7 @@ class RnnCell(GoneApiRule):
         "contrib.rnn",
     )
 
-    def explain(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
         parts = ref.path.split(".")
         leaf = parts[2] if len(parts) > 2 else parts[-1]
         name = spelled_gone(ref)
