@@ -22,8 +22,6 @@ class FileContext:
         self.names = ImportTable(module, source, shims)
         # Ancestors of the node being visited (outermost first), kept by the engine's walk.
         self.stack: List[cst.CSTNode] = []
-        # Per-file state a family of rules shares (e.g. the removed-API rules' one walker).
-        self.shared: Dict[str, Any] = {}
         self._facts: Dict[Callable[..., Any], Any] = {}
         self._searched: Dict[Any, bool] = {}
 

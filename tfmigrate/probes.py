@@ -49,8 +49,16 @@ def protected(ctx, node: cst.CSTNode, path: str, fails: bool) -> bool:
     return False
 
 
+class _FailedTries(set):
+    """Per file: the `try` statements (by id) whose body names TF1 API that fails under TF 2.21,
+    so their handlers run. Filled during the walk."""
+
+    def __init__(self, ctx):
+        super().__init__()
+
+
 def _failed_tries(ctx) -> set:
-    return ctx.shared.setdefault("probes_failed_try", set())
+    return ctx.fact(_FailedTries)
 
 
 def _catches_handler(handler: cst.ExceptHandler, names=_CATCHES) -> bool:
@@ -137,9 +145,7 @@ def self_assigned(ctx, path: str) -> bool:
     """Whether the module assigns `path`, or a prefix of it, on a TensorFlow module itself
     (`tf.model = tf.keras.Sequential()`, a shim `tf.placeholder = tf.compat.v1.placeholder`):
     then `tf.model.fit(...)` is the script's own attribute, not TensorFlow's API."""
-    assigned = ctx.shared.get("probes_assigned")
-    if assigned is None:
-        assigned = ctx.shared["probes_assigned"] = _assigned_paths(ctx)
+    assigned = ctx.fact(_assigned_paths)
     return any(path == a or path.startswith(a + ".") for a in assigned)
 
 

@@ -11,8 +11,8 @@ A function is traced when it is
 Nested defs and lambdas inside a traced function are not traced by this alone (they are often
 handed to `tf.py_function`), so code in them is never reported.
 
-Rules derive from `TracedRule`: its visit_ methods feed one collector per file (shared through
-`ctx.shared`, so several rules feed it without double work) and `self.traced()` answers in
+Rules derive from `TracedRule`: its visit_ methods feed one collector per file (the fact
+`ctx.fact(_Collector)`, so several rules feed it without double work) and `self.traced()` answers in
 `leave_Module`. It also keeps, per function, the names that hold tensors by evidence (assigned
 from a TensorFlow call, map elements, `input_signature` parameters): `self.tensor(expr, fn)`.
 """
@@ -191,10 +191,7 @@ TensorShape group no_op Print cond while_loop""".split())
 
 
 def collector(ctx) -> _Collector:
-    found = ctx.shared.get("traced")
-    if found is None:
-        found = ctx.shared["traced"] = _Collector(ctx)
-    return found
+    return ctx.fact(_Collector)
 
 
 class TracedRule(Rule):
@@ -232,14 +229,15 @@ class TracedRule(Rule):
 
 def numpy_aliases(ctx) -> Set[str]:
     """Local names bound to the numpy module (`import numpy as np`)."""
-    found = ctx.shared.get("numpy_aliases")
-    if found is None:
-        found = set()
-        for stmt in _statements(ctx.module.body):
-            for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
-                if type(small) is cst.Import:
-                    for alias in small.names:
-                        if dotted(alias.name) == "numpy":
-                            found.add(alias.asname.name.value if alias.asname else "numpy")
-        ctx.shared["numpy_aliases"] = found
+    return ctx.fact(_numpy_aliases)
+
+
+def _numpy_aliases(ctx) -> Set[str]:
+    found = set()
+    for stmt in _statements(ctx.module.body):
+        for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
+            if type(small) is cst.Import:
+                for alias in small.names:
+                    if dotted(alias.name) == "numpy":
+                        found.add(alias.asname.name.value if alias.asname else "numpy")
     return found
