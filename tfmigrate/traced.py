@@ -1,11 +1,12 @@
 """Which functions of a module TensorFlow traces (runs once, on symbolic tensors), shared by the
-rules about code that only works eagerly (TFM106, TFM107, TFM108).
+rules about code that only works eagerly (TFM104, TFM106, TFM107, TFM108).
 
 A function is traced when it is
 - decorated with `tf.function` in any spelling (`@tf.function`, `@tf.function(...)`,
   `@tf.compat.v1.function`, `from tensorflow import function`), or wrapped as `tf.function(f)`;
-- given to `Dataset.map` (a def, `self.fn`, `partial(fn, ...)`, or a lambda), resolved with
-  TFM104's resolver so the two rules agree on what a map function is;
+- given to `Dataset.map` (a def, `self.fn`, `partial(fn, ...)`, or a lambda), resolved by
+  tfmigrate.functions; TFM104 reads the same map sites, so the rules agree on what a map
+  function is;
 - called by name from a traced function (transitively): it runs during the trace too.
 
 Nested defs and lambdas inside a traced function are not traced by this alone (they are often
@@ -22,16 +23,11 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from tfmigrate.functions import SCOPES as _SCOPES
+from tfmigrate.functions import FunctionTable, element_params, positional, target_names
 from tfmigrate.names import _statements, dotted
 from tfmigrate.rule import Rule
-from tfmigrate.rules.tfm104_static_shape_in_map import (
-    StaticShapeInMap,
-    _element_params,
-    _positional,
-    _target_names,
-)
 
-_SCOPES = (cst.FunctionDef, cst.ClassDef)
 FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 MAP = "a `Dataset.map` function"
 TF_FUNCTION = "a `tf.function`"
@@ -41,14 +37,9 @@ _TF_FUNCTION_APIS = frozenset({"function", "python.eager.def_function.function",
 class _Collector:
     """Defs, map/tf.function sites and calls of one file, resolved once in `result()`."""
 
-    # TFM104's resolver works on `self._defs` and `self.ctx`: this class provides both.
-    _lookup = StaticShapeInMap._lookup
-    _resolve = StaticShapeInMap._resolve
-    _is_partial = StaticShapeInMap._is_partial
-
     def __init__(self, ctx):
         self.ctx = ctx
-        self._defs: Dict[Tuple[int, str], cst.FunctionDef] = {}
+        self.functions = FunctionTable(ctx)
         self.seen: Set[int] = set()
         self.roots: List[Tuple[cst.CSTNode, str, frozenset]] = []  # (function, kind, tensor params)
         self.wrapped: List[Tuple[cst.BaseExpression, tuple, str]] = []  # (expr, scope chain, kind)
@@ -70,8 +61,7 @@ class _Collector:
         return self.ctx.names.api(expr) in _TF_FUNCTION_APIS
 
     def function_def(self, node: cst.FunctionDef) -> None:
-        owner = self.ctx.enclosing(_SCOPES)
-        self._defs[(id(owner) if owner is not None else 0, node.name.value)] = node
+        self.functions.add(node)
         for decorator in node.decorators:
             expr = decorator.decorator
             call = expr if isinstance(expr, cst.Call) else None
@@ -82,7 +72,7 @@ class _Collector:
         """Parameters that are tensors for sure: all of them under an `input_signature`."""
         if call is None or not any(a.keyword and a.keyword.value == "input_signature" for a in call.args):
             return frozenset()
-        params = [p.name.value for p in _positional(node.params)]
+        params = [p.name.value for p in positional(node.params)]
         if params and params[0] in ("self", "cls"):
             params = params[1:]
         return frozenset(params)
@@ -105,8 +95,12 @@ class _Collector:
 
     def assign(self, targets, value) -> None:
         fn = self.ctx.enclosing(FUNCTIONS)
-        names = [n for t in targets for n in _target_names(t)]
+        names = [n for t in targets for n in target_names(t)]
         self.assigns.setdefault(id(fn) if fn is not None else 0, []).append((names, value))
+
+    def map_sites(self) -> List[Tuple[cst.BaseExpression, tuple]]:
+        """(function argument, scope chain) of every `Dataset.map` call, in source order."""
+        return [(expr, chain) for expr, chain, kind in self.wrapped if kind == MAP]
 
     # -- resolution -----------------------------------------------------------------------------
     def result(self) -> Dict[int, Tuple[cst.CSTNode, str]]:
@@ -116,13 +110,13 @@ class _Collector:
         todo = list(self.roots)
         for expr, chain, kind in self.wrapped:
             if isinstance(expr, cst.Lambda):
-                params = {p.name.value for p in _positional(expr.params) if p.default is None}
+                params = {p.name.value for p in positional(expr.params) if p.default is None}
                 todo.append((expr, kind, frozenset(params) if kind == MAP else frozenset()))
                 continue
-            target = self._resolve(expr, chain)
+            target = self.functions.resolve(expr, chain)
             if target is not None:
                 fdef, skip, bound = target
-                params = _element_params(fdef.params, skip, bound) if kind == MAP else set()
+                params = element_params(fdef.params, skip, bound) if kind == MAP else set()
                 todo.append((fdef, kind, frozenset(params)))
         while todo:
             fn, kind, params = todo.pop()
@@ -132,7 +126,7 @@ class _Collector:
             found[id(fn)] = (fn, kind)
             self._tensors[id(fn)] = set(params)
             for func, chain in self.calls.get(id(fn), ()):
-                target = self._resolve(func, chain)
+                target = self.functions.resolve(func, chain)
                 if target is not None and target[0] is not fn:
                     todo.append((target[0], kind, frozenset()))
         self._result = found

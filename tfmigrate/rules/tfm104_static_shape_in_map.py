@@ -4,9 +4,10 @@
 are `None`: `if img.shape[-1] == 1:` is decided at trace time and never fires (FACTS.md).
 `tf.shape(img)[-1]` is the size at run time, and AutoGraph turns the branch into a `tf.cond`.
 
-During the walk the rule only records function definitions (by scope and name) and the function
-arguments of dataset `.map` calls; `leave_Module` resolves each one and runs a forward taint pass
-over that function alone, so the cost stays linear in the file.
+During the walk the traced-function collector (tfmigrate.traced, shared with TFM106-TFM108)
+records function definitions (by scope and name) and the function arguments of dataset `.map`
+calls; `leave_Module` resolves each one (tfmigrate.functions) and runs a forward taint pass over
+that function alone, so the cost stays linear in the file.
 """
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.shapes import dynamic_dims, dynamic_shape
+from tfmigrate.functions import element_params, positional, target_names
 from tfmigrate.names import dotted
-from tfmigrate.rule import Rule
+from tfmigrate.traced import TracedRule, collector
 
-_SCOPES = (cst.FunctionDef, cst.ClassDef)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Walking up from a scalar read through these keeps "the value is used by TensorFlow or a test".
 _PASS_UP = (
@@ -61,21 +62,6 @@ def _as_list_of(expr) -> Optional[Tuple[cst.BaseExpression, cst.Name]]:
     return None
 
 
-def _positional(params: cst.Parameters) -> List[cst.Param]:
-    return [*params.posonly_params, *params.params]
-
-
-def _element_params(params: cst.Parameters, skip: int, bound: FrozenSet[str]) -> Set[str]:
-    """Parameters that receive the dataset element: the free ones without a default."""
-    free = [p for p in _positional(params)[skip:] if p.name.value not in bound]
-    names = {p.name.value for p in free if p.default is None}
-    if not names and free:
-        names.add(free[0].name.value)
-    if isinstance(params.star_arg, cst.Param):
-        names.add(params.star_arg.name.value)
-    return names
-
-
 def _index(expr) -> Optional[int]:
     """The int of `2` / `-1`, else None."""
     if isinstance(expr, cst.Integer):
@@ -84,23 +70,6 @@ def _index(expr) -> Optional[int]:
         inner = _index(expr.expression)
         return None if inner is None else -inner
     return None
-
-
-def _is_static(fdef: cst.FunctionDef) -> bool:
-    return any(dotted(d.decorator) == "staticmethod" for d in fdef.decorators)
-
-
-def _target_names(target) -> List[cst.Name]:
-    """Names bound by an assignment target (`a`, `a, b`, `[a, *b]`); `d["k"]` binds `d`."""
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    if isinstance(target, cst.Subscript):
-        return _target_names(target.value)
-    return []
 
 
 @dataclass
@@ -139,7 +108,7 @@ class _Flow(cst.CSTVisitor):
         params = owner.params
         self.float_params = {
             p.name.value
-            for p in [*_positional(params), *params.kwonly_params]
+            for p in [*positional(params), *params.kwonly_params]
             if isinstance(p.default, cst.Float)
         }
         self.parents[root] = owner
@@ -199,7 +168,7 @@ class _Flow(cst.CSTVisitor):
         tainted = value is not None and self.uses_tainted(value)
         holds = self._shape_tensors(value) if value is not None else set()
         for target in targets:
-            names = _target_names(target)
+            names = target_names(target)
             if not isinstance(target, cst.Subscript):  # `d["k"] = v` reads `d`
                 self.stores.update(names)
             for name in names:
@@ -431,80 +400,28 @@ def _accepts_tensor(api: str) -> bool:
     return not api.startswith(("keras.", "layers.", "contrib.", "estimator.", "data.", "feature_column."))
 
 
-class StaticShapeInMap(Rule):
+class StaticShapeInMap(TracedRule):
     code = "TFM104"
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self._defs: Dict[Tuple[int, str], cst.FunctionDef] = {}
-        self._maps: List[Tuple[cst.BaseExpression, Tuple[cst.CSTNode, ...]]] = []
         self._seen: Set[Tuple[int, FrozenSet[str]]] = set()
         self._reported: Set[cst.Name] = set()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        owner = self.ctx.enclosing(_SCOPES)
-        self._defs[(id(owner) if owner is not None else 0, node.name.value)] = node
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "map"):
-            return
-        fn = next((a.value for a in node.args if a.keyword and a.keyword.value == "map_func"), None)
-        if fn is None and node.args and node.args[0].keyword is None and not node.args[0].star:
-            fn = node.args[0].value
-        if fn is None or self.ctx.datasets.receiver(node, "map") is None:
-            return
-        self._maps.append((fn, tuple(n for n in self.ctx.stack if isinstance(n, _SCOPES))))
-
     def leave_Module(self, node: cst.Module) -> None:
-        for fn, chain in self._maps:
+        traced = collector(self.ctx)
+        self._functions = traced.functions
+        for fn, chain in traced.map_sites():
             if isinstance(fn, cst.Lambda):
                 self._lambda(fn, chain)
                 continue
-            target = self._resolve(fn, chain)
+            target = self._functions.resolve(fn, chain)
             if target is not None:
                 fdef, skip, bound = target
-                self._analyse(fdef, _element_params(fdef.params, skip, bound), direct=True)
-
-    # --- which function `map` calls ----------------------------------------------------------
-    def _lookup(self, name: str, chain) -> Optional[cst.FunctionDef]:
-        for scope in reversed(chain):
-            if isinstance(scope, cst.FunctionDef):
-                params = scope.params
-                if name in {p.name.value for p in [*_positional(params), *params.kwonly_params]}:
-                    return None
-                found = self._defs.get((id(scope), name))
-                if found is not None:
-                    return found
-        return self._defs.get((0, name))
-
-    def _is_partial(self, func) -> bool:
-        name = dotted(func)
-        return name == "functools.partial" or (name == "partial" and "partial" in self.ctx.names.bound)
-
-    def _resolve(self, expr, chain) -> Optional[Tuple[cst.FunctionDef, int, FrozenSet[str]]]:
-        """The def behind `fn`, `self.fn` or `partial(fn, ...)`, with the params bound already."""
-        if isinstance(expr, cst.Call) and self._is_partial(expr.func) and expr.args:
-            first, rest = expr.args[0], expr.args[1:]
-            if first.keyword is not None or first.star or any(a.star for a in rest):
-                return None
-            inner = self._resolve(first.value, chain)
-            if inner is None:
-                return None
-            fdef, skip, bound = inner
-            skip += sum(1 for a in rest if a.keyword is None)
-            return fdef, skip, bound | {a.keyword.value for a in rest if a.keyword is not None}
-        if isinstance(expr, cst.Name):
-            fdef = self._lookup(expr.value, chain)
-            return None if fdef is None else (fdef, 0, frozenset())
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
-            cls = next((s for s in reversed(chain) if isinstance(s, cst.ClassDef)), None)
-            fdef = None if cls is None else self._defs.get((id(cls), expr.attr.value))
-            return None if fdef is None else (fdef, 0 if _is_static(fdef) else 1, frozenset())
-        return None
+                self._analyse(fdef, element_params(fdef.params, skip, bound), direct=True)
 
     def _lambda(self, fn: cst.Lambda, chain) -> None:
-        params = {p.name.value for p in _positional(fn.params) if p.default is None}
+        params = {p.name.value for p in positional(fn.params) if p.default is None}
         if isinstance(fn.params.star_arg, cst.Param):
             params.add(fn.params.star_arg.name.value)
         flow = _Flow(self, params, direct=True).run(fn.body, fn)
@@ -512,11 +429,11 @@ class StaticShapeInMap(Rule):
         for call in flow.calls:  # `lambda ex: parse(ex, mode)`: `parse` gets the element too
             if dotted(call.func) and dotted(call.func).split(".")[0] in params:
                 continue
-            target = self._resolve(call.func, chain)
+            target = self._functions.resolve(call.func, chain)
             if target is None:
                 continue
             fdef, skip, _ = target
-            positional = _positional(fdef.params)[skip:]
+            element = positional(fdef.params)[skip:]
             tainted = set()
             for i, arg in enumerate(call.args):
                 if arg.star:
@@ -525,8 +442,8 @@ class StaticShapeInMap(Rule):
                     continue
                 if arg.keyword is not None:
                     tainted.add(arg.keyword.value)
-                elif i < len(positional):
-                    tainted.add(positional[i].name.value)
+                elif i < len(element):
+                    tainted.add(element[i].name.value)
             if tainted:
                 self._analyse(fdef, tainted, direct=False)
 
