@@ -1,7 +1,7 @@
 """Which function a name calls, per module, without scope metadata: the defs by scope and name
 (`FunctionTable`, filled during the walk), resolved for `fn`, `self.fn` / `cls.fn` and
 `partial(fn, ...)`; the parameters of a `Dataset.map` function that receive the element; the
-names a target or a function binds. Shared by the traced-function collector (tfmigrate.traced,
+names a target or a function binds (`local_names`). Shared by the traced-function collector (tfmigrate.traced,
 which TFM104, TFM106, TFM107 and TFM108 read) and the rules that ask about function bodies.
 """
 from __future__ import annotations
@@ -106,3 +106,88 @@ class FunctionTable:
             return None if fdef is None else (fdef, 0 if is_static(fdef) else 1, frozenset())
         return None
 
+
+def bound_names(node, out: Set[str]) -> None:
+    """Add the names `node`, an assignment or loop target, binds (`a`, `a, b`, `[a, *b]`)."""
+    if isinstance(node, cst.Name):
+        out.add(node.value)
+    elif isinstance(node, (cst.Tuple, cst.List)):
+        for element in node.elements:
+            bound_names(element.value, out)
+    elif isinstance(node, cst.StarredElement):
+        bound_names(node.value, out)
+
+
+class _Locals(cst.CSTVisitor):
+    """Names a function binds locally: its parameters and every store in its own scope."""
+
+    def __init__(self):
+        self.names: Set[str] = set()
+        self.globals: Set[str] = set()
+
+    def visit_Param(self, node):
+        self.names.add(node.name.value)
+        return False
+
+    def visit_FunctionDef(self, node):
+        self.names.add(node.name.value)
+        return False
+
+    visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        return False
+
+    def _comprehension(self, node):
+        return False
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    def visit_AssignTarget(self, node):
+        bound_names(node.target, self.names)
+
+    def visit_AnnAssign(self, node):
+        bound_names(node.target, self.names)
+
+    def visit_AugAssign(self, node):
+        bound_names(node.target, self.names)
+
+    def visit_For(self, node):
+        bound_names(node.target, self.names)
+
+    def visit_AsName(self, node):
+        bound_names(node.name, self.names)
+
+    def visit_NamedExpr(self, node):
+        bound_names(node.target, self.names)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            if alias.asname is None:
+                self.names.add(head_name(alias.name))
+
+    def visit_ImportFrom(self, node):
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.asname is None and isinstance(alias.name, cst.Name):
+                    self.names.add(alias.name.value)
+
+    def visit_Global(self, node):
+        self.globals.update(item.name.value for item in node.names)
+
+    visit_Nonlocal = visit_Global
+
+
+def head_name(node) -> str:
+    """`a` of `a.b.c`; "" when it does not start with a name."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def local_names(func: cst.FunctionDef) -> Set[str]:
+    """Names `func` binds locally (parameters, stores, imports), less its `global`/`nonlocal` names."""
+    visitor = _Locals()
+    func.params.visit(visitor)
+    func.body.visit(visitor)
+    return visitor.names - visitor.globals

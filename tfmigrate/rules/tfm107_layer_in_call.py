@@ -8,7 +8,7 @@ layer, with new random weights, on every call (two calls on the same input diffe
 Only layers that own weights are reported (measured by building each `keras.layers` class):
 `Flatten()`, `Concatenate()`, `Dropout(...)` and the like built in `call` are harmless. The fix,
 in `call` of a Keras class, builds the layer once in `__init__` (created if missing) and uses the
-attribute, like TFM101's; it reuses TFM101's class bookkeeping. Each insert into a class is
+attribute, like TFM101's, with the same class bookkeeping (tfmigrate.fixers.keras_init). Each insert into a class is
 exclusive, so two fixes (TFM101's or this rule's) never pick the same attribute name in one pass.
 """
 from __future__ import annotations
@@ -20,13 +20,7 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Insert, Replace
 from tfmigrate.fixers import layers as fx
-from tfmigrate.rules.tfm101_functional_layer import (
-    _REPEATING,
-    FunctionalLayer,
-    _References,
-    _self_param,
-    _takes_positional,
-)
+from tfmigrate.fixers.keras_init import REPEATING, ClassBook, ConstructorReads, self_param, takes_positional
 from tfmigrate.traced import FUNCTIONS, TracedRule
 
 # keras.layers classes that own weights once built (Keras 3.15; wrappers such as Bidirectional
@@ -51,7 +45,7 @@ class LayerInCall(TracedRule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self._helper = FunctionalLayer(ctx)  # TFM101's class bookkeeping, not run as a rule
+        self._book = ClassBook(ctx)  # the classes' __init__ and attributes (fixers.keras_init)
         self._traced: List[Tuple[cst.Call, str, cst.CSTNode]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -105,9 +99,9 @@ class LayerInCall(TracedRule):
         classdef = stack[i - 2]
         if not isinstance(classdef, cst.ClassDef) or self.ctx.keras_classes.kind(classdef) is None:
             return None
-        if _self_param(method) is None:
+        if self_param(method) is None:
             return "`call` has no `self`"
-        if any(isinstance(n, _REPEATING) for n in stack[i + 1:]):
+        if any(isinstance(n, REPEATING) for n in stack[i + 1:]):
             return "it runs in a loop or comprehension, which would need one layer per iteration"
         return classdef, method
 
@@ -122,24 +116,24 @@ class LayerInCall(TracedRule):
 
     # -- the fix ----------------------------------------------------------------------------------
     def _fix(self, node: cst.Call, cls: str, classdef: cst.ClassDef, method: cst.FunctionDef) -> Union[Fix, str]:
-        helper = self._helper
+        book = self._book
         parent = self.ctx.stack[-1] if self.ctx.stack else None
         if isinstance(parent, cst.Assign) and any(isinstance(t.target, cst.Attribute) for t in parent.targets):
             return "it is stored on an attribute in `call`; build it in `__init__` instead"
-        info = helper._class_info(classdef)
-        self_name = _self_param(method)
-        init_self = _self_param(info.init) if info.init is not None else self_name
+        info = book.class_info(classdef)
+        self_name = self_param(method)
+        init_self = self_param(info.init) if info.init is not None else self_name
         if init_self is None:
             return "`__init__` has no `self`"
-        reads = _References(self_name)
+        reads = ConstructorReads(self_name)
         node.visit(reads)
-        reason = helper.unavailable_in_init(classdef, method, info, reads, init_self, self_name)
+        reason = book.unavailable_in_init(classdef, method, info, reads, init_self, self_name)
         if reason:
             return reason
-        ancestors = helper._ancestors(classdef)
-        attr = helper._attribute_name(
+        ancestors = book.ancestors(classdef)
+        attr = book.attribute_name(
             info, _name_argument(node) or _snake(cls),
-            set().union(*(helper._class_info(c).used for c in ancestors)),
+            set().union(*(book.class_info(c).used for c in ancestors)),
         )
         statement = fx.assignment(fx.self_attribute(init_self, attr), node)
         if info.init is not None:
@@ -147,7 +141,7 @@ class LayerInCall(TracedRule):
         else:
             body = list(classdef.body.body) if isinstance(classdef.body, cst.IndentedBlock) else []
             first = next((s for s in body if isinstance(s, cst.FunctionDef)), None)
-            positional = any(_takes_positional(helper._class_info(c).init) for c in ancestors[1:])
+            positional = any(takes_positional(book.class_info(c).init) for c in ancestors[1:])
             init = fx.new_init(init_self, [statement], blank_before=first is None or body.index(first) > 0,
                                blank_after=first is not None and not first.leading_lines,
                                forward_args=positional)

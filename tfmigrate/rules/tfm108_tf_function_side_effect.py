@@ -20,7 +20,7 @@ import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.names import dotted
-from tfmigrate.rules.tfm101_functional_layer import local_names
+from tfmigrate.functions import local_names
 from tfmigrate.traced import FUNCTIONS, TracedRule
 
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
