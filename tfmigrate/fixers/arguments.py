@@ -22,6 +22,11 @@ def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 def joined(call: cst.Call, args: Sequence[cst.Arg]) -> List[cst.Arg]:
     """`args` as the argument list of `call` (see the module docstring)."""
-    last = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
+    return join(args, call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT)
+
+
+def join(args: Sequence[cst.Arg], last_comma=cst.MaybeSentinel.DEFAULT) -> List[cst.Arg]:
+    """The args with commas between them (their own where they had one, else `, `) and
+    `last_comma` after the last."""
     out = [a if isinstance(a.comma, cst.Comma) else a.with_changes(comma=_COMMA) for a in args[:-1]]
-    return out + [a.with_changes(comma=last) for a in args[-1:]]
+    return out + [a.with_changes(comma=last_comma) for a in args[-1:]]

@@ -14,6 +14,8 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
+from tfmigrate.fixers.arguments import join
+
 _INIT = ("kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
          "activity_regularizer", "kernel_constraint", "bias_constraint")
 _TAIL = ("trainable", "name", "reuse")
@@ -175,30 +177,17 @@ def map_call(function: str, call: cst.Call) -> Union[Mapped, str]:
     return mapped
 
 
-def _joined(args: List[cst.Arg], last_comma=cst.MaybeSentinel.DEFAULT) -> List[cst.Arg]:
-    """The args with commas between them (their own where they had one) and `last_comma`."""
-    out = []
-    for i, arg in enumerate(args):
-        if i < len(args) - 1:
-            comma = arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma(
-                whitespace_after=cst.SimpleWhitespace(" "))
-        else:
-            comma = last_comma
-        out.append(arg.with_changes(comma=comma))
-    return out
-
-
 def constructor(cls_ref: cst.BaseExpression, mapped: Mapped, original: cst.Call,
                 multiline: bool = True) -> cst.Call:
     """`tf.keras.layers.Dense(3, ...)`, keeping the original argument layout when `multiline`."""
     args = mapped.ctor_args
     if not multiline:
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
-        return cst.Call(func=cls_ref, args=_joined(args))
+        return cst.Call(func=cls_ref, args=join(args))
     last = original.args[-1].comma if original.args else cst.MaybeSentinel.DEFAULT
     if args and args[-1] is not original.args[-1]:
         last = cst.MaybeSentinel.DEFAULT
-    return cst.Call(func=cls_ref, args=_joined(list(args), last),
+    return cst.Call(func=cls_ref, args=join(list(args), last),
                     whitespace_before_args=original.whitespace_before_args if args else cst.SimpleWhitespace(""))
 
 
@@ -207,7 +196,7 @@ def layer_call(layer: cst.BaseExpression, mapped: Mapped, original: cst.Call) ->
     args = [cst.Arg(mapped.inputs)] + [
         a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in mapped.call_args
     ]
-    return cst.Call(func=layer, args=_joined(args), lpar=original.lpar, rpar=original.rpar)
+    return cst.Call(func=layer, args=join(args), lpar=original.lpar, rpar=original.rpar)
 
 
 def self_attribute(self_name: str, attr: str) -> cst.Attribute:

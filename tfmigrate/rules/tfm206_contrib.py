@@ -16,6 +16,7 @@ import libcst as cst
 from tfmigrate import api_table
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
+from tfmigrate.fixers.arguments import joined
 from tfmigrate.references import GoneRef, Ref
 from tfmigrate.fixers.imports import remove_import_fix
 from tfmigrate.gone_api import GoneApiRule, spelled_gone
@@ -220,9 +221,7 @@ def _layers_fix(ctx, ref: Ref, leaf: str) -> Optional[Fix]:
         # `tf.compat.v1.glorot_uniform_initializer` is the same law and, like TF1's, draws new
         # values on every call; one unseeded Keras 3 initializer object returns the same values
         # each call, so weights sharing it would start identical.
-        kept = [a for key, a in args.items() if key in ("seed", "dtype")]
-        new_args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in kept[:-1]]
-        new_args += [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in kept[-1:]]
+        new_args = joined(call, [a for key, a in args.items() if key in ("seed", "dtype")])
         fix = _rename(ctx, ref.node, "compat.v1.glorot_uniform_initializer", "safe", new_args, call)
         return Fix(fix.applicability, fix.description.replace("(TF2-native)", "(TF1's initializer: new values on every call)"), fix.edits)
     if leaf in ("l2_regularizer", "l1_regularizer"):

@@ -16,6 +16,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
+from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.references import GoneRef, Ref
 from tfmigrate.fixers.imports import remove_import_fix
 from tfmigrate.gone_api import GoneApiRule, spelled_gone
@@ -140,13 +141,8 @@ class RnnCell(GoneApiRule):
         passed = {a.keyword.value for a in args if a.keyword is not None}
         for key, value in extra:
             if key not in passed:
-                args.append(cst.Arg(value=cst.parse_expression(value), keyword=cst.Name(key),
-                                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
-        last_comma = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
-        args = [
-            a if isinstance(a.comma, cst.Comma) else a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            for a in args[:-1]
-        ] + [a.with_changes(comma=last_comma) for a in args[-1:]]
+                args.append(keyword(key, cst.parse_expression(value)))
+        args = joined(call, args)
         reference = self.ctx.names.reference(target)
         edits = [Replace(call, call.with_changes(func=reference.expression(), args=args))]
         edits.extend(reference.import_edits())
