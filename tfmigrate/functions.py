@@ -30,16 +30,6 @@ def element_params(params: cst.Parameters, skip: int, bound: FrozenSet[str]) -> 
     return names
 
 
-def _index(expr) -> Optional[int]:
-    """The int of `2` / `-1`, else None."""
-    if isinstance(expr, cst.Integer):
-        return int(expr.value, 0)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        inner = _index(expr.expression)
-        return None if inner is None else -inner
-    return None
-
-
 def is_static(fdef: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fdef.decorators)
 
