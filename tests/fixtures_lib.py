@@ -6,6 +6,7 @@
   `fix --unsafe-fixes` (rule selected alone). Regenerate with TFMIGRATE_UPDATE_SNAPSHOTS=1,
   then read the diff before committing.
 - exec_*.py: programs run under TensorFlow 2.21 before and after the fix (see test_exec.py).
+- `# tfmigrate-options: native` in a fixture: checked and fixed with that option on (`--native`).
 """
 import os
 import re
@@ -22,6 +23,13 @@ def rule_dirs():
 
 def cases(prefix):
     return [p for d in rule_dirs() for p in sorted(d.glob(f"{prefix}_*.py"))]
+
+
+def options(case) -> dict:
+    """Engine options a fixture asks for on a line `# tfmigrate-options: native` (the settings a
+    user would pass, e.g. `--native`)."""
+    match = re.search(r"^# tfmigrate-options:(.*)$", case.read_text(encoding="utf-8"), re.MULTILINE)
+    return {name: True for name in match.group(1).split()} if match else {}
 
 
 def expected_lines(source: str, code: str):

@@ -95,12 +95,15 @@ def test_second_fix_changes_nothing(project):
 COMPAT_LINE = "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()"
 
 
-@pytest.mark.parametrize("case", sorted((Path(__file__).parent / "fixtures" / "TFM200").glob("exec_*.py")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("case", sorted((Path(__file__).parent / "fixtures" / "TFM200").glob("exec_*.py"))
+                         + sorted((Path(__file__).parent / "fixtures" / "TFM216").glob("exec_*.py")),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_route_prints_the_reference_numbers(case, tmp_path):
     """The `fixed:` line of each TFM200 executable test is what the official compat route prints
     (every `import tensorflow as tf` swapped, tf-keras on), as ../shared/tf1-programs makes its
-    references: TFM200's fix keeps TF1's numbers, not merely some numbers."""
+    references: TFM200's fix keeps TF1's numbers, not merely some numbers. The same for each
+    TFM216 executable test: the eager TF2 that `fix --native` writes prints the graph original's
+    numbers on the same data."""
     pytest.importorskip("tensorflow")
     source = case.read_text(encoding="utf-8")
     program = tmp_path / case.name

@@ -145,12 +145,14 @@ class ProgramMode:
         pattern = self._spelled(_GRAPH_CALLS)
         found, seen = [], set()
         matches = list(pattern.finditer(self.source)) if pattern else []
-        feed = re.search(r"\bfeed_dict\s*=", self.source)
+        feed = re.search(r"\bfeed_dict\s*=(?!=)", self.source)
+        if feed and re.match(r"[ \t]*$", self.source[self.source.rfind("\n", 0, feed.start()) + 1:feed.start()]):
+            feed = re.search(r"[(,]\s*\bfeed_dict\s*=(?!=)", self.source)  # `feed_dict = {...}`: a name only
         if feed:
             matches.append(feed)
         for match in sorted(matches, key=lambda m: m.start()):
             start = match.start()
-            what = "feed_dict=" if match.re.pattern.startswith(r"\bfeed") else _squash(match.group(0))
+            what = "feed_dict=" if "feed_dict" in match.re.pattern else _squash(match.group(0))
             if what in seen or (start and self.source[start - 1] == ".") or not self._is_code(start):
                 continue  # seen already; `self.tf.X` is not the module; a string or a comment
             seen.add(what)

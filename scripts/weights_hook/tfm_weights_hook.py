@@ -172,6 +172,9 @@ def _fetches_initializer(tf, fetches, state: _DumpState) -> bool:
             return True
         if getattr(item, "type", None) == "NoOp" and _INIT_NAME_RE.search(name):  # made by TF itself
             return True
+        inputs = list(getattr(item, "control_inputs", None) or ())  # `tf.group(init, local_init)`
+        if inputs and _fetches_initializer(tf, inputs, state):
+            return True
     return False
 
 

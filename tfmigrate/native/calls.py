@@ -51,6 +51,8 @@ _DEFAULTS = {"weights": ("1.0", "1"), "label_smoothing": ("0", "0.0")}
 def native_call(script: Script, call: cst.Call) -> Optional[str]:
     """The TF2 spelling of `call`, or None to keep it."""
     path = script.tf_call(call)
+    if path in _ASSIGNS:
+        return _assign(script, call, path)
     if path not in _BUILD:
         return None
     try:
@@ -68,6 +70,23 @@ def native_call(script: Script, call: cst.Call) -> Optional[str]:
         return None
     tf = sorted(script.aliases)[0]
     return _BUILD[path](tf, texts)
+
+
+_ASSIGNS = {"assign": "assign", "assign_add": "assign_add", "assign_sub": "assign_sub"}
+
+
+def _assign(script: Script, call: cst.Call, path: str) -> Optional[str]:
+    """`tf.assign(v, x)` -> `v.assign(x)` (TF1's `validate_shape`/`use_locking` at their defaults)."""
+    try:
+        bound = bind(call, ("ref", "value", "use_locking", "name"))
+    except ValueError:
+        return None
+    if set(bound) - {"ref", "value", "name"} or "ref" not in bound or "value" not in bound:
+        return None
+    ref = bound["ref"]
+    if not isinstance(ref, (cst.Name, cst.Attribute)):
+        return None
+    return f"{code(ref)}.{_ASSIGNS[path]}({code(bound['value'])})"
 
 
 class NativeCalls(cst.CSTTransformer):

@@ -53,6 +53,8 @@ class Emitter:
         self.functions: Dict[tuple, Function] = {}
         self.order = {id(s): i for i, s in enumerate(script.statements)}
         self.needs_to_numpy = False
+        # A feed built ahead in a variable named `feed_dict` is now a dict of arguments: renamed.
+        self.renamed = {"feed_dict": script.fresh("feed")} if "feed_dict" in script.feed_dicts else {}
         self.helper_written = False
 
     # -- module ---------------------------------------------------------------------------------
@@ -76,10 +78,26 @@ class Emitter:
             return [code(statement.node)]
         if kind is Kind.EAGER:
             return [self._eager(statement)]
+        if kind is Kind.IMPORT_V1:
+            small = statement.node.body[0]
+            new = small.with_changes(names=[small.names[0].with_changes(name=cst.Name("tensorflow"))])
+            return [code(statement.node.with_changes(body=[new]))]
+        if kind is Kind.DATASET:
+            return [code(statement.node)]
+        if kind is Kind.ITERATOR:
+            if statement.dataset is None:  # `Iterator.from_structure`: set where it is initialized
+                return []
+            return [f"{statement.targets[0]} = iter({code(statement.dataset)})\n"]
+        if kind in (Kind.NEXT, Kind.ITERATOR_INIT):
+            return []
         if kind is Kind.WRITER:
             return [self._writer(statement)]
         if kind is Kind.GRAPH:
-            return [self._layer_line(layer) for layer in statement.layers]
+            out = [self._layer_line(layer) for layer in statement.layers]
+            if statement.metric is not None:  # TF1's two local variables of the running mean
+                out += [f"{name} = {self.tf}.Variable(0.0, trainable=False)\n"
+                        for name in (statement.metric.total, statement.metric.count)]
+            return out
         if kind is Kind.TRAIN:
             if statement.optimizer_name:
                 return [f"{statement.optimizer_name} = {keras_optimizer(self.script, statement.optimizer)}\n"]
@@ -91,9 +109,16 @@ class Emitter:
             replacements[id(site.call)] = call
             if definition:
                 out.append(definition)
+        for call_id, (iterator, dataset) in self.script.restarts.items():
+            replacements[call_id] = cst.parse_statement(f"{iterator} = iter({code(dataset)})\n").body[0]
+        for literal in self.script.feed_dicts.values():
+            replacements[id(literal)] = literal.with_changes(elements=[
+                e.with_changes(key=cst.SimpleString(repr(e.key.value))) for e in literal.elements])
         node = statement.node
         if replacements:
             node = node.visit(_Replace(replacements))
+        if self.renamed:
+            node = node.visit(_Rename(self.renamed))
         out.append(code(node))
         return out
 
@@ -123,7 +148,7 @@ class Emitter:
         line = statement.node
         assign = line.body[0]
         call = assign.value
-        if self.script.tf_call(call) == "Variable":
+        if self.script.tf_call(call) != "get_variable":
             return code(line)
         try:
             bound = bind(call, _GET_VARIABLE)
@@ -179,10 +204,13 @@ class Emitter:
             if name not in defs:
                 raise NotNative(site.line, f"`{name}` is fetched before it is defined")
             todo.append(defs[name])
+        fed = {id(defs[name]) for name in site.feeds if name in defs and defs[name].kind is Kind.GRAPH}
         while todo:
             definition = todo.pop()
-            if definition.kind is Kind.PLACEHOLDER:
-                params[id(definition)] = definition
+            if definition.kind in (Kind.PLACEHOLDER, Kind.NEXT) or id(definition) in fed:
+                params[id(definition)] = definition  # fed: its value is an argument
+            elif definition.fed_only:
+                raise NotNative(site.line, f"`{definition.targets[0]}`, a placeholder expression, is not fed")
             elif definition.kind in (Kind.GRAPH, Kind.TRAIN) and id(definition) not in included:
                 included[id(definition)] = definition
                 todo += list(definition.deps.values())
@@ -191,7 +219,16 @@ class Emitter:
         args = []
         for param in ordered_params:
             name = param.targets[0]
-            if name in site.feeds:
+            if param.kind is Kind.NEXT:
+                fed = [n for n in param.targets if n in site.feeds]
+                if len(fed) == len(param.targets):
+                    args += [code(site.feeds[n]) for n in param.targets]
+                elif fed:
+                    raise NotNative(site.line, f"a feed of `{fed[0]}` without the rest of its `get_next()`")
+                else:
+                    star = "*" if len(param.targets) > 1 else ""
+                    args.append(f"{star}{param.iterator}.get_next()")
+            elif name in site.feeds:
                 args.append(code(site.feeds[name]))
             elif param.default is not None:
                 args.append(code(param.default))
@@ -205,10 +242,13 @@ class Emitter:
             self.functions[key] = function
             definition_text = function.text
             if not self.helper_written and self._multi(site):
-                definition_text = TO_NUMPY.lstrip("\n") + "\n\n" + definition_text
+                definition_text = "\n" + TO_NUMPY + definition_text
                 self.helper_written = True
         call = f"{function.name}({', '.join(args)})"
-        trains = [n for n in site.fetched if defs[n].kind is Kind.TRAIN]
+        trains = [n for n in site.fetched if defs[n].kind is Kind.TRAIN or self._is_op(defs[n])]
+        if isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == "run" \
+                and not (isinstance(site.call.func.value, cst.Name) and site.call.func.value.value in self.script.sessions):
+            trains = [site.fetched[0]]  # `op.run()` returns None
         if self._multi(site):
             if not self.helper_written:
                 raise NotNative(site.line, "internal: to_numpy missing")
@@ -218,7 +258,7 @@ class Emitter:
         return cst.parse_expression(call), definition_text
 
     def _multi(self, site: RunSite) -> bool:
-        return not isinstance(site.fetches, cst.Name)
+        return isinstance(site.fetches, (cst.List, cst.Tuple, cst.Dict))
 
     def _function(self, site: RunSite, body: Sequence[Statement], params: Sequence[Statement], defs) -> Function:
         tf = self.tf
@@ -237,7 +277,7 @@ class Emitter:
             persistent = ", persistent=True" if len(trains) > 1 else ""
             lines.append(f"{indent}with {tf}.GradientTape({persistent.lstrip(', ')}) as tape:\n")
         for statement in graph:
-            lines.append(inner + self._graph_line(statement))
+            lines.append(self._graph_line(statement, inner))
         for train in trains:
             variables = self._variables(train, defs)
             optimizer = train.optimizer_name or code(train.optimizer)
@@ -248,7 +288,10 @@ class Emitter:
                 lines.append(f"{indent}{code(train.global_step)}.assign_add(1)\n")
         lines.append(f"{indent}return {self._returned(site.fetches, defs)}\n")
         specs = []
-        dtypes = [code(p.dtype) if p.default is None else f"{tf}.{p.dtype}" for p in params]
+        dtypes = [code(p.dtype) if p.default is None else f"{tf}.{p.dtype}" for p in params if p.kind is Kind.PLACEHOLDER]
+        if len(dtypes) < len(params):  # a fed tensor or a dataset's element: its own dtype
+            names = [n for p in params for n in (p.targets if p.kind is Kind.NEXT else p.targets[:1])]
+            return Function(name, list(params), f"\n\n@{tf}.function\ndef {name}({', '.join(names)}):\n{''.join(lines)}\n\n")
         for param, dtype in zip(params, dtypes):
             shape = code(param.shape) if param.shape is not None else "None"
             specs.append(f"{tf}.TensorSpec({shape}, {dtype})")
@@ -263,11 +306,19 @@ class Emitter:
             decorator = f"@{tf}.function(input_signature=[{', '.join(specs)}])\n"
         else:
             decorator = f"@{tf}.function\n"
-        text = f"\n{decorator}def {name}({', '.join(p.targets[0] for p in params)}):\n{''.join(lines)}\n\n"
+        text = f"\n\n{decorator}def {name}({', '.join(p.targets[0] for p in params)}):\n{''.join(lines)}\n\n"
         return Function(name, list(params), text)
 
-    def _graph_line(self, statement: Statement) -> str:
+    def _graph_line(self, statement: Statement, indent: str) -> str:
+        if not isinstance(statement.node, cst.SimpleStatementLine):  # an `if` building tensors
+            text = code(statement.node.visit(NativeCalls(self.script)))
+            return "".join(indent + line if line.strip() else line for line in text.splitlines(True))
+        return "".join(indent + line for line in self._small_line(statement).splitlines(True))
+
+    def _small_line(self, statement: Statement) -> str:
         node = statement.node.body[0]
+        if statement.metric is not None:
+            return self._metric_lines(statement)
         if statement.layers:
             calls = {}
             for layer in statement.layers:
@@ -288,7 +339,7 @@ class Emitter:
                 continue
             seen[id(definition)] = definition
             if definition.kind is Kind.VARIABLE and definition.trainable:
-                found.append((self.order[id(definition)], definition.targets[0]))
+                found.append((self._position(definition), definition.targets[0]))
             elif definition.kind is Kind.GRAPH:
                 for i, layer in enumerate(definition.layers):
                     found.append((self.order[id(definition)] + i / 100, f"*{layer.name}.trainable_variables"))
@@ -297,10 +348,37 @@ class Emitter:
             raise NotNative(train.line, f"`minimize({train.loss})` of a loss that depends on no variable")
         return "[" + ", ".join(name for _, name in sorted(found)) + "]"
 
+    def _metric_lines(self, statement: Statement) -> str:
+        """TF1's accuracy: predictions cast to the labels' dtype, the mean of their equality."""
+        tf, m, target = self.tf, statement.metric, statement.targets[0]
+        labels = code(m.labels.visit(NativeCalls(self.script)))
+        predictions = code(m.predictions.visit(NativeCalls(self.script)))
+        mean = f"{target} = {tf}.math.divide_no_nan({m.total}, {m.count})\n"
+        if not m.update:
+            return mean
+        return (f"{target}_labels = {tf}.convert_to_tensor({labels})\n"
+                f"{target}_correct = {tf}.cast({tf}.equal({tf}.cast({predictions}, {target}_labels.dtype), "
+                f"{target}_labels), {tf}.float32)\n"
+                f"{m.total}.assign_add({tf}.reduce_sum({target}_correct))\n"
+                f"{m.count}.assign_add({tf}.cast({tf}.size({target}_correct), {tf}.float32))\n" + mean)
+
+    def _is_op(self, statement: Statement) -> bool:
+        """`tf.group(...)`: an Operation, which `sess.run` returns as None."""
+        node = statement.node.body[0] if isinstance(statement.node, cst.SimpleStatementLine) else None
+        return statement.kind is Kind.GRAPH and isinstance(node, cst.Assign) \
+            and self.script.tf_call(node.value, "group") is not None
+
+    def _position(self, statement: Statement) -> float:
+        """Program order of a statement (one of several variables of a line: after the line)."""
+        if id(statement) in self.order:
+            return self.order[id(statement)]
+        line = statement.top
+        return self.order[id(line)] + (1 + line.targets.index(statement.targets[0])) / 1000
+
     def _returned(self, fetches, defs) -> str:
         if isinstance(fetches, cst.Name):
             definition = defs[fetches.value]
-            if definition.kind is Kind.TRAIN:
+            if definition.kind is Kind.TRAIN or self._is_op(definition):
                 return "None"
             if definition.kind is Kind.VARIABLE:
                 return f"{self.tf}.identity({fetches.value})"
@@ -312,7 +390,21 @@ class Emitter:
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         if isinstance(fetches, cst.Dict):
             return "{" + ", ".join(f"{code(e.key)}: {self._returned(e.value, defs)}" for e in fetches.elements) + "}"
-        raise NotNative(1, f"the fetch `{code(fetches)}`")
+        return code(fetches.visit(NativeCalls(self.script)))  # an expression of graph tensors
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, names: Dict[str, str]):
+        self.names = names
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name):
+        new = self.names.get(updated.value)
+        return updated.with_changes(value=new) if new else updated
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
+        if original.keyword is not None and original.keyword.value in self.names:
+            return updated.with_changes(keyword=original.keyword)  # a keyword is not the variable
+        return updated
 
 
 class _Replace(cst.CSTTransformer):
@@ -323,3 +415,13 @@ class _Replace(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         return self.replacements.get(id(original), updated)
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        new = self.replacements.get(id(original.value))
+        return new if isinstance(new, cst.BaseSmallStatement) else updated
+
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict):
+        new = self.replacements.get(id(original))
+        if new is None:
+            return updated
+        return updated.with_changes(elements=[e.with_changes(key=n.key) for e, n in zip(updated.elements, new.elements)])

@@ -8,6 +8,7 @@ construct and its line, and the module keeps the compat route. Nothing here edit
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -19,12 +20,13 @@ from tfmigrate.names import ImportTable, dotted
 PLACEHOLDERS = ("placeholder", "placeholder_with_default")
 VARIABLES = ("Variable", "get_variable")
 SESSIONS = ("Session", "InteractiveSession")
-INITIALIZERS = ("global_variables_initializer", "initialize_all_variables")
+INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
+                "initialize_local_variables")
 OPTIMIZERS = ("train.GradientDescentOptimizer", "train.AdamOptimizer", "train.MomentumOptimizer")  # native.calls
 # TF calls a script makes at module level that mean the same eagerly (kept where they are).
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
-OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.",
+OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.", "test.",
                    "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.")
 # Calls that create graph state or need a session: a module-level function making them is not a
 # pure tensor helper that a `tf.function` may call.
@@ -41,7 +43,7 @@ UNSUPPORTED = {
     "control_dependencies": "`tf.control_dependencies`",
     "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
     "metrics.": "`tf.metrics.*` (local variables updated by `sess.run`)",
-    "data.": "`tf.data` iterators evaluated by `sess.run`",
+    "data.Iterator": "`tf.data.Iterator` used other than through `from_structure`",
     "nn.rnn_cell": "RNN cells",
     "nn.dynamic_rnn": "`tf.nn.dynamic_rnn`",
     "variable_scope": "`tf.variable_scope`",
@@ -54,7 +56,6 @@ UNSUPPORTED = {
     "while_loop": "`tf.while_loop`",
     "cond": "`tf.cond`",
     "get_default_graph": "the default graph",
-    "device": "`tf.device`",
 }
 
 
@@ -69,8 +70,13 @@ class Kind(enum.Enum):
     DROP = "drop"                # `sess.run(init)`, `sess.close()`, `reset_default_graph()`
     PYTHON = "python"            # kept; its `sess.run` calls become function calls
     HELPER = "helper"            # a module-level function of tensor ops only: kept, callable in graph code
+    DATASET = "dataset"          # a `tf.data.Dataset` built from Python data: kept, an eager dataset
+    ITERATOR = "iterator"        # `dataset.make_*_iterator()`: a Python iterator over the dataset
+    NEXT = "next"                # `x, y = iterator.get_next()`: arguments drawn from the iterator
+    ITERATOR_INIT = "iterator_init"  # `init = iterator.make_initializer(ds)`: restarts on `ds`
     WRITER = "writer"            # `tf.summary.FileWriter(logdir, graph)`: a TF2 summary writer
     EAGER = "eager"              # a TF call that means the same eagerly: kept
+    IMPORT_V1 = "import_v1"      # `import tensorflow.compat.v1 as tf` (the compat route): `import tensorflow`
 
 
 @dataclass
@@ -97,6 +103,17 @@ class Layer:
 
 
 @dataclass
+class Metric:
+    """`tf.metrics.accuracy(labels, predictions)[i]`: a running mean kept in two variables
+    (TF1's local variables); `[1]` (the update op) adds the batch, `[0]` reads."""
+    labels: cst.BaseExpression
+    predictions: cst.BaseExpression
+    update: bool
+    total: str
+    count: str
+
+
+@dataclass
 class Statement:
     node: cst.CSTNode           # the module-level statement (or one inside a Session block)
     kind: Kind
@@ -116,6 +133,10 @@ class Statement:
     shape: Optional[cst.BaseExpression] = None
     default: Optional[cst.BaseExpression] = None
     trainable: bool = True
+    metric: Optional["Metric"] = None   # `tf.metrics.accuracy(...)[1]`
+    fed_only: bool = False  # `x = tf.placeholder(...) / 255.`: has a value only where it is fed
+    iterator: Optional[str] = None       # NEXT: the iterator; ITERATOR_INIT: the iterator it restarts
+    dataset: Optional[cst.BaseExpression] = None  # ITERATOR / ITERATOR_INIT: the dataset
     top: Optional[cst.CSTNode] = None   # the module-level node it came from
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
 
@@ -226,6 +247,7 @@ class Script:
 
     def __init__(self, module: cst.Module, source: str, line_of):
         self.module = module
+        self.source = source
         self.names = ImportTable(module, source)
         self.line_of = line_of                  # node -> first line
         self.statements: List[Statement] = []   # in execution order, Session blocks flattened
@@ -239,7 +261,11 @@ class Script:
         self.placeholders: Dict[str, Statement] = {}
         self.layer_names: Set[str] = set()
         self.helpers: Set[str] = set()
-        self.aliases = {local for local, target in self.names.aliases.items() if target == "tensorflow"}
+        self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
+        self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
+        self.aliases = {local for local, target in self.names.aliases.items()
+                        if target in ("tensorflow", "tensorflow.compat.v1")}
+        self.routed = any(target == "tensorflow.compat.v1" for target in self.names.aliases.values())
 
     # -- helpers ------------------------------------------------------------------------------
     def api(self, node: cst.CSTNode) -> Optional[str]:
@@ -262,7 +288,7 @@ class Script:
 
     def graph_names(self) -> Set[str]:
         return {n for n, k in self.kinds.items() if k in (Kind.GRAPH, Kind.PLACEHOLDER, Kind.VARIABLE, Kind.TRAIN,
-                                                          Kind.INIT)}
+                                                          Kind.INIT, Kind.NEXT, Kind.ITERATOR_INIT)}
 
     # -- analysis -----------------------------------------------------------------------------
     def analyse(self) -> "Script":
@@ -275,9 +301,15 @@ class Script:
         return self
 
     def _top(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.With) and self._session_with(node):
+        if isinstance(node, cst.With) and (self._session_with(node) or self._scope_with(node)):
             for inner in node.body.body:
                 self._top(inner)
+            return
+        if isinstance(node, cst.If) and not self._runs(node) and (
+                self._mentions_tf(node) or names_read(node) & self.graph_names()):
+            statement = self._graph_block(node)
+            statement.top = node
+            self.statements.append(statement)
             return
         if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
             statement = self._simple(node, node.body[0])
@@ -296,6 +328,52 @@ class Script:
         self.sessions.add(item.asname.name.value)
         return True
 
+    def _scope_with(self, node: cst.With) -> bool:
+        """`with tf.name_scope(...)` / `tf.device(...)` / `tf.variable_scope(name)`: they only
+        name (or place) what is built inside; eager TF2 builds the same without them."""
+        if len(node.items) != 1:
+            return False
+        alias = node.items[0].asname
+        if alias is not None and (not isinstance(alias.name, cst.Name) or len(
+                re.findall(rf"\b{alias.name.value}\b", self.source)) > 1):
+            return False  # the scope object is used
+        call = node.items[0].item
+        path = self.tf_call(call, "name_scope", "device", "variable_scope")
+        if path is None:
+            return False
+        if path == "variable_scope" and any(a.keyword is not None and a.keyword.value != "name_or_scope"
+                                            or a is not call.args[0] for a in call.args):
+            raise NotNative(self.line_of(node), "`tf.variable_scope` with arguments other than a name")
+        return True
+
+    def _graph_block(self, node: cst.If) -> Statement:
+        """An `if` at module level that builds tensors in its branches (a Python switch between
+        two graphs): it goes as it is into the functions that need what it defines."""
+        at = self.line_of(node)
+        graph = self.graph_names()
+        script = self
+
+        class _Pure(cst.CSTVisitor):
+            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+                path = script.api(attr)
+                if path is None:
+                    return None
+                if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
+                    raise NotNative(at, f"an `if` at module level that builds graph state (`tf.{path}`)")
+                return False
+
+        node.visit(_Pure())
+        if names_read(node.test) & graph:
+            raise NotNative(at, "an `if` on a tensor")
+        targets = tuple(sorted(names_assigned(node)))
+        statement = Statement(node, Kind.GRAPH, at, targets)
+        statement.reads = names_read(node) & graph
+        statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
+        for name in targets:
+            self.kinds[name] = Kind.GRAPH
+            self.defs[name] = statement
+        return statement
+
     def _session_args(self, call: cst.Call) -> None:
         for arg in call.args:
             if arg.keyword is None or arg.keyword.value != "config":
@@ -303,12 +381,19 @@ class Script:
 
     def _simple(self, line: cst.SimpleStatementLine, small: cst.BaseSmallStatement) -> Statement:
         at = self.line_of(line)
+        if isinstance(small, cst.Import) and any(dotted(a.name) == "tensorflow.compat.v1" for a in small.names):
+            if len(small.names) != 1 or small.names[0].asname is None:
+                raise NotNative(at, "an `import tensorflow.compat.v1` without an alias of its own")
+            return Statement(line, Kind.IMPORT_V1, at)  # the compat route's import: back to `tensorflow`
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             return self._python(line)
         if isinstance(small, cst.Expr):
             value = small.value
             if self.tf_call(value, *EAGER_STATEMENTS):
                 return Statement(line, Kind.EAGER, at)
+            if self.tf_call(value, "disable_v2_behavior", "disable_eager_execution") or code(value).replace(
+                    "'", '"') == 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")':
+                return Statement(line, Kind.DROP, at)  # the compat route's switches
             if self.tf_call(value, "reset_default_graph") or (
                     isinstance(value, cst.Call) and (dotted(value.func) or "").endswith("ops.reset_default_graph")):
                 self._new_graph()
@@ -318,6 +403,8 @@ class Script:
                 method = value.func.attr.value
                 if method == "close":
                     return Statement(line, Kind.DROP, at)
+                if method == "run" and self._restart(value) is not None:
+                    return self._python(line)
                 if method == "run" and value.args and self._is_init(value.args[0].value):
                     if len(value.args) > 1:
                         raise NotNative(at, "an initializer run with a feed")
@@ -365,10 +452,13 @@ class Script:
     def _is_init(self, node) -> bool:
         if self.tf_call(node, *INITIALIZERS):
             return True
+        if self.tf_call(node, "group") and node.args and all(self._is_init(a.value) for a in node.args):
+            return True
         return isinstance(node, cst.Name) and self.kinds.get(node.value) is Kind.INIT
 
     def _assign(self, line, small: cst.Assign, targets: Tuple[str, ...]) -> Statement:
         at = self.line_of(line)
+        self._line_of_lambda = line
         value = small.value
         graph = self.graph_names()
         kind = None
@@ -380,7 +470,7 @@ class Script:
             self._session_args(value)
             self.sessions.add(targets[0])
             kind = Kind.SESSION
-        elif path in INITIALIZERS:
+        elif self._is_init(value):
             kind = Kind.INIT
         elif path == "summary.FileWriter":
             kind = Kind.WRITER
@@ -392,20 +482,33 @@ class Script:
         elif path in VARIABLES:
             kind = Kind.VARIABLE
             self._variable(statement, value, path)
+        elif len(targets) > 1 and self._variables_of(value) is not None:
+            for name in targets:  # `a, b = [tf.Variable(p) for p in ...]`: several variables
+                variable = Statement(line, Kind.VARIABLE, at, (name,), top=statement)
+                self.kinds[name] = Kind.VARIABLE
+                self.defs[name] = variable
+            statement.kind = Kind.VARIABLE
+            return statement
+        elif isinstance(value, cst.Lambda) and self._mentions_tf(value):
+            return self._helper(value, at, targets[0])
         elif self._is_object(value, path):
             kind = Kind.OBJECT
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "minimize":
             kind = Kind.TRAIN
             self._train(statement, value)
+        elif self._metric(statement, value):
+            kind = Kind.GRAPH
+        elif self._data(statement, value, targets):
+            kind = statement.kind
         elif self._mentions_tf(value) or names_read(value) & (graph | self.helpers):
             kind = Kind.GRAPH
             self._graph(statement, value)
         if kind is None:
             return self._python(line)
-        if len(targets) != 1 and kind is not Kind.GRAPH:
+        if len(targets) != 1 and kind not in (Kind.GRAPH, Kind.NEXT):
             raise NotNative(at, "a tuple assignment of a graph object")
         statement.kind = kind
-        if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER):
+        if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER, Kind.NEXT):
             statement.reads = names_read(value) & graph
             statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
         for name in targets:
@@ -421,6 +524,8 @@ class Script:
             return p is not None and p.startswith(OBJECT_PREFIXES)
         if path is None:
             return False
+        if path.startswith(OBJECT_PREFIXES):
+            return True
         if path in OPTIMIZERS:
             return self._optimizer(value)
         if path.endswith(OBJECT_SUFFIXES) or path.startswith(("keras.initializers", "keras.regularizers")):
@@ -444,6 +549,12 @@ class Script:
         script = self
 
         class _Calls(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                path = script.tf_call(call)
+                if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
+                    raise NotNative(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
+                                        "`sess.run` (TF1 restarted its sequence in each Session; TF2 draws other numbers)")
+
             def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
                 path = script.api(attr)
                 if path is None:
@@ -476,6 +587,19 @@ class Script:
         statement.shape = bound.get("shape")
         if names_read(call) & self.graph_names():
             raise NotNative(at, "a placeholder whose shape is a tensor")
+
+    def _variables_of(self, value) -> Optional[List[cst.Call]]:
+        """The `tf.Variable(...)` calls of `[tf.Variable(...), ...]` or a comprehension of one."""
+        if isinstance(value, cst.ListComp) and self.tf_call(value.elt, "Variable"):
+            if names_read(value) & self.graph_names():
+                return None
+            return [value.elt]
+        if isinstance(value, (cst.List, cst.Tuple)) and value.elements and all(
+                self.tf_call(e.value, "Variable") for e in value.elements):
+            if names_read(value) & self.graph_names():
+                return None
+            return [e.value for e in value.elements]
+        return None
 
     def _variable(self, statement: Statement, call: cst.Call, path: str) -> None:
         at = statement.line
@@ -523,10 +647,75 @@ class Script:
         else:
             raise NotNative(at, "`minimize` on an optimizer tfmigrate does not know")
 
+    def _data(self, statement: Statement, value, targets) -> bool:
+        """tf.data the TF1 way: datasets of Python data, their iterators, `get_next()`."""
+        at = statement.line
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            receiver, method = value.func.value, value.func.attr.value
+            receiver_kind = self.kinds.get(receiver.value) if isinstance(receiver, cst.Name) else None
+            if receiver_kind is Kind.ITERATOR and method == "get_next" and not value.args:
+                statement.kind, statement.iterator = Kind.NEXT, receiver.value
+                return True
+            if receiver_kind is Kind.ITERATOR and method == "make_initializer" and len(value.args) == 1:
+                dataset = value.args[0].value
+                if not (isinstance(dataset, cst.Name) and self.kinds.get(dataset.value) is Kind.DATASET):
+                    raise NotNative(at, "`make_initializer` of something other than a named dataset")
+                statement.kind, statement.iterator, statement.dataset = Kind.ITERATOR_INIT, receiver.value, dataset
+                return True
+            if receiver_kind is Kind.DATASET and method in ("make_initializable_iterator", "make_one_shot_iterator") \
+                    and not value.args:
+                statement.kind, statement.dataset = Kind.ITERATOR, receiver
+                return True
+            if self.tf_call(value, "data.Iterator.from_structure"):
+                statement.kind = Kind.ITERATOR
+                return True
+            root = receiver
+            while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+                root = root.func.value  # `tf.data.Dataset.from_tensor_slices(x).batch(4)`
+            if isinstance(root, cst.Call):
+                root = root.func
+            root_is_data = (self.api(root) or "").startswith("data.") or (
+                isinstance(root, cst.Name) and self.kinds.get(root.value) is Kind.DATASET)
+            if receiver_kind is Kind.DATASET or root_is_data or (self.api(value.func) or "").startswith("data."):
+                if names_read(value) & self.graph_names():
+                    raise NotNative(at, "a `tf.data` dataset built from graph tensors (placeholders)")
+                statement.kind = Kind.DATASET
+                return True
+        return False
+
+    def _metric(self, statement: Statement, value) -> bool:
+        if not (isinstance(value, cst.Subscript) and self.tf_call(value.value, "metrics.accuracy")):
+            return False
+        at = statement.line
+        index = value.slice[0].slice if len(value.slice) == 1 else None
+        if not isinstance(index, cst.Index) or not isinstance(index.value, cst.Integer) \
+                or index.value.value not in ("0", "1"):
+            raise NotNative(at, "`tf.metrics.accuracy(...)` taken other than by `[0]` or `[1]`")
+        try:
+            bound = bind(value.value, ("labels", "predictions", "weights", "metrics_collections",
+                                       "updates_collections", "name"))
+        except ValueError as why:
+            raise NotNative(at, f"`tf.metrics.accuracy`: {why}")
+        if set(bound) - {"labels", "predictions", "name"} or "labels" not in bound or "predictions" not in bound:
+            raise NotNative(at, "`tf.metrics.accuracy` with weights or collections")
+        self._check_supported(bound["labels"], at)
+        self._check_supported(bound["predictions"], at)
+        base = statement.targets[0]
+        statement.metric = Metric(bound["labels"], bound["predictions"], index.value.value == "1",
+                                  self.fresh(f"{base}_total"), self.fresh(f"{base}_count"))
+        return True
+
     def _graph(self, statement: Statement, value: cst.BaseExpression) -> None:
         at = statement.line
         self._check_supported(value, at)
         script = self
+
+        class _Inline(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                if script.tf_call(call, *PLACEHOLDERS):
+                    statement.fed_only = True
+
+        value.visit(_Inline())
 
         class _Layers(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> None:
@@ -567,10 +756,10 @@ class Script:
             self.defs.pop(name, None)
         return statement
 
-    def _helper(self, node, at: int) -> Statement:
+    def _helper(self, node, at: int, name: Optional[str] = None) -> Statement:
         """A function of tensor ops only (no state, no session, no graph names of the module): it
         means the same called inside a `tf.function`."""
-        name = node.name.value
+        name = name or node.name.value
         if isinstance(node, cst.ClassDef):
             raise NotNative(at, f"the class `{name}`, which builds graph code")
         script = self
@@ -595,6 +784,8 @@ class Script:
         node.visit(_Pure())
         self.helpers.add(name)
         self.kinds[name] = Kind.HELPER
+        if isinstance(node, cst.Lambda):
+            return Statement(self._line_of_lambda, Kind.HELPER, at)
         return Statement(node, Kind.HELPER, at)
 
     # -- run sites ----------------------------------------------------------------------------
@@ -610,6 +801,10 @@ class Script:
                 func = call.func
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                         and func.value.value in script.sessions and func.attr.value == "run":
+                    restart = script._restart(call)
+                    if restart is not None:
+                        script.restarts[id(call)] = restart
+                        return False
                     sites.append(script._site(call))
                     for arg in call.args:
                         if arg.keyword is not None and arg.keyword.value == "feed_dict" or (
@@ -618,6 +813,14 @@ class Script:
                                 for element in arg.value.elements:
                                     element.value.visit(self)
                     return False
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                        and func.attr.value in ("run", "eval") and func.value.value in graph:
+                    sites.append(script._method_site(call))  # `op.run(feed)`, `t.eval(session=sess)`
+                    for arg in call.args:
+                        if isinstance(arg.value, cst.Dict):
+                            for element in arg.value.elements:
+                                element.value.visit(self)
+                    return False
                 return None
 
             def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
@@ -625,6 +828,24 @@ class Script:
                 if path is not None:
                     if not path.startswith(OBJECT_PREFIXES) and path not in EAGER_STATEMENTS:
                         raise NotNative(script.line_of(attr), f"`tf.{path}` in Python code outside the graph")
+                    return False
+                attr.value.visit(self)
+                return False
+
+            def visit_Arg(self, arg: cst.Arg) -> bool:
+                arg.value.visit(self)
+                return False
+
+            def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
+                """`feed = {x: a, y: b}` then `sess.run(..., feed_dict=feed)`: a feed built ahead."""
+                value = node.value
+                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                        and isinstance(value, cst.Dict) and value.elements and all(
+                        isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
+                        and script.kinds.get(e.key.value) is Kind.PLACEHOLDER for e in value.elements):
+                    script.feed_dicts[node.targets[0].target.value] = value
+                    for element in value.elements:
+                        element.value.visit(self)
                     return False
                 return None
 
@@ -639,8 +860,41 @@ class Script:
         statement.node.visit(_Uses())
         return sites
 
-    def _site(self, call: cst.Call) -> RunSite:
+    def _restart(self, call: cst.Call):
+        """`sess.run(iterator.initializer)` / `sess.run(init)` of `iterator.make_initializer(ds)`:
+        (iterator, dataset) to restart, or None."""
+        if len(call.args) != 1:
+            return None
+        fetch = call.args[0].value
+        if isinstance(fetch, cst.Attribute) and fetch.attr.value == "initializer" and isinstance(fetch.value, cst.Name):
+            definition = self.defs.get(fetch.value.value)
+            if definition is not None and definition.kind is Kind.ITERATOR and definition.dataset is not None:
+                return fetch.value.value, definition.dataset
+        if isinstance(fetch, cst.Name) and self.kinds.get(fetch.value) is Kind.ITERATOR_INIT:
+            definition = self.defs[fetch.value]
+            return definition.iterator, definition.dataset
+        return None
+
+    def _method_site(self, call: cst.Call) -> RunSite:
+        """`t.eval(feed_dict=None, session=None)` / `op.run(feed_dict=None, session=None)`: the
+        same as `sess.run(t, feed_dict)` on the session given or the default one."""
         at = self.line_of(call)
+        try:
+            bound = bind(call, ("feed_dict", "session"))
+        except ValueError as why:
+            raise NotNative(at, f"`.{call.func.attr.value}(...)`: {why}")
+        session = bound.get("session")
+        if session is not None and not (isinstance(session, cst.Name) and session.value in self.sessions):
+            raise NotNative(at, f"`.{call.func.attr.value}(session=...)` of an unknown session")
+        args = [cst.Arg(call.func.value)]
+        if "feed_dict" in bound:
+            args.append(cst.Arg(bound["feed_dict"], keyword=cst.Name("feed_dict")))
+        site = self._site(cst.Call(func=cst.Name("run"), args=args), at)
+        site.call = call
+        return site
+
+    def _site(self, call: cst.Call, at: Optional[int] = None) -> RunSite:
+        at = at or self.line_of(call)
         try:
             bound = bind(call, ("fetches", "feed_dict", "options", "run_metadata"))
         except ValueError as why:
@@ -653,6 +907,10 @@ class Script:
         fetched = self._fetched(fetches, at)
         feeds: Dict[str, cst.BaseExpression] = {}
         feed = bound.get("feed_dict")
+        if isinstance(feed, cst.Name) and feed.value in self.feed_dicts:
+            return RunSite(call, at, fetches, fetched, {
+                e.key.value: cst.parse_expression(f"{feed.value}[{e.key.value!r}]")
+                for e in self.feed_dicts[feed.value].elements}, dict(self.defs))
         if feed is not None:
             if not isinstance(feed, cst.Dict):
                 raise NotNative(at, "a `feed_dict` that is not a dict literal")
@@ -660,15 +918,15 @@ class Script:
                 if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name):
                     raise NotNative(at, "a `feed_dict` key that is not a name")
                 key = element.key.value
-                if key not in self.placeholders or self.kinds.get(key) is not Kind.PLACEHOLDER:
-                    raise NotNative(at, f"a `feed_dict` that feeds `{key}`, which is not a placeholder")
+                if self.kinds.get(key) not in (Kind.PLACEHOLDER, Kind.GRAPH, Kind.NEXT):
+                    raise NotNative(at, f"a `feed_dict` that feeds `{key}`, which is not a tensor")
                 feeds[key] = element.value
         return RunSite(call, at, fetches, fetched, feeds, dict(self.defs))
 
     def _fetched(self, fetches, at: int) -> List[str]:
         if isinstance(fetches, cst.Name):
             kind = self.kinds.get(fetches.value)
-            if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER):
+            if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER, Kind.NEXT):
                 return [fetches.value]
             if kind is Kind.INIT:
                 raise NotNative(at, "an initializer fetched with other values")
@@ -687,6 +945,11 @@ class Script:
                     raise NotNative(at, "a `**` fetch")
                 out += self._fetched(element.value, at)
             return out
+        reads = names_read(fetches)
+        graph = self.graph_names()
+        if reads & graph and not reads - graph - self.aliases - self.helpers:
+            self._check_supported(fetches, at)  # `sess.run(tf.round(y))`: an expression of the graph
+            return sorted(reads & graph)
         raise NotNative(at, f"the fetch `{code(fetches)}`")
 
 

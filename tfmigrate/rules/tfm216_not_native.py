@@ -11,10 +11,14 @@ import libcst as cst
 
 from tfmigrate.rule import Rule
 
-_HOW = {
-    "TF1 summaries": "write them with `tf.summary.create_file_writer(...)` and `tf.summary.scalar(..., step=)`",
-    "`tf.train.Saver`": "save and restore with `tf.train.Checkpoint`",
-    "graph collections": "keep the objects in Python lists or on a `tf.Module`",
+_HOW = {  # a word of the construct -> how to migrate that part by hand
+    "summar": "write summaries with `tf.summary.create_file_writer(...)` and `tf.summary.scalar(..., step=)`",
+    "Saver": "save and restore with `tf.train.Checkpoint`",
+    "collection": "keep the objects in Python lists or on a `tf.Module`",
+    "class": "make the class a `tf.Module` (or a Keras layer) that creates its variables once",
+    "function that builds graph state": "create the variables once, outside the function, and pass them in",
+    "seed": "draw the random numbers with `tf.random.Generator.from_seed(...)`",
+    "queue": "read the data with `tf.data`",
 }
 
 
@@ -37,10 +41,10 @@ class NotNative(Rule):
         target = imports[0][1]
         target = target.name if isinstance(target, cst.ImportAlias) else target
         blocker = outcome.blocker
-        how = next((text for key, text in _HOW.items() if blocker.construct.startswith(key)), None)
-        advice = f" To migrate it by hand, {how}." if how else ""
+        how = next((text for key, text in _HOW.items() if key in blocker.construct), None)
+        advice = f" To migrate that part by hand, {how}." if how else ""
         self.report(target, (
-            f"`fix --native` cannot rewrite this module as eager TF2: {blocker.construct} at line "
-            f"{blocker.line} is not among the constructs it rewrites (placeholders, variables, "
-            "`tf.layers`, tensors, `minimize`, a Session and its `run` calls). The module keeps "
+            f"`fix --native` cannot rewrite this module as eager TF2; it stopped at line {blocker.line}: "
+            f"{blocker.construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
+            "`tf.data` iterators, `tf.metrics.accuracy`, a Session and its `run` calls; the module keeps "
             f"TensorFlow's compat route (TFM200).{advice}"), None, debt=True)

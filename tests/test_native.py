@@ -1,0 +1,104 @@
+"""`fix --native` (tfmigrate.native, issue 13): the rewrite of each TFM216 executable program is
+snapshotted and leaves no TF1 graph construct; what stops a rewrite is named; the option works
+from the command line and from `[tool.tfmigrate]`; a helper of a rewritten script stays eager.
+Whether the rewritten programs print the graph originals' numbers: tests/test_exec.py (after
+`fix --native`) and tests/test_program_mode.py (the original through the compat route)."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixtures_lib import FIXTURES, snapshot
+from tfmigrate.catalogue import catalogue
+from tfmigrate.engine import fix_source
+from tfmigrate.native import rewrite
+
+EXEC = sorted((FIXTURES / "TFM216").glob("exec_*.py"))
+TF1_LEFT = re.compile(r"Session\(|placeholder|feed_dict|compat\.v1|disable_v2_behavior")
+ALL = list(catalogue())
+
+
+def _code_lines(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+@pytest.mark.parametrize("case", EXEC, ids=lambda p: p.name)
+def test_rewrite_snapshot(case):
+    outcome = rewrite(case.read_text(encoding="utf-8"))
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert outcome.code == snapshot(case.parent / "expected" / f"{case.stem}.native", outcome.code)
+
+
+@pytest.mark.parametrize("case", EXEC, ids=lambda p: p.name)
+def test_fixed_program_is_native_and_a_fixed_point(case):
+    result = fix_source(case.read_bytes(), case.name, ALL, unsafe=True, native=True)
+    fixed = result.fixed.decode("utf-8")
+    assert not TF1_LEFT.search(_code_lines(fixed)), _code_lines(fixed)
+    assert "TFM216" in result.fixed_rules
+    again = fix_source(result.fixed, case.name, ALL, unsafe=True, native=True)
+    assert again.fixed is None
+
+
+@pytest.mark.parametrize("source, construct", [
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\ny = x * 2\nprint(y)\n"
+     "with tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "the tensor `y` used by Python code"),
+    ("import tensorflow as tf\na = tf.constant(1.0)\nb = 3\nwith tf.Session() as s:\n    s.run(a, {b: 1.0})\n",
+     "which is not a tensor"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.Variable(x)\nx = tf.placeholder(tf.float32)\n"
+     "with tf.Session() as s:\n    s.run(f(x), {x: 1.0})\n", "a function that builds graph state"),
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32) / 2\nwith tf.Session() as s:\n    s.run(x)\n",
+     "is not fed"),
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\nwith tf.Session() as s:\n"
+     "    s.run(x, {x: 1}, options=None)\n", "options"),
+    ("import tensorflow as tf\nv = tf.Variable(1.0)\nl = v * 2\n"
+     "o = tf.train.RMSPropOptimizer(0.1).minimize(l)\nwith tf.Session() as s:\n    s.run(o)\n",
+     "an optimizer tfmigrate does not know"),
+])
+def test_what_stops_a_rewrite_is_named(source, construct):
+    outcome = rewrite(source)
+    assert outcome.code is None
+    assert construct in str(outcome.blocker)
+
+
+def test_no_graph_code_is_not_rewritten():
+    assert rewrite("import tensorflow as tf\nprint(tf.constant(1.0))\n").code is None
+
+
+def _run(*args, cwd):
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), NO_COLOR="1")
+    return subprocess.run([sys.executable, "-m", "tfmigrate", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env)
+
+
+BLOCKED = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\nsaver = tf.train.Saver()\n" \
+          "with tf.Session() as s:\n    saver.save(s, 'm')\n"
+NATIVE = "import tensorflow as tf\nimport helper\nx = tf.placeholder(tf.float32)\ny = helper.twice(x)\n" \
+         "with tf.Session() as s:\n    print(s.run(y, feed_dict={x: 2.0}))\n"
+HELPER = "import tensorflow as tf\n\n\ndef twice(t):\n    return tf.multiply(t, 2.0)\n"
+
+
+def test_check_native_names_the_construct(tmp_path):
+    (tmp_path / "blocked.py").write_text(BLOCKED)
+    plain = _run("check", "--no-cache", "--select", "TFM216", ".", cwd=tmp_path)
+    assert "TFM216" not in plain.stdout
+    native = _run("check", "--native", "--no-cache", "--select", "TFM216", ".", cwd=tmp_path)
+    assert "blocked.py:1:8: TFM216" in native.stdout and "tf.train.Saver" in native.stdout, native.stdout
+
+
+def test_native_setting_in_pyproject_and_helper_stays_eager(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.tfmigrate]\nnative = true\n")
+    (tmp_path / "train.py").write_text(NATIVE)
+    (tmp_path / "helper.py").write_text(HELPER)
+    result = _run("fix", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    train = (tmp_path / "train.py").read_text()
+    assert "@tf.function" in train and not TF1_LEFT.search(train), train
+    assert "disable_v2_behavior" not in (tmp_path / "helper.py").read_text()
+    pytest.importorskip("tensorflow")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    ran = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.strip().splitlines()[-1] == "4.0"
