@@ -47,8 +47,10 @@ def test_fixed_program_is_native_and_a_fixed_point(case):
      "with tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "the tensor `y` used by Python code"),
     ("import tensorflow as tf\na = tf.constant(1.0)\nb = 3\nwith tf.Session() as s:\n    s.run(a, {b: 1.0})\n",
      "which is not a tensor"),
-    ("import tensorflow as tf\ndef f(x):\n    return tf.Variable(x)\nx = tf.placeholder(tf.float32)\n"
-     "with tf.Session() as s:\n    s.run(f(x), {x: 1.0})\n", "a function that builds graph state"),
+    ("import tensorflow as tf\ndef f(x):\n    w = tf.Variable(1.0)\n    return w * x\nx = tf.placeholder(tf.float32)\n"
+     "y = f(x)\nwith tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "a function that builds graph state"),
+    ("import tensorflow as tf\ndef make(v):\n    return tf.Variable(v)\nx = tf.placeholder(tf.float32)\n"
+     "y = make(1.0) * x\nwith tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "which makes a variable, inside an expression"),
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32) / 2\nwith tf.Session() as s:\n    s.run(x)\n",
      "is not fed"),
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\nwith tf.Session() as s:\n"

@@ -483,6 +483,8 @@ def _native(data: bytes, result: FileResult, record: bool) -> bytes:
         result.passes.append((data, new, []))
     result.applied += 1
     result.fixed_rules.append(NATIVE)
+    if "write_summaries(" in outcome.code:
+        result.requires = tuple(sorted(set(result.requires) | {"tensorboard"}))
     return new
 
 

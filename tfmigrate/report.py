@@ -300,6 +300,8 @@ REQUIREMENTS = {
     "tf-keras": "tf-keras: `pip install tf-keras` (the same version as TensorFlow); the fixed code sets "
                 "TF_USE_LEGACY_KERAS=1 for `tf.layers` / `tf.nn.rnn_cell` in graph code",
     "tf-slim": "tf-slim: `pip install tf-slim` (`tf.contrib.layers` and `tf.contrib.slim` moved there)",
+    "tensorboard": "tensorboard: `pip install tensorboard` (TF2's `tf.summary` ops, which `fix --native` "
+                   "writes, need it; TF1's FileWriter did not)",
 }
 
 

@@ -34,6 +34,15 @@ def to_numpy(fetched):
     return tf.nest.map_structure(lambda value: None if value is None else value.numpy(), fetched)
 '''
 
+WRITE_SUMMARIES = '''
+def write_summaries(writer, summaries, step):
+    """What `FileWriter.add_summary` wrote: each summary value the run returned, at `step`."""
+    with writer.as_default():
+        for key, value in summaries.items():
+            kind, name = key.split(":", 1)
+            getattr(tf.summary, kind)(name, value, step=step)
+'''
+
 _GET_VARIABLE = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
                  "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
                  "constraint", "synchronization", "aggregation")
@@ -53,6 +62,7 @@ class Emitter:
         self.functions: Dict[tuple, Function] = {}
         self.order = {id(s): i for i, s in enumerate(script.statements)}
         self.needs_to_numpy = False
+        self.summaries_written = False
         # A feed built ahead in a variable named `feed_dict` is now a dict of arguments: renamed.
         self.renamed = {"feed_dict": script.fresh("feed")} if "feed_dict" in script.feed_dicts else {}
         self.helper_written = False
@@ -74,6 +84,8 @@ class Emitter:
             return [self._variable(statement)]
         if kind is Kind.OBJECT and self.script.tf_call(statement.node.body[0].value, *OPTIMIZERS):
             return [self._optimizer_line(statement.node, statement.node.body[0].value)]
+        if kind is Kind.OBJECT and statement.summaries == []:  # `merge_all()` of no summary: None
+            return [f"{statement.targets[0]} = None\n"]
         if kind in (Kind.OBJECT, Kind.HELPER):
             return [code(statement.node)]
         if kind is Kind.EAGER:
@@ -93,7 +105,7 @@ class Emitter:
         if kind is Kind.WRITER:
             return [self._writer(statement)]
         if kind is Kind.GRAPH:
-            out = [self._layer_line(layer) for layer in statement.layers]
+            out = [self._layer_line(layer) for layer in statement.layers if not layer.reused]
             if statement.metric is not None:  # TF1's two local variables of the running mean
                 out += [f"{name} = {self.tf}.Variable(0.0, trainable=False)\n"
                         for name in (statement.metric.total, statement.metric.count)]
@@ -109,6 +121,16 @@ class Emitter:
             replacements[id(site.call)] = call
             if definition:
                 out.append(definition)
+        tf = self.tf
+        for call_id, logdir in self.script.writers.items():
+            replacements[call_id] = cst.parse_expression(f"{tf}.summary.create_file_writer({code(logdir)})")
+        for call_id, call in self.script.add_summaries.items():
+            writer = code(call.func.value)
+            replacements[call_id] = cst.parse_expression(
+                f"write_summaries({writer}, {code(call.args[0].value)}, {code(call.args[1].value)})")
+            if not self.summaries_written:
+                out.append("\n" + WRITE_SUMMARIES + "\n")
+                self.summaries_written = True
         for call_id, (iterator, dataset) in self.script.restarts.items():
             replacements[call_id] = cst.parse_statement(f"{iterator} = iter({code(dataset)})\n").body[0]
         for literal in self.script.feed_dicts.values():
@@ -258,7 +280,8 @@ class Emitter:
         return cst.parse_expression(call), definition_text
 
     def _multi(self, site: RunSite) -> bool:
-        return isinstance(site.fetches, (cst.List, cst.Tuple, cst.Dict))
+        return isinstance(site.fetches, (cst.List, cst.Tuple, cst.Dict)) or any(
+            site.defs[name].summaries is not None for name in site.fetched)
 
     def _function(self, site: RunSite, body: Sequence[Statement], params: Sequence[Statement], defs) -> Function:
         tf = self.tf
@@ -317,6 +340,12 @@ class Emitter:
 
     def _small_line(self, statement: Statement) -> str:
         node = statement.node.body[0]
+        if statement.summaries is not None:
+            if not statement.targets:
+                return ""  # `tf.summary.scalar(...)` alone: what `merge_all` returns evaluates it
+            entries = ", ".join(f"{(kind + ':' + name)!r}: {code(tensor.visit(NativeCalls(self.script)))}"
+                                for kind, name, tensor in statement.summaries)
+            return f"{statement.targets[0]} = {{{entries}}}\n"
         if statement.metric is not None:
             return self._metric_lines(statement)
         if statement.layers:
@@ -330,6 +359,19 @@ class Emitter:
     def _variables(self, train: Statement, defs) -> str:
         if train.var_list is not None:
             return code(train.var_list)
+        if train.var_scope is not None:  # the trainable variables made under that variable scope
+            made = []
+            for statement in self.script.statements:
+                for layer in statement.layers:
+                    if not layer.reused and (layer.scope + "/").startswith(train.var_scope) \
+                            and f"*{layer.name}.trainable_variables" not in made:
+                        made.append(f"*{layer.name}.trainable_variables")
+                if statement.kind is Kind.VARIABLE and statement.trainable \
+                        and (statement.scope + "/").startswith(train.var_scope):
+                    made += statement.targets
+            if not made:
+                raise NotNative(train.line, f"no layer made under the variable scope `{train.var_scope}`")
+            return "[" + ", ".join(made) + "]"
         seen: Dict[int, Statement] = {}
         found: List[Tuple[int, str]] = []
         todo = [train.deps[train.loss]]

@@ -18,6 +18,7 @@ from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.names import ImportTable, dotted
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default")
+SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
 VARIABLES = ("Variable", "get_variable")
 SESSIONS = ("Session", "InteractiveSession")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
@@ -100,6 +101,8 @@ class Layer:
     call: cst.Call
     name: str                   # the module-level layer object
     mapped: layer_specs.Mapped
+    scope: str = ""             # the variable scope it was made in (`Discriminator/`)
+    reused: bool = False        # `reuse=True`: the object of the same name made before
 
 
 @dataclass
@@ -127,6 +130,7 @@ class Statement:
     optimizer_name: Optional[str] = None  # a hoisted optimizer's new name
     loss: Optional[str] = None
     var_list: Optional[cst.BaseExpression] = None
+    var_scope: Optional[str] = None  # `var_list=tf.get_collection(TRAINABLE_VARIABLES, scope=...)`
     global_step: Optional[cst.BaseExpression] = None
     # PLACEHOLDER: dtype and shape expressions, the default of placeholder_with_default
     dtype: Optional[cst.BaseExpression] = None
@@ -135,9 +139,11 @@ class Statement:
     trainable: bool = True
     metric: Optional["Metric"] = None   # `tf.metrics.accuracy(...)[1]`
     fed_only: bool = False  # `x = tf.placeholder(...) / 255.`: has a value only where it is fed
+    summaries: Optional[List[Tuple[str, str, cst.BaseExpression]]] = None  # (kind, name, tensor) it evaluates
     iterator: Optional[str] = None       # NEXT: the iterator; ITERATOR_INIT: the iterator it restarts
     dataset: Optional[cst.BaseExpression] = None  # ITERATOR / ITERATOR_INIT: the dataset
     top: Optional[cst.CSTNode] = None   # the module-level node it came from
+    scope: str = ""                     # the variable scope it is in
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
 
 
@@ -261,6 +267,12 @@ class Script:
         self.placeholders: Dict[str, Statement] = {}
         self.layer_names: Set[str] = set()
         self.helpers: Set[str] = set()
+        self.scope: List[str] = []  # the `tf.variable_scope` names around the statement
+        self.named_layers: Dict[Tuple[str, str], str] = {}  # (scope, name=) -> the layer object
+        self.summary_ops: List[Statement] = []  # `tf.summary.*` ops so far (what `merge_all` merges)
+        self.writers: Dict[int, cst.BaseExpression] = {}  # id(FileWriter call in Python code) -> logdir
+        self.add_summaries: Dict[int, cst.Call] = {}  # id(`w.add_summary(v, step)`) -> the call
+        self.factories: Set[str] = set()  # functions that only make a variable (`init_weights`)
         self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
@@ -301,9 +313,22 @@ class Script:
         return self
 
     def _top(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.With) and (self._session_with(node) or self._scope_with(node)):
+        if isinstance(node, cst.With) and self._session_with(node):
             for inner in node.body.body:
                 self._top(inner)
+            return
+        if isinstance(node, cst.With) and self._scope_with(node):
+            call = node.items[0].item
+            scoped = self.tf_call(call) == "variable_scope"
+            if scoped:
+                name = call.args[0].value if call.args else None
+                if not isinstance(name, cst.SimpleString):
+                    raise NotNative(self.line_of(node), "a `tf.variable_scope` whose name is not a literal")
+                self.scope.append(name.evaluated_value)
+            for inner in node.body.body:
+                self._top(inner)
+            if scoped:
+                self.scope.pop()
             return
         if isinstance(node, cst.If) and not self._runs(node) and (
                 self._mentions_tf(node) or names_read(node) & self.graph_names()):
@@ -316,6 +341,7 @@ class Script:
         else:
             statement = self._python(node)
         statement.top = node
+        statement.scope = "/".join(self.scope)
         self.statements.append(statement)
 
     def _session_with(self, node: cst.With) -> bool:
@@ -391,6 +417,8 @@ class Script:
             value = small.value
             if self.tf_call(value, *EAGER_STATEMENTS):
                 return Statement(line, Kind.EAGER, at)
+            if self.tf_call(value, *SUMMARY_OPS):
+                return self._summary(Statement(line, Kind.GRAPH, at), value)
             if self.tf_call(value, "disable_v2_behavior", "disable_eager_execution") or code(value).replace(
                     "'", '"') == 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")':
                 return Statement(line, Kind.DROP, at)  # the compat route's switches
@@ -472,6 +500,10 @@ class Script:
             kind = Kind.SESSION
         elif self._is_init(value):
             kind = Kind.INIT
+        elif path in SUMMARY_OPS:
+            return self._summary(statement, value)
+        elif path == "summary.merge_all":
+            return self._merge_all(statement, value)
         elif path == "summary.FileWriter":
             kind = Kind.WRITER
             if not value.args or value.args[0].keyword not in (None,) and value.args[0].keyword.value != "logdir":
@@ -482,6 +514,14 @@ class Script:
         elif path in VARIABLES:
             kind = Kind.VARIABLE
             self._variable(statement, value, path)
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.factories:
+            if names_read(value) & graph:
+                raise NotNative(at, f"`{value.func.value}(...)` of a tensor")
+            kind = Kind.VARIABLE  # `A1 = init_weights([9, 81])`: made once, at module level
+        elif isinstance(value, cst.Dict) and value.elements and all(
+                isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
+                and self.kinds.get(e.key.value) is Kind.PLACEHOLDER for e in value.elements):
+            return self._python(line)  # a feed built ahead (see sites_of)
         elif len(targets) > 1 and self._variables_of(value) is not None:
             for name in targets:  # `a, b = [tf.Variable(p) for p in ...]`: several variables
                 variable = Statement(line, Kind.VARIABLE, at, (name,), top=statement)
@@ -613,6 +653,22 @@ class Script:
                 elif code(arg.value) != "True":
                     raise NotNative(at, "`trainable=` that is not a literal")
 
+    def _collection_scope(self, node) -> Optional[str]:
+        """`tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="D")` -> "D"."""
+        if not self.tf_call(node, "get_collection", "trainable_variables"):
+            return None
+        path = self.tf_call(node)
+        try:
+            bound = bind(node, ("key", "scope") if path == "get_collection" else ("scope",))
+        except ValueError:
+            return None
+        if path == "get_collection" and self.api(bound.get("key", cst.Name("_"))) != "GraphKeys.TRAINABLE_VARIABLES":
+            return None
+        scope = bound.get("scope")
+        if not isinstance(scope, cst.SimpleString) or set(bound) - {"key", "scope"}:
+            return None
+        return scope.evaluated_value
+
     def _train(self, statement: Statement, call: cst.Call) -> None:
         at = statement.line
         receiver = call.func.value
@@ -629,6 +685,9 @@ class Script:
         statement.loss = loss.value
         statement.global_step = bound.get("global_step")
         statement.var_list = bound.get("var_list")
+        scope = self._collection_scope(statement.var_list) if statement.var_list is not None else None
+        if scope is not None:
+            statement.var_list, statement.var_scope = None, scope
         if statement.var_list is not None:
             listed = statement.var_list
             if not isinstance(listed, (cst.List, cst.Tuple)) or not all(
@@ -683,6 +742,48 @@ class Script:
                 return True
         return False
 
+    def _summary(self, statement: Statement, call: cst.Call) -> Statement:
+        """`tf.summary.scalar("loss", loss)`: a value `merge_all` (or a fetch of it) returns,
+        written by `add_summary` with `tf.summary.scalar("loss", value, step=)`."""
+        at = statement.line
+        kind = self.tf_call(call)[len("summary."):]
+        try:
+            bound = bind(call, ("name", "tensor", "collections", "family") if kind != "image"
+                         else ("name", "tensor", "max_outputs", "collections", "family"))
+        except ValueError as why:
+            raise NotNative(at, f"`tf.summary.{kind}`: {why}")
+        if set(bound) - {"name", "tensor"} or not isinstance(bound.get("name"), cst.SimpleString) \
+                or "tensor" not in bound:
+            raise NotNative(at, f"`tf.summary.{kind}` with other than a literal name and a tensor")
+        self._check_supported(bound["tensor"], at)
+        statement.summaries = [(kind, bound["name"].evaluated_value, bound["tensor"])]
+        graph = self.graph_names()
+        statement.reads = names_read(bound["tensor"]) & graph
+        statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
+        self.summary_ops.append(statement)
+        for name in statement.targets:
+            self.kinds[name] = Kind.GRAPH
+            self.defs[name] = statement
+        return statement
+
+    def _merge_all(self, statement: Statement, call: cst.Call) -> Statement:
+        at = statement.line
+        for arg in call.args:
+            if not (arg.keyword is None or arg.keyword.value == "key") or not (
+                    code(arg.value) in ('"summaries"', "'summaries'") or self.api(arg.value) == "GraphKeys.SUMMARIES"):
+                raise NotNative(at, "`tf.summary.merge_all` of another collection")
+        if not self.summary_ops:  # TF1 returns None: there is nothing to merge
+            statement.kind, statement.summaries = Kind.OBJECT, []
+            for name in statement.targets:
+                self.kinds[name] = Kind.OBJECT
+            return statement
+        statement.summaries = [entry for op in self.summary_ops for entry in op.summaries]
+        statement.deps = {f"<summary {i}>": op for i, op in enumerate(self.summary_ops)}
+        for name in statement.targets:
+            self.kinds[name] = Kind.GRAPH
+            self.defs[name] = statement
+        return statement
+
     def _metric(self, statement: Statement, value) -> bool:
         if not (isinstance(value, cst.Subscript) and self.tf_call(value.value, "metrics.accuracy")):
             return False
@@ -714,6 +815,8 @@ class Script:
             def visit_Call(self, call: cst.Call) -> None:
                 if script.tf_call(call, *PLACEHOLDERS):
                     statement.fed_only = True
+                if isinstance(call.func, cst.Name) and call.func.value in script.factories:
+                    raise NotNative(at, f"`{call.func.value}(...)`, which makes a variable, inside an expression")
 
         value.visit(_Inline())
 
@@ -725,6 +828,20 @@ class Script:
                 function = path[len("layers."):]
                 if function not in layer_specs.SPECS:
                     raise NotNative(at, f"`tf.{path}`")
+                reuse = next((a for a in call.args if a.keyword is not None and a.keyword.value == "reuse"), None)
+                named = next((a for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+                scope = "/".join(script.scope)
+                if reuse is not None and code(reuse.value) == "True":
+                    # `name="l", reuse=True`: the layer made before under that name, shared
+                    key = (scope, named.value.evaluated_value) if named is not None and isinstance(
+                        named.value, cst.SimpleString) else None
+                    if key not in script.named_layers:
+                        raise NotNative(at, f"`tf.{path}(reuse=True)` of a layer tfmigrate did not see made")
+                    mapped = layer_specs.map_call(function, call.with_changes(args=[a for a in call.args if a is not reuse]))
+                    if isinstance(mapped, str):
+                        raise NotNative(at, f"`tf.{path}`: {mapped}")
+                    statement.layers.append(Layer(call, script.named_layers[key], mapped, scope, True))
+                    return
                 mapped = layer_specs.map_call(function, call)
                 if isinstance(mapped, str):
                     raise NotNative(at, f"`tf.{path}`: {mapped}")
@@ -734,7 +851,9 @@ class Script:
                 preferred = statement.targets[0] if statement.targets else function
                 name = script.fresh(f"{preferred}_layer")
                 script.layer_names.add(name)
-                statement.layers.append(Layer(call, name, mapped))
+                if named is not None and isinstance(named.value, cst.SimpleString):
+                    script.named_layers[(scope, named.value.evaluated_value)] = name
+                statement.layers.append(Layer(call, name, mapped, scope))
 
         value.visit(_Layers())
 
@@ -756,12 +875,31 @@ class Script:
             self.defs.pop(name, None)
         return statement
 
+    def _factory(self, node) -> bool:
+        """`def init_weights(shape): return tf.Variable(tf.random_normal(shape))`: a function that
+        only makes a variable of its arguments; called at module level, it makes it once."""
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        body = [s for s in node.body.body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
+            s.body[0], cst.Expr) and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))]
+        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or not isinstance(body[0].body[0], cst.Return):
+            return False
+        value = body[0].body[0].value
+        if not self.tf_call(value, "Variable") or names_read(node) & (self.graph_names() | self.sessions):
+            return False
+        self._check_supported(value, self.line_of(node))
+        return True
+
     def _helper(self, node, at: int, name: Optional[str] = None) -> Statement:
         """A function of tensor ops only (no state, no session, no graph names of the module): it
         means the same called inside a `tf.function`."""
         name = name or node.name.value
         if isinstance(node, cst.ClassDef):
             raise NotNative(at, f"the class `{name}`, which builds graph code")
+        if self._factory(node):
+            self.factories.add(name)
+            self.kinds[name] = Kind.HELPER
+            return Statement(node, Kind.HELPER, at)
         script = self
         graph = self.graph_names()
 
@@ -813,6 +951,18 @@ class Script:
                                 for element in arg.value.elements:
                                     element.value.visit(self)
                     return False
+                if script.tf_call(call, "summary.FileWriter"):  # in a loop: the TF2 writer
+                    if not call.args or call.args[0].keyword not in (None,) and call.args[0].keyword.value != "logdir":
+                        raise NotNative(script.line_of(call), "a `FileWriter` without a log directory")
+                    script.writers[id(call)] = call.args[0].value
+                    call.args[0].value.visit(self)
+                    return False
+                if isinstance(func, cst.Attribute) and func.attr.value == "add_summary" and script.summary_ops:
+                    if len(call.args) != 2 or any(a.keyword is not None and a.keyword.value not in (
+                            "summary", "global_step") for a in call.args):
+                        raise NotNative(script.line_of(call), "`add_summary` without a step")
+                    script.add_summaries[id(call)] = call
+                    return None
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                         and func.attr.value in ("run", "eval") and func.value.value in graph:
                     sites.append(script._method_site(call))  # `op.run(feed)`, `t.eval(session=sess)`
