@@ -50,7 +50,7 @@ What was dumped and injected is shown as `weights:` (`injected 4/4`, or the firs
   native      the entry file and its helper modules (manifest `helpers`, same-folder imports)
               contain, outside comments and strings, none of: a `...Session(` call, a name with
               `placeholder`, `feed_dict`, `compat.v1`, `disable_v2_behavior` (else: the first of
-              each, and the "not rewritten" sentences of TFM200 from
+              each, and the construct each TFM216 finding names, from
               `tfmigrate check --native --output-format json`, on the migrated files, else the
               prepared ones)
   seeded      the original source calls set_random_seed / random.set_seed, or stable_output is
@@ -324,17 +324,19 @@ def is_seeded(source: str) -> bool:
 
 
 def not_rewritten_reasons(findings: Sequence[dict]) -> List[str]:
-    """The sentences of the TFM200 findings (tfmigrate check --native --output-format json) that
-    say why a module was not rewritten natively, in order, without repeats."""
+    """Why `fix --native` left a module on the compat route: the construct each TFM216 finding
+    (tfmigrate check --native --output-format json) names, as "<file>:<line>: <construct>", in
+    order, without repeats."""
     reasons: List[str] = []
     for finding in findings:
         message = str(finding.get("message", ""))
-        if finding.get("rule") != "TFM200" or "not rewritten" not in message.lower():
+        match = re.search(r"stopped at line (\d+): (.*?)\. It rewrites", message)
+        if finding.get("rule") != "TFM216" or not match:
             continue
-        for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", message):
-            sentence = sentence.strip()
-            if "not rewritten" in sentence.lower() and sentence not in reasons:
-                reasons.append(sentence)
+        where = Path(str(finding.get("filename") or finding.get("path") or "")).name
+        reason = f"{where}:{match.group(1)}: {match.group(2)}"
+        if reason not in reasons:
+            reasons.append(reason)
     return reasons
 
 
@@ -478,7 +480,7 @@ class RunResult:
     # native mode only
     native: Optional[bool] = None  # no TF1_CONSTRUCTS left in the entry file and its helpers
     native_blockers: List[str] = field(default_factory=list)  # "file.py:line construct", first of each kind
-    not_rewritten: List[str] = field(default_factory=list)  # TFM200's reasons (check --native)
+    not_rewritten: List[str] = field(default_factory=list)  # TFM216's constructs (check --native)
     seeded: Optional[bool] = None
     weights: str = ""  # what the hook dumped and injected
     reference_here: str = ""  # last line of the reference (compat) run made here
@@ -679,7 +681,7 @@ def judge_nativeness(res: RunResult, program: Program, work: Path, original: Pat
 
 
 def check_native_reasons(program: Program, root: Path, settings: Settings) -> Optional[List[str]]:
-    """The "not rewritten" sentences of TFM200 in `tfmigrate check --native --output-format json`
+    """The constructs TFM216 names in `tfmigrate check --native --output-format json`
     on the program's files under `root`; None if check has no --native option."""
     files = program.source_files(root)
     if not files:
@@ -912,7 +914,7 @@ def native_lines(programs: List[Program], results: Dict[str, List[RunResult]], s
                 why = "not native: first " + r.native_blockers[0] + (
                     f" (then {', '.join(r.native_blockers[1:])})" if len(r.native_blockers) > 1 else "")
                 if r.not_rewritten:
-                    why += " | TFM200: " + " ".join(r.not_rewritten)[:300]
+                    why += " | TFM216: " + "; ".join(r.not_rewritten)[:300]
                 if not r.ran:
                     why += f" | and FAIL: {short_error(r.error or f'exit status {r.rc}', 120)}"
             elif not r.ran:

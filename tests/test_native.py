@@ -104,3 +104,34 @@ def test_native_setting_in_pyproject_and_helper_stays_eager(tmp_path):
     ran = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.strip().splitlines()[-1] == "4.0"
+
+
+def test_readme_before_and_after_are_real():
+    """The README's whole-script example is the fixture and what `fix --native` makes of it."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    before = re.search(r"<!-- native-before -->\n```python\n(.*?)```", readme, re.DOTALL).group(1)
+    after = re.search(r"<!-- native-after -->\n```python\n(.*?)```", readme, re.DOTALL).group(1)
+    fixture = (FIXTURES / "TFM216" / "exec_layers_adam.py").read_text(encoding="utf-8")
+    assert before == "".join(line for line in fixture.splitlines(True)
+                             if not re.match(r"# (broken|fixed|fix-args):", line))
+    result = fix_source(before.encode("utf-8"), "train.py", ALL, native=True)
+    assert result.fixed.decode("utf-8") == after
+
+
+LEGACY = "import tensorflow as tf\nimport helper\nx = tf.placeholder(tf.float32)\nsaver = tf.train.Saver()\n" \
+         "with tf.Session() as s:\n    print(s.run(helper.twice(x), feed_dict={x: 1.0}))\n"
+
+
+def test_a_helper_shared_with_a_graph_script_stays_on_the_route_without_turning_v2_off(tmp_path):
+    """train.py is rewritten, legacy.py (a Saver) is not: helper.py, which both import, takes the
+    compat alias for legacy.py but no `disable_v2_behavior()`, which would stop train.py's eager
+    code (legacy.py turns v2 behaviour off itself)."""
+    (tmp_path / "train.py").write_text(NATIVE)
+    (tmp_path / "legacy.py").write_text(LEGACY)
+    (tmp_path / "helper.py").write_text(HELPER)
+    result = _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    helper = (tmp_path / "helper.py").read_text()
+    assert "import tensorflow.compat.v1 as tf" in helper and "disable_v2_behavior" not in helper, helper
+    assert "disable_v2_behavior()" in (tmp_path / "legacy.py").read_text()
+    assert not TF1_LEFT.search((tmp_path / "train.py").read_text())

@@ -73,17 +73,19 @@ def test_is_seeded(source, seeded):
     assert rp.is_seeded(source) is seeded
 
 
-def test_not_rewritten_reasons_takes_the_sentences_of_tfm200():
+def test_not_rewritten_reasons_takes_the_construct_of_tfm216():
+    stopped = ("`fix --native` cannot rewrite this module as eager TF2; it stopped at line {}: {}. It rewrites "
+               "placeholders, ...; the module keeps TensorFlow's compat route (TFM200).")
     findings = [
-        {"rule": "TFM202", "message": "Placeholder. Not rewritten: because."},
-        {"rule": "TFM200", "message": "This module is TF1 graph code. It is not rewritten natively: "
-                                      "`tf.train.Saver` (line 3) has no native form yet. The fix: ..."},
-        {"rule": "TFM200", "message": "Other module. Not rewritten natively: `tf.while_loop` (line 9)."},
+        {"rule": "TFM202", "path": "a.py", "message": "Placeholder. Not rewritten: because."},
+        {"rule": "TFM216", "path": "w/a.py", "message": stopped.format(3, "`tf.train.Saver`")},
+        {"rule": "TFM216", "path": "w/b.py", "message": stopped.format(9, "the class `Net`, which builds graph code")},
+        {"rule": "TFM216", "path": "w/a.py", "message": stopped.format(3, "`tf.train.Saver`")},
         {"rule": "TFM200", "message": "No reason here."},
     ]
     assert rp.not_rewritten_reasons(findings) == [
-        "It is not rewritten natively: `tf.train.Saver` (line 3) has no native form yet.",
-        "Not rewritten natively: `tf.while_loop` (line 9).",
+        "a.py:3: `tf.train.Saver`",
+        "b.py:9: the class `Net`, which builds graph code",
     ]
 
 

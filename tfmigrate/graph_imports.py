@@ -34,15 +34,15 @@ _IMPORT_WORD = re.compile(rb"import")
 _IMPORT_LINE = re.compile(rb"(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)")
 
 
-def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), cache_dir: Optional[str] = None
-                    ) -> Dict[str, str]:
+def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), cache_dir: Optional[str] = None,
+                    exclude: Container[str] = frozenset()) -> Dict[str, str]:
     """path -> the path of a graph module among `files` that imports it (the first found).
     `star`: the files that get TensorFlow through a star import (star_imports), which import it
     as much as those that spell `import tensorflow`. With `cache_dir`, the answer is kept there
     and reused while no file's size or modification time changed (a warm check reads nothing)."""
     files = [f for f in files if f.endswith(".py")]
-    if cache_dir is None or read is not None:
-        return _graph_importers(files, read or _read, star)
+    if cache_dir is None or read is not None or exclude:
+        return _graph_importers(files, read or _read, star, exclude)
     stamp = _stamp(files, star)
     entry = os.path.join(cache_dir, "graph_imports.json")
     try:
@@ -72,10 +72,13 @@ def _stamp(files: List[str], star: Container[str]) -> str:
     return digest.hexdigest()
 
 
-def _graph_importers(files: List[str], read, star: Container[str]) -> Dict[str, str]:
+def _graph_importers(files: List[str], read, star: Container[str], exclude: Container[str] = ()) -> Dict[str, str]:
+    """`exclude`: graph modules that are not graph code after all (rewritten by `fix --native`)."""
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     found: Dict[str, str] = {}
     for path in files:
+        if path in exclude:
+            continue
         data = read(path)
         if not data or not any(word in data for word in _GRAPH_WORDS):
             continue

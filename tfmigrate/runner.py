@@ -817,7 +817,7 @@ def tasks_for(
     star = star_aliases(files, cache_dir=cache_dir)  # `from ops import *` of a checked module that imports tf
     importers = graph_importers(files, star=star, cache_dir=cache_dir)
     if settings.native:
-        importers = _unless_rewritten(importers)
+        importers = _unless_rewritten(files, star, importers)
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     tasks = []
     for path in files:
@@ -841,19 +841,26 @@ def tasks_for(
     return _prepare(tasks, settings)
 
 
-def _unless_rewritten(importers: dict) -> dict:
-    """With `--native`, a module imported only by a graph script that `fix --native` rewrites as
-    eager TF2 is not graph code: it must not take the compat route, whose
-    `disable_v2_behavior()` would turn eager execution off for the rewritten script too."""
+def _unless_rewritten(files, star, importers: dict) -> dict:
+    """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
+    graph code: the modules it imports take the compat route only if another graph module imports
+    them (a helper on the route gets no `disable_v2_behavior()` then, see fixers.compat_route)."""
+    from tfmigrate.graph_imports import graph_importers
     from tfmigrate.native import rewrite
 
-    native: dict = {}
-    for importer in set(importers.values()):
-        try:
-            native[importer] = rewrite(_read(importer).decode("utf-8")).code is not None
-        except (OSError, UnicodeDecodeError):
-            native[importer] = False
-    return {path: importer for path, importer in importers.items() if not native[importer]}
+    checked: dict = {}
+    while True:
+        new = set()
+        for importer in set(importers.values()) - set(checked):
+            try:
+                checked[importer] = rewrite(_read(importer).decode("utf-8")).code is not None
+            except (OSError, UnicodeDecodeError):
+                checked[importer] = False
+            if checked[importer]:
+                new.add(importer)
+        if not new:
+            return importers
+        importers = graph_importers(files, star=star, exclude={p for p, native in checked.items() if native})
 
 
 def _shims(settings: Settings, path: str, star=None):

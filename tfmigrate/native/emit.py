@@ -69,15 +69,39 @@ class Emitter:
 
     # -- module ---------------------------------------------------------------------------------
     def module(self) -> str:
-        out: List[str] = []
-        for statement in self.script.statements:
-            out += self._statement(statement)
+        out = self._statements(self.script.body)
         head = self.script.module.header
         body = "".join(out)
         return cst.Module([]).code_for_node(cst.Module([], header=head)) + body
 
+    def _statements(self, statements: Sequence[Statement]) -> List[str]:
+        out: List[str] = []
+        for statement in statements:
+            if statement.kind is Kind.BLOCK:
+                node = statement.node
+                header = code(node.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])))
+                header = header[:header.rindex("pass")].rstrip(" ")  # the `if ...:` line, its comments
+                indent = node.body.indent if node.body.indent is not None else "    "
+                inner = "".join(self._statements(statement.children)) or "pass\n"
+                out.append(header + "".join(indent + line if line.strip() else line
+                                            for line in inner.splitlines(True)))
+            else:
+                out += self._statement(statement)
+        return out
+
+    def _configures_session(self, statement: Statement) -> bool:
+        node = statement.node
+        if not isinstance(node, cst.SimpleStatementLine) or not isinstance(node.body[0], cst.Assign):
+            return False
+        target = node.body[0].targets[0].target
+        while isinstance(target, cst.Attribute):
+            target = target.value
+        return isinstance(target, cst.Name) and target.value in self.script.dead_configs
+
     def _statement(self, statement: Statement) -> List[str]:
         kind = statement.kind
+        if kind in (Kind.OBJECT, Kind.PYTHON) and self._configures_session(statement):
+            return []  # a Session's ConfigProto, set up: no Session in eager TF2
         if kind in (Kind.PLACEHOLDER, Kind.SESSION, Kind.INIT, Kind.DROP):
             return []
         if kind is Kind.VARIABLE:

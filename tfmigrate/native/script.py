@@ -77,6 +77,7 @@ class Kind(enum.Enum):
     ITERATOR_INIT = "iterator_init"  # `init = iterator.make_initializer(ds)`: restarts on `ds`
     WRITER = "writer"            # `tf.summary.FileWriter(logdir, graph)`: a TF2 summary writer
     EAGER = "eager"              # a TF call that means the same eagerly: kept
+    BLOCK = "block"              # `if <Python test>:` whose body is read as module-level code
     IMPORT_V1 = "import_v1"      # `import tensorflow.compat.v1 as tf` (the compat route): `import tensorflow`
 
 
@@ -144,6 +145,7 @@ class Statement:
     dataset: Optional[cst.BaseExpression] = None  # ITERATOR / ITERATOR_INIT: the dataset
     top: Optional[cst.CSTNode] = None   # the module-level node it came from
     scope: str = ""                     # the variable scope it is in
+    children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
 
 
@@ -257,6 +259,8 @@ class Script:
         self.names = ImportTable(module, source)
         self.line_of = line_of                  # node -> first line
         self.statements: List[Statement] = []   # in execution order, Session blocks flattened
+        self.body: List[Statement] = []         # what the module is written from (BLOCKs hold theirs)
+        self.current: List[Statement] = self.body
         self.sessions: Set[str] = set()
         self.blockers: List[Blocker] = []
         self.taken: Set[str] = set()
@@ -267,6 +271,8 @@ class Script:
         self.placeholders: Dict[str, Statement] = {}
         self.layer_names: Set[str] = set()
         self.helpers: Set[str] = set()
+        self.configs: Set[str] = set()       # names of `tf.ConfigProto()` objects
+        self.dead_configs: Set[str] = set()  # ... that only configure Sessions (dropped with them)
         self.scope: List[str] = []  # the `tf.variable_scope` names around the statement
         self.named_layers: Dict[Tuple[str, str], str] = {}  # (scope, name=) -> the layer object
         self.summary_ops: List[Statement] = []  # `tf.summary.*` ops so far (what `merge_all` merges)
@@ -310,7 +316,16 @@ class Script:
             self._top(node)
         if not self.sessions and not self.placeholders:
             raise NotNative(1, "no Session or placeholder at module level")
+        self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         return self
+
+    def _only_configures_sessions(self, name: str) -> bool:
+        """A `tf.ConfigProto()` only set up (`config.x.y = v`) and given to Sessions: eager TF2
+        has no Session to give it to, so it goes with them."""
+        rest = re.sub(rf"\bconfig[ \t]*=[ \t]*{name}\b", "", self.source)  # given to a Session
+        uses = len(re.findall(rf"(?<![\w.]){name}\b", rest))
+        settings = len(re.findall(rf"^[ \t]*{name}(?:\.\w+)+[ \t]*=(?!=)", rest, re.MULTILINE))
+        return uses == 1 + settings
 
     def _top(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.With) and self._session_with(node):
@@ -335,6 +350,11 @@ class Script:
             statement = self._graph_block(node)
             statement.top = node
             self.statements.append(statement)
+            self.current.append(statement)
+            return
+        if isinstance(node, cst.If) and node.orelse is None and self._runs(node) \
+                and not names_read(node.test) & (self.graph_names() | self.sessions):
+            self._block(node)
             return
         if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
             statement = self._simple(node, node.body[0])
@@ -343,6 +363,7 @@ class Script:
         statement.top = node
         statement.scope = "/".join(self.scope)
         self.statements.append(statement)
+        self.current.append(statement)
 
     def _session_with(self, node: cst.With) -> bool:
         if len(node.items) != 1 or not self.tf_call(node.items[0].item, *SESSIONS):
@@ -353,6 +374,20 @@ class Script:
         self._session_args(item.item)
         self.sessions.add(item.asname.name.value)
         return True
+
+    def _block(self, node: cst.If) -> None:
+        """`if <Python test>:` around graph statements and their runs (a branch taken at most
+        once, like module-level code): its body is read as module-level code, and written back
+        under the same `if`."""
+        block = Statement(node, Kind.BLOCK, self.line_of(node), top=node, scope="/".join(self.scope))
+        self.statements.append(block)
+        self.current.append(block)
+        outer, self.current = self.current, block.children
+        try:
+            for inner in node.body.body:
+                self._top(inner)
+        finally:
+            self.current = outer
 
     def _scope_with(self, node: cst.With) -> bool:
         """`with tf.name_scope(...)` / `tf.device(...)` / `tf.variable_scope(name)`: they only
@@ -533,6 +568,8 @@ class Script:
             return self._helper(value, at, targets[0])
         elif self._is_object(value, path):
             kind = Kind.OBJECT
+            if path in ("ConfigProto", "GPUOptions") and len(targets) == 1:
+                self.configs.add(targets[0])
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "minimize":
             kind = Kind.TRAIN
             self._train(statement, value)
