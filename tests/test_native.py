@@ -135,3 +135,14 @@ def test_a_helper_shared_with_a_graph_script_stays_on_the_route_without_turning_
     assert "import tensorflow.compat.v1 as tf" in helper and "disable_v2_behavior" not in helper, helper
     assert "disable_v2_behavior()" in (tmp_path / "legacy.py").read_text()
     assert not TF1_LEFT.search((tmp_path / "train.py").read_text())
+
+
+def test_notebooks_are_checked_with_native_on_but_never_rewritten(tmp_path):
+    import json
+
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": BLOCKED}
+    (tmp_path / "n.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (tmp_path / "blocked.py").write_text(BLOCKED)
+    result = _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "tf.train.Saver" in (tmp_path / "n.ipynb").read_text()

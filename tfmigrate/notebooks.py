@@ -270,7 +270,9 @@ def _sort(findings: List[Finding]) -> List[Finding]:
     return sorted(findings, key=lambda f: (number(f), f.line, f.column, f.rule))
 
 
-def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None) -> List[Finding]:
+def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, native: bool = False) -> List[Finding]:
+    """`native` is taken and ignored: `fix --native` moves code across a module, so across cells;
+    a notebook is never rewritten natively (and TFM216 does not speak for one)."""
     from tfmigrate import engine
 
     nb, cells, findings = _prepare(data, shown, codes)
@@ -280,7 +282,8 @@ def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None) ->
     return _sort(findings)
 
 
-def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = False, shims=None) -> NotebookResult:
+def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = False, shims=None,
+                 native: bool = False) -> NotebookResult:
     from tfmigrate import engine
 
     nb, cells, findings = _prepare(data, shown, codes)

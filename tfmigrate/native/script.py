@@ -51,6 +51,14 @@ UNSUPPORTED = {
     "name_scope": "`tf.name_scope`",
     "sparse_placeholder": "`tf.sparse_placeholder`",
     "train.start_queue_runners": "queue runners",
+    "train.string_input_producer": "a queue input pipeline (`string_input_producer`)",
+    "train.input_producer": "a queue input pipeline",
+    "train.shuffle_batch": "a queue input pipeline (`shuffle_batch`)",
+    "train.batch": "a queue input pipeline (`tf.train.batch`)",
+    "TextLineReader": "a queue reader (`TextLineReader`)",
+    "WholeFileReader": "a queue reader (`WholeFileReader`)",
+    "TFRecordReader": "a queue reader (`TFRecordReader`)",
+    "FixedLengthRecordReader": "a queue reader (`FixedLengthRecordReader`)",
     "train.Coordinator": "queue runners",
     "FIFOQueue": "queues",
     "py_func": "`tf.py_func`",
@@ -315,7 +323,8 @@ class Script:
         for node in self.module.body:
             self._top(node)
         if not self.sessions and not self.placeholders:
-            raise NotNative(1, "no Session or placeholder at module level")
+            raise NotNative(1, "a library module, not a script: no Session or placeholder at its top level "
+                               "(only scripts are rewritten)")
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         return self
 

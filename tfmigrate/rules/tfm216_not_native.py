@@ -18,7 +18,7 @@ _HOW = {  # a word of the construct -> how to migrate that part by hand
     "class": "make the class a `tf.Module` (or a Keras layer) that creates its variables once",
     "function that builds graph state": "create the variables once, outside the function, and pass them in",
     "seed": "draw the random numbers with `tf.random.Generator.from_seed(...)`",
-    "queue": "read the data with `tf.data`",
+    "queue": "read the data with `tf.data` (`tf.data.TextLineDataset`, `TFRecordDataset`, ...)",
 }
 
 
