@@ -118,23 +118,33 @@ def test_readme_before_and_after_are_real():
     assert result.fixed.decode("utf-8") == after
 
 
-LEGACY = "import tensorflow as tf\nimport helper\nx = tf.placeholder(tf.float32)\nsaver = tf.train.Saver()\n" \
-         "with tf.Session() as s:\n    print(s.run(helper.twice(x), feed_dict={x: 1.0}))\n"
+LEGACY = "import tensorflow as tf\nimport helper\nds = helper.numbers()\n" \
+         "it = tf.data.Iterator.from_structure(ds.output_types, ds.output_shapes)\nx = it.get_next()\n" \
+         "saver = tf.train.Saver([tf.Variable(1.0)])\nwith tf.Session() as s:\n" \
+         "    s.run(it.make_initializer(ds))\n    print(s.run(helper.twice(x)))\n"
+SHARED = HELPER + "\n\ndef numbers():\n    return tf.data.Dataset.from_tensor_slices([1.0, 2.0]).batch(2)\n"
 
 
-def test_a_helper_shared_with_a_graph_script_stays_on_the_route_without_turning_v2_off(tmp_path):
-    """train.py is rewritten, legacy.py (a Saver) is not: helper.py, which both import, takes the
-    compat alias for legacy.py but no `disable_v2_behavior()`, which would stop train.py's eager
-    code (legacy.py turns v2 behaviour off itself)."""
+def test_a_helper_shared_with_a_graph_script_stays_eager(tmp_path):
+    """train.py is rewritten, legacy.py (a Saver) is not: helper.py, which both import, stays
+    eager TF2 (the compat route's alias or `disable_v2_behavior()` in it would leave TF1 in, or
+    stop, train.py's eager code), and legacy.py, on the route, reads the helper's TF2 dataset with
+    `tf.data.get_output_types`; both run."""
     (tmp_path / "train.py").write_text(NATIVE)
     (tmp_path / "legacy.py").write_text(LEGACY)
-    (tmp_path / "helper.py").write_text(HELPER)
+    (tmp_path / "helper.py").write_text(SHARED)
     result = _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    helper = (tmp_path / "helper.py").read_text()
-    assert "import tensorflow.compat.v1 as tf" in helper and "disable_v2_behavior" not in helper, helper
-    assert "disable_v2_behavior()" in (tmp_path / "legacy.py").read_text()
+    assert (tmp_path / "helper.py").read_text() == SHARED
+    legacy = (tmp_path / "legacy.py").read_text()
+    assert "disable_v2_behavior()" in legacy and "tf.data.get_output_types(ds)" in legacy, legacy
     assert not TF1_LEFT.search((tmp_path / "train.py").read_text())
+    pytest.importorskip("tensorflow")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    for script, last in (("train.py", "4.0"), ("legacy.py", "[2. 4.]")):
+        ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=tmp_path, env=env)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert ran.stdout.strip().splitlines()[-1] == last
 
 
 def test_notebooks_are_checked_with_native_on_but_never_rewritten(tmp_path):

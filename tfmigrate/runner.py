@@ -843,24 +843,29 @@ def tasks_for(
 
 def _unless_rewritten(files, star, importers: dict) -> dict:
     """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
-    graph code: the modules it imports take the compat route only if another graph module imports
-    them (a helper on the route gets no `disable_v2_behavior()` then, see fixers.compat_route)."""
+    graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
+    leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
+    route, without `disable_v2_behavior()` (see fixers.compat_route)."""
     from tfmigrate.graph_imports import graph_importers
     from tfmigrate.native import rewrite
 
-    checked: dict = {}
-    while True:
-        new = set()
-        for importer in set(importers.values()) - set(checked):
-            try:
-                checked[importer] = rewrite(_read(importer).decode("utf-8")).code is not None
-            except (OSError, UnicodeDecodeError):
-                checked[importer] = False
-            if checked[importer]:
-                new.add(importer)
-        if not new:
-            return importers
-        importers = graph_importers(files, star=star, exclude={p for p, native in checked.items() if native})
+    rewritten = set()
+    for path in files:
+        if not path.endswith(".py"):
+            continue
+        try:
+            data = _read(path)
+            if (b"Session" in data or b"placeholder" in data) and rewrite(data.decode("utf-8")).code is not None:
+                rewritten.add(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    if not rewritten:
+        return importers
+    importers = graph_importers(files, star=star, exclude=rewritten)
+    # A helper a rewritten script imports must stay eager TF2, even if a graph script imports it
+    # too: that one reads its datasets through `tf.data.get_output_types` (fixers.compat_route).
+    own = set(graph_importers(files, star=star, exclude=set(files) - rewritten))
+    return {path: importer for path, importer in importers.items() if path not in own}
 
 
 def _shims(settings: Settings, path: str, star=None):

@@ -20,10 +20,18 @@ from tfmigrate.names import dotted
 from tfmigrate.program import LEGACY_KERAS_LINE
 
 
-def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = ()):
+# With --native a helper that a rewritten script imports stays eager TF2 (runner._unless_rewritten),
+# so a graph module on the route may get TF2 datasets from it, which have no `output_types`:
+# `tf.data.get_output_types(ds)` (tf.compat.v1) reads both kinds (measured: stanford-07).
+DATASET_ATTRIBUTES = {"output_types": "get_output_types", "output_shapes": "get_output_shapes",
+                      "output_classes": "get_output_classes"}
+
+
+def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = (), dataset_attributes=()):
     """(edits, description) for the module of `ctx`, or None when there is nothing to do or no
     top-level TensorFlow import to anchor the route on. `v2_only`: (node, path) of references
-    through a plain `tensorflow` alias that `tf.compat.v1` does not have."""
+    through a plain `tensorflow` alias that `tf.compat.v1` does not have. `dataset_attributes`:
+    `x.output_types` / `output_shapes` / `output_classes` nodes (with --native only)."""
     program = ctx.program
     imports = program.tf_imports()
     if not imports:
@@ -85,6 +93,14 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = ()):
         edits.extend(Replace(node, _v2_spelling(node, path)) for node, path in v2_only)
         if v2_only:
             done.append(f"keep {len(v2_only)} TF2-only name{'s' * (len(v2_only) != 1)} as `tf.compat.v2.*`")
+    if dataset_attributes and switch is not None:
+        local = switch[1]
+        for node in dataset_attributes:
+            function = DATASET_ATTRIBUTES[node.attr.value]
+            edits.append(Replace(node, cst.Call(func=cst.parse_expression(f"{local}.data.{function}"),
+                                                args=[cst.Arg(node.value)])))
+        done.append(f"read datasets' `output_types`/`output_shapes` with `{local}.data.get_output_*(...)`, which "
+                    "also reads a TF2 dataset (a helper that `--native` keeps eager may make it)")
     description = "; ".join(d[0].upper() + d[1:] if i == 0 else d for i, d in enumerate(done))
     return tuple(edits), description
 

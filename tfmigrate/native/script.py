@@ -332,6 +332,7 @@ class Script:
         """A `tf.ConfigProto()` only set up (`config.x.y = v`) and given to Sessions: eager TF2
         has no Session to give it to, so it goes with them."""
         rest = re.sub(rf"\bconfig[ \t]*=[ \t]*{name}\b", "", self.source)  # given to a Session
+        rest = re.sub(rf"([(,][ \t]*){name}[ \t]*=(?!=)", r"\1", rest)  # a keyword of that name
         uses = len(re.findall(rf"(?<![\w.]){name}\b", rest))
         settings = len(re.findall(rf"^[ \t]*{name}(?:\.\w+)+[ \t]*=(?!=)", rest, re.MULTILINE))
         return uses == 1 + settings

@@ -13,7 +13,7 @@ import libcst as cst
 
 from tfmigrate import api_table
 from tfmigrate.findings import Fix
-from tfmigrate.fixers.compat_route import compat_route_edits
+from tfmigrate.fixers.compat_route import DATASET_ATTRIBUTES, compat_route_edits
 from tfmigrate.rule import Rule
 
 _MAX_EVIDENCE = 3
@@ -30,10 +30,14 @@ class GraphModule(Rule):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.v2_only: List[Tuple[cst.CSTNode, str]] = []
+        self.dataset_attributes: List[cst.Attribute] = []
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """Names spelled through a plain `tensorflow` alias that only TF2 has: the route keeps
-        them working as `tf.compat.v2.<name>`."""
+        them working as `tf.compat.v2.<name>`. With `--native`, also a dataset's TF1-only
+        attributes (`ds.output_types`): see fixers.compat_route.DATASET_ATTRIBUTES."""
+        if getattr(self.ctx, "native", False) and node.attr.value in DATASET_ATTRIBUTES:
+            self.dataset_attributes.append(node)
         parent = self.ctx.stack[-1] if self.ctx.stack else None
         if type(parent) is cst.Attribute and parent.value is node:
             return
@@ -75,7 +79,7 @@ class GraphModule(Rule):
         self.report(target, f"{head} {tail}", fix)
 
     def _fix(self) -> Optional[Fix]:
-        planned = compat_route_edits(self.ctx, self.v2_only)
+        planned = compat_route_edits(self.ctx, self.v2_only, self.dataset_attributes)
         if planned is None:
             return None
         edits, description = planned
