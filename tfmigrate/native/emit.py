@@ -62,6 +62,7 @@ class Emitter:
         self.functions: Dict[tuple, Function] = {}
         self.order = {id(s): i for i, s in enumerate(script.statements)}
         self.needs_to_numpy = False
+        self._last = None  # the node of the last statement written (blank lines after a def)
         self.summaries_written = False
         # A feed built ahead in a variable named `feed_dict` is now a dict of arguments: renamed.
         self.renamed = {"feed_dict": script.fresh("feed")} if "feed_dict" in script.feed_dicts else {}
@@ -82,11 +83,17 @@ class Emitter:
                 header = code(node.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])))
                 header = header[:header.rindex("pass")].rstrip(" ")  # the `if ...:` line, its comments
                 indent = node.body.indent if node.body.indent is not None else "    "
-                inner = "".join(self._statements(statement.children)) or "pass\n"
+                inner = "".join(self._statements(statement.children)).lstrip("\n") or "pass\n"
                 out.append(header + "".join(indent + line if line.strip() else line
                                             for line in inner.splitlines(True)))
             else:
-                out += self._statement(statement)
+                lines = self._statement(statement)
+                if lines and out and out[-1].rstrip().endswith(("\n", "")) and statement.kind is not Kind.HELPER \
+                        and isinstance(self._last, (cst.FunctionDef, cst.ClassDef)) and not lines[0].startswith("\n"):
+                    lines[0] = "\n\n" + lines[0]  # two blank lines after a function, as it had
+                out += lines
+                if lines:
+                    self._last = statement.node
         return out
 
     def _configures_session(self, statement: Statement) -> bool:
