@@ -194,20 +194,10 @@ def names_assigned(node: cst.CSTNode) -> Set[str]:
             elif isinstance(target, cst.StarredElement):
                 self._targets(target.value)
 
-        def visit_AssignTarget(self, node) -> None:
+        def _target_of(self, node) -> None:
             self._targets(node.target)
 
-        def visit_AugAssign(self, node) -> None:
-            self._targets(node.target)
-
-        def visit_AnnAssign(self, node) -> None:
-            self._targets(node.target)
-
-        def visit_For(self, node) -> None:
-            self._targets(node.target)
-
-        def visit_CompFor(self, node) -> None:
-            self._targets(node.target)
+        visit_AssignTarget = visit_AugAssign = visit_AnnAssign = visit_For = visit_CompFor = _target_of
 
         def visit_WithItem(self, node) -> None:
             if node.asname is not None:
@@ -422,18 +412,7 @@ class Script:
         two graphs): it goes as it is into the functions that need what it defines."""
         at = self.line_of(node)
         graph = self.graph_names()
-        script = self
-
-        class _Pure(cst.CSTVisitor):
-            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
-                path = script.api(attr)
-                if path is None:
-                    return None
-                if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
-                    raise NotNative(at, f"an `if` at module level that builds graph state (`tf.{path}`)")
-                return False
-
-        node.visit(_Pure())
+        node.visit(_StateFree(self, at, "an `if` at module level that builds graph state"))
         if names_read(node.test) & graph:
             raise NotNative(at, "an `if` on a tensor")
         targets = tuple(sorted(names_assigned(node)))
@@ -950,15 +929,7 @@ class Script:
         script = self
         graph = self.graph_names()
 
-        class _Pure(cst.CSTVisitor):
-            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
-                path = script.api(attr)
-                if path is None:
-                    return None
-                if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
-                    raise NotNative(at, f"`{name}`, a function that builds graph state (`tf.{path}`)")
-                return False
-
+        class _Pure(_StateFree):
             def visit_Name(self, ref: cst.Name) -> None:
                 if ref.value in graph or ref.value in script.sessions:
                     raise NotNative(at, f"`{name}`, a function that uses the module's graph (`{ref.value}`)")
@@ -966,7 +937,7 @@ class Script:
             def visit_Global(self, _node) -> None:
                 raise NotNative(at, f"`{name}`, a function with `global`")
 
-        node.visit(_Pure())
+        node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state"))
         self.helpers.add(name)
         self.kinds[name] = Kind.HELPER
         if isinstance(node, cst.Lambda):
@@ -1148,6 +1119,23 @@ class Script:
             self._check_supported(fetches, at)  # `sess.run(tf.round(y))`: an expression of the graph
             return sorted(reads & graph)
         raise NotNative(at, f"the fetch `{code(fetches)}`")
+
+
+class _StateFree(cst.CSTVisitor):
+    """Refuses TF calls that make graph state or need a session (STATEFUL, UNSUPPORTED): what
+    a function or block may not do to mean the same inside a `tf.function`."""
+
+    def __init__(self, script: Script, at: int, what: str):
+        super().__init__()
+        self.script, self.at, self.what = script, at, what
+
+    def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+        path = self.script.api(attr)
+        if path is None:
+            return None
+        if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
+            raise NotNative(self.at, f"{self.what} (`tf.{path}`)")
+        return False
 
 
 def _literal_dtype(node, script: Script) -> Optional[str]:
