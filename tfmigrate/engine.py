@@ -480,7 +480,7 @@ def _native(data: bytes, result: FileResult, record: bool) -> bytes:
         return data
     new = outcome.code.encode("utf-8")
     if record:
-        result.passes.append((data, new, []))
+        result.passes.append((data, new, [((1, 0), (data.count(b"\n") + 1, 0))]))  # the whole module
     result.applied += 1
     result.fixed_rules.append(NATIVE)
     if "write_summaries(" in outcome.code:
