@@ -10,6 +10,7 @@ a `Blocker` that names the construct, and the module keeps the compat route.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 import libcst as cst
@@ -18,14 +19,17 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from tfmigrate.native.script import Blocker, NotNative, Script
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     code: Optional[str]          # the rewritten module, or None
     blocker: Optional[Blocker]   # why not, when code is None
 
 
+@lru_cache(maxsize=16)
 def rewrite(source: str) -> Outcome:
-    """The module `source` as eager TF2, or the construct that stops it."""
+    """The module `source` as eager TF2, or the construct that stops it. Remembered per source:
+    the runner's look at the scripts, the engine's first pass and TFM216 in every later fix
+    pass ask about the same text."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source))
     except Exception as error:  # noqa: BLE001 - the caller reports unparsable files itself

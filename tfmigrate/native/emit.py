@@ -49,9 +49,8 @@ _GET_VARIABLE = ("name", "shape", "dtype", "initializer", "regularizer", "traina
 
 
 class Function:
-    def __init__(self, name: str, params: List[Statement], text: str):
+    def __init__(self, name: str, text: str):
         self.name = name
-        self.params = params
         self.text = text
 
 
@@ -61,7 +60,6 @@ class Emitter:
         self.tf = sorted(script.aliases)[0]
         self.functions: Dict[tuple, Function] = {}
         self.order = {id(s): i for i, s in enumerate(script.statements)}
-        self.needs_to_numpy = False
         self._last = None  # the node of the last statement written (blank lines after a def)
         self.summaries_written = False
         # A feed built ahead in a variable named `feed_dict` is now a dict of arguments: renamed.
@@ -302,9 +300,7 @@ class Emitter:
         if isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == "run" \
                 and not (isinstance(site.call.func.value, cst.Name) and site.call.func.value.value in self.script.sessions):
             trains = [site.fetched[0]]  # `op.run()` returns None
-        if self._multi(site):
-            if not self.helper_written:
-                raise NotNative(site.line, "internal: to_numpy missing")
+        if self._multi(site):  # the first function of a multi-fetch wrote `to_numpy` above it
             call = f"to_numpy({call})"
         elif not trains:
             call = f"{call}.numpy()"
@@ -341,16 +337,14 @@ class Emitter:
             if train.global_step is not None:
                 lines.append(f"{indent}{code(train.global_step)}.assign_add(1)\n")
         lines.append(f"{indent}return {self._returned(site.fetches, defs)}\n")
-        specs = []
+        names = [n for p in params for n in (p.targets if p.kind is Kind.NEXT else p.targets[:1])]
         dtypes = [code(p.dtype) if p.default is None else f"{tf}.{p.dtype}" for p in params if p.kind is Kind.PLACEHOLDER]
-        if len(dtypes) < len(params):  # a fed tensor or a dataset's element: its own dtype
-            names = [n for p in params for n in (p.targets if p.kind is Kind.NEXT else p.targets[:1])]
-            return Function(name, list(params), f"\n\n@{tf}.function\ndef {name}({', '.join(names)}):\n{''.join(lines)}\n\n")
-        for param, dtype in zip(params, dtypes):
-            shape = code(param.shape) if param.shape is not None else "None"
-            specs.append(f"{tf}.TensorSpec({shape}, {dtype})")
+        specs = [f"{tf}.TensorSpec({code(p.shape) if p.shape is not None else 'None'}, {dtype})"
+                 for p, dtype in zip(params, dtypes)]
         flags = [dtype.endswith(".bool") for dtype in dtypes]
-        if any(flags):
+        if len(dtypes) < len(params):  # a fed tensor or a dataset's element: its own dtype
+            decorator = f"@{tf}.function\n"
+        elif any(flags):
             # A boolean flag (`training=`) stays a Python value: Keras layers branch on it in
             # Python, so each value gets its own trace; the tensors take their dtypes here.
             lines[:0] = [f"{indent}{p.targets[0]} = {tf}.cast({p.targets[0]}, {dtype})\n"
@@ -360,8 +354,7 @@ class Emitter:
             decorator = f"@{tf}.function(input_signature=[{', '.join(specs)}])\n"
         else:
             decorator = f"@{tf}.function\n"
-        text = f"\n\n{decorator}def {name}({', '.join(p.targets[0] for p in params)}):\n{''.join(lines)}\n\n"
-        return Function(name, list(params), text)
+        return Function(name, f"\n\n{decorator}def {name}({', '.join(names)}):\n{''.join(lines)}\n\n")
 
     def _graph_line(self, statement: Statement, indent: str) -> str:
         if not isinstance(statement.node, cst.SimpleStatementLine):  # an `if` building tensors

@@ -267,7 +267,6 @@ class Script:
         self.kinds: Dict[str, Kind] = {}        # a name's current kind, in program order
         self.defs: Dict[str, Statement] = {}    # the statement that defines each graph name now
         self.placeholders: Dict[str, Statement] = {}
-        self.layer_names: Set[str] = set()
         self.helpers: Set[str] = set()
         self.configs: Set[str] = set()       # names of `tf.ConfigProto()` objects
         self.dead_configs: Set[str] = set()  # ... that only configure Sessions (dropped with them)
@@ -281,7 +280,6 @@ class Script:
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
                         if target in ("tensorflow", "tensorflow.compat.v1")}
-        self.routed = any(target == "tensorflow.compat.v1" for target in self.names.aliases.values())
 
     # -- helpers ------------------------------------------------------------------------------
     def api(self, node: cst.CSTNode) -> Optional[str]:
@@ -876,7 +874,6 @@ class Script:
                         raise NotNative(at, f"`tf.{path}` configured with a tensor")
                 preferred = statement.targets[0] if statement.targets else function
                 name = script.fresh(f"{preferred}_layer")
-                script.layer_names.add(name)
                 if named is not None and isinstance(named.value, cst.SimpleString):
                     script.named_layers[(scope, named.value.evaluated_value)] = name
                 statement.layers.append(Layer(call, name, mapped, scope))
