@@ -21,7 +21,7 @@ For each package (a failing package is reported and the others go on), on tempor
    same logical line (a multi-line statement: the tools name different lines of one call).
 2. Silent breakage: `tfmigrate fix --unsafe-fixes` on another copy; every fixed file must still
    parse; every TensorFlow/Keras reference left (dotted names whose head is an alias found by
-   `tfmigrate.names.ImportTable`, plus the imported module paths themselves) is resolved against
+   `tfmigrate.facts.names.ImportTable`, plus the imported module paths themselves) is resolved against
    the installed TensorFlow by getattr from `tensorflow` / `keras` (importlib for private modules;
    the walk stops at the first non-module object). Unresolvable references must carry a finding
    of `tfmigrate check` on the fixed copy. The same resolution runs over tf_upgrade_v2's output.
@@ -466,7 +466,7 @@ def extract_refs(data: bytes) -> Optional[List[Ref]]:
         return []
     import libcst as cst
 
-    from tfmigrate.names import ImportTable
+    from tfmigrate.facts.names import ImportTable
 
     try:
         tree = ast.parse(data)

@@ -31,7 +31,7 @@ WIDTH = "80"
 
 
 def rules_table(text: str) -> str:
-    from tfmigrate.report import rules_markdown
+    from tfmigrate.frontends.report import rules_markdown
 
     return re.sub(
         r"(<!-- rules:start -->\n).*?(<!-- rules:end -->)",

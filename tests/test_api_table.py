@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "gen_api_table.py"
@@ -241,7 +241,7 @@ def test_diverged_notes_hold_under_tf221(tf):
 
 
 def test_loader_does_not_import_tensorflow():
-    code = ("import sys; from tfmigrate import api_table; api_table.removed('Session'); "
+    code = ("import sys; from tfmigrate.facts import api_table; api_table.removed('Session'); "
             "print('tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "False", out.stderr
@@ -326,7 +326,7 @@ def test_compat_spellings_reported_as_debt_run_under_tf221(tf, fixture, tmp_path
     """`tf.flags` / `tf.app.run` through `import tensorflow.compat.v1 as tf`, and
     `tf.enable_v2_behavior()` through `import tensorflow.compat.v2 as tf`, run under TF 2.21:
     their findings must not call them removed."""
-    from tfmigrate.engine import check_source
+    from tfmigrate.core.engine import check_source
 
     source = ROOT / "tests" / "fixtures" / fixture
     run = subprocess.run([sys.executable, str(source)], capture_output=True, text=True, env=ENV, timeout=120, cwd=tmp_path)

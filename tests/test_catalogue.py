@@ -5,7 +5,7 @@ from pathlib import Path
 
 from fixtures_lib import FIXTURES, rule_dirs
 from tfmigrate.catalogue import catalogue
-from tfmigrate.rule import all_rules
+from tfmigrate.core.registry import all_rules
 
 ROOT = Path(__file__).parent.parent
 ENGINE_CODES = {"TFM000", "TFM001"}  # emitted by the engine itself, tested in test_cli.py
@@ -37,7 +37,7 @@ def test_codes_follow_the_convention():
 
 
 def test_readme_rule_table_is_generated_from_rules_yaml():
-    from tfmigrate.report import rules_markdown
+    from tfmigrate.frontends.report import rules_markdown
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert rules_markdown() in readme, "README rule table is stale: run python scripts/update_readme.py"

@@ -8,7 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate.cli import app
+from tfmigrate.frontends.cli import app
 
 runner = CliRunner()
 
@@ -163,7 +163,8 @@ def test_module_entry_point_and_version(project):
 
 def test_jobs_is_validated_and_capped(project, monkeypatch):
     """A negative --jobs is a usage error; 1000 must not start 1000 processes."""
-    from tfmigrate import cli, runner as runner_module
+    from tfmigrate.frontends import cli
+    from tfmigrate.workspace import runner as runner_module
 
     result = run("check", "--jobs", "-1")
     assert result.exit_code == 2 and "--jobs -1: expected a number of worker processes" in result.stderr

@@ -10,7 +10,7 @@ from xml.etree import ElementTree
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate.cli import app
+from tfmigrate.frontends.cli import app
 
 runner = CliRunner()
 FORMATS = ["rich", "concise", "json", "json-lines", "sarif", "github", "junit"]

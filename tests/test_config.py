@@ -6,7 +6,7 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate.cli import app
+from tfmigrate.frontends.cli import app
 
 runner = CliRunner()
 TF1 = "import tensorflow as tf\nds = tf.data.Dataset.range(3)\nds = ds.repeat(False)\n"

@@ -45,7 +45,7 @@ def test_check_and_fix_the_whole_corpus(corpus_files):
     import libcst as cst
 
     from tfmigrate.catalogue import select
-    from tfmigrate.engine import check_source, fix_source
+    from tfmigrate.core.engine import check_source, fix_source
 
     codes = select()
     per_rule = Counter()

@@ -4,10 +4,11 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tfmigrate import rule as rule_module
-from tfmigrate.engine import check_source, fix_source
+from tfmigrate.core import registry as rule_module
+from tfmigrate.core.engine import check_source, fix_source
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.rule import Rule, all_rules
+from tfmigrate.core.registry import all_rules
+from tfmigrate.rules.base import Rule
 
 SOURCE = b"import tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)\n"
 
@@ -94,8 +95,8 @@ EDGE_CASES = {
 def test_fixes_keep_unchanged_statements_text_and_equal_the_whole_module_generated(name, data, monkeypatch):
     """apply_fixes regenerates only the top-level statements with an edit and slices the rest
     from the original text; the result must equal generating the whole rebuilt module."""
-    from tfmigrate import engine
-    from tfmigrate.apply import apply_fixes
+    from tfmigrate.core import engine
+    from tfmigrate.core.apply import apply_fixes
     from tfmigrate.catalogue import catalogue
 
     lint = engine._lint(data, "x.py", sorted(catalogue()))

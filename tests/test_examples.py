@@ -17,8 +17,8 @@ import pytest
 
 from fixtures_lib import FIXTURES
 from tfmigrate.catalogue import catalogue
-from tfmigrate.engine import check_source
-from tfmigrate.noqa import UNUSED_NOQA
+from tfmigrate.core.engine import check_source
+from tfmigrate.core.noqa import UNUSED_NOQA
 
 # name used as `name.` in a snippet -> the import that binds it, when the snippet lacks it
 PRELUDE = {"np": "import numpy as np", "sys": "import sys"}

@@ -8,7 +8,7 @@ import stat
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate.cli import app
+from tfmigrate.frontends.cli import app
 
 cli = CliRunner()
 GOOD = b"import tensorflow as tf\nds = tf.data.Dataset.range(3)\nds = ds.repeat(False)\n"
@@ -34,7 +34,7 @@ def no_temporaries(root):
 
 
 def test_an_edit_saved_while_fix_runs_is_not_overwritten(tree, monkeypatch):
-    from tfmigrate import engine
+    from tfmigrate.core import engine
 
     real = engine.fix_source
     edited = GOOD + b"x = 1  # saved in the editor meanwhile\n"

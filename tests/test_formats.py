@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate.cli import app
+from tfmigrate.frontends.cli import app
 
 runner = CliRunner()
 TF1 = b"import tensorflow as tf\nds = tf.data.Dataset.range(3)\nds = ds.repeat(False)\nforever = ds.repeat(True)\n"
@@ -77,7 +77,7 @@ def test_sarif_uris_are_percent_encoded_and_columns_1_based(project):
 
 def test_sarif_region_never_starts_at_column_0():
     from tfmigrate.findings import Finding
-    from tfmigrate.report import render_sarif
+    from tfmigrate.frontends.report import render_sarif
 
     finding = Finding("TFM001", "parse-error", "x.py", 3, 0, 3, 0, "error", "Cannot parse this file.")
     region = assert_valid_sarif(render_sarif([finding]))["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
@@ -130,9 +130,9 @@ def test_plain_report_written_directly_equals_what_rich_prints(monkeypatch):
 
     from rich.console import Console
 
-    from tfmigrate import report
+    from tfmigrate.frontends import report
     from tfmigrate.catalogue import catalogue
-    from tfmigrate.engine import check_source
+    from tfmigrate.core.engine import check_source
 
     root = Path(__file__).resolve().parent.parent
     sources, findings = {}, []

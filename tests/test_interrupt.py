@@ -187,8 +187,8 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path, monkeypatch):
     import ctypes
     import faulthandler
 
-    from tfmigrate import runner
-    from tfmigrate.config import Settings
+    from tfmigrate.workspace import runner
+    from tfmigrate.workspace.config import Settings
 
     n = 12
     make_tree(tmp_path, n)

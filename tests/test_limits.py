@@ -95,7 +95,7 @@ def test_long_method_chains_keep_their_findings(tmp_path, calls):
 
 def test_libcst_deep_but_python_fine_and_chains_are_checked(tmp_path):
     """20,000 `and` operands: one list for CPython, 20,000 nested nodes for libcst, whose parser
-    overflowed an 8 MB stack. It now has room (tfmigrate.deep)."""
+    overflowed an 8 MB stack. It now has room (tfmigrate.core.deep)."""
     (tmp_path / "ands.py").write_bytes(HEAD + b"ds = tf.data.Dataset.range(3).repeat(False)\nx = " +
                                        b" and ".join([b"a"] * 20_000) + b"\n")
     result = tfmigrate(tmp_path, "check", "ands.py")

@@ -13,7 +13,7 @@ import pytest
 
 from fixtures_lib import FIXTURES, snapshot
 from tfmigrate.catalogue import catalogue
-from tfmigrate.engine import fix_source
+from tfmigrate.core.engine import fix_source
 from tfmigrate.native import rewrite
 
 EXEC = sorted((FIXTURES / "TFM216").glob("exec_*.py"))

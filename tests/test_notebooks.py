@@ -6,8 +6,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tfmigrate.catalogue import catalogue
-from tfmigrate.cli import app
-from tfmigrate.notebooks import check_notebook, fix_notebook
+from tfmigrate.frontends.cli import app
+from tfmigrate.workspace.notebooks import check_notebook, fix_notebook
 
 CODES = [c for c in catalogue() if c != "TFM002"]
 

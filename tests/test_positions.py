@@ -1,4 +1,4 @@
-"""Positions computed one statement at a time (tfmigrate.positions) equal libcst's whole-module
+"""Positions computed one statement at a time (tfmigrate.core.positions) equal libcst's whole-module
 PositionProvider for every node, however they are asked for: prepared with the statements the
 walk saw, looked up cold, or both, in any order."""
 import random
@@ -8,8 +8,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
-from tfmigrate.nodes import child_fields
-from tfmigrate.positions import Positions, full_positions
+from tfmigrate.facts.nodes import child_fields
+from tfmigrate.core.positions import Positions, full_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 

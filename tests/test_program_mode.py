@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate.cli import app
-from tfmigrate.graph_imports import graph_importers
+from tfmigrate.frontends.cli import app
+from tfmigrate.project.graph_imports import graph_importers
 
 runner = CliRunner()
 

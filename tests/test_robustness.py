@@ -7,8 +7,8 @@ import stat
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate import runner as runner_module
-from tfmigrate.cli import app
+from tfmigrate.workspace import runner as runner_module
+from tfmigrate.frontends.cli import app
 
 cli = CliRunner()
 GOOD = b"import tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)\n"
@@ -155,7 +155,7 @@ def test_a_file_deleted_during_the_run(tree, monkeypatch):
 
 
 def test_a_file_deleted_between_reading_and_writing(tree, monkeypatch):
-    from tfmigrate import engine
+    from tfmigrate.core import engine
 
     real = engine.fix_source
 

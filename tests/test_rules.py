@@ -3,7 +3,7 @@ findings and of the fix, fixed point, and safe-only fixing leaves no safe fix be
 import pytest
 
 from fixtures_lib import cases, expected_lines, format_findings, lines_outside_edits, options, snapshot
-from tfmigrate.engine import check_source, fix_source
+from tfmigrate.core.engine import check_source, fix_source
 
 TOOL_CODES = ["TFM000", "TFM001"]
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from tfmigrate.cli import app
+from tfmigrate.frontends.cli import app
 
 runner = CliRunner()
 TF1 = "import tensorflow as tf\nds = tf.data.Dataset.range({n})\nds = ds.repeat(False)\nx = ds.repeat(True)\n"
@@ -69,7 +69,7 @@ def test_fix_uses_the_cache_to_skip_files_without_fixes(tree):
 
 def test_a_cache_hit_does_not_import_libcst(tree):
     code = (
-        "import sys\nfrom tfmigrate.cli import main\n"
+        "import sys\nfrom tfmigrate.frontends.cli import main\n"
         "try:\n    main()\nfinally:\n    sys.stderr.write('LIBCST=%s' % ('libcst' in sys.modules))\n"
     )
     first = subprocess.run([sys.executable, "-c", code, "check", "--jobs", "1"], capture_output=True, text=True)

@@ -15,12 +15,12 @@ import libcst as cst
 import pytest
 
 from fixtures_lib import cases
-from tfmigrate import engine
-from tfmigrate.apply import apply_fixes
+from tfmigrate.core import engine
+from tfmigrate.core.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
-from tfmigrate.noqa import UNUSED_NOQA
-from tfmigrate import rule as rule_module
-from tfmigrate.rule import all_rules
+from tfmigrate.core.noqa import UNUSED_NOQA
+from tfmigrate.core import registry as rule_module
+from tfmigrate.core.registry import all_rules
 
 ALL = list(catalogue())
 FIX_MAY_DIFFER = {}  # "CODE/file.py" -> why its fixes differ with every rule enabled

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 
 ROOT = Path(__file__).resolve().parent.parent
 

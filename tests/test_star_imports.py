@@ -1,7 +1,7 @@
 """`tf` reaching a module through `from ops import *` of a checked module (issue 12 item 16):
 the star import binds the TensorFlow names ops.py binds at its top level, so the TF1 constructs
 of the importer are found; a module that takes the compat route on import puts its importers on
-the route too. Gathered up front from the bytes (tfmigrate/star_imports.py)."""
+the route too. Gathered up front from the bytes (tfmigrate/project/star_imports.py)."""
 import ast
 import json
 import shutil
@@ -12,14 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 from fixtures_lib import FIXTURES, expected_lines, format_findings
-from tfmigrate import star_imports
+from tfmigrate.project import star_imports
 from tfmigrate.catalogue import catalogue
-from tfmigrate.cli import app
-from tfmigrate.engine import check_source
-from tfmigrate.graph_imports import graph_importers
-from tfmigrate.names import ImportTable
-from tfmigrate.shims import Shims
-from tfmigrate.star_imports import StarFact, star_aliases
+from tfmigrate.frontends.cli import app
+from tfmigrate.core.engine import check_source
+from tfmigrate.project.graph_imports import graph_importers
+from tfmigrate.facts.names import ImportTable
+from tfmigrate.facts.shims import Shims
+from tfmigrate.project.star_imports import StarFact, star_aliases
 
 runner = CliRunner()
 PROJECT = FIXTURES / "star_imports"

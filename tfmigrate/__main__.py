@@ -1,3 +1,3 @@
-from tfmigrate.cli import main
+from tfmigrate.frontends.cli import main
 
 main()

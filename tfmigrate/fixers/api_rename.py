@@ -1,4 +1,4 @@
-"""Fixes that rename a reference to TF1 API to its measured replacement (tfmigrate.references'
+"""Fixes that rename a reference to TF1 API to its measured replacement (tfmigrate.facts.references'
 `Ref`s, api_table's `replacement`), with the arguments the replacement takes: the TF2-native
 target when it is a drop-in (and the generator ran it on a sample), else the compat.v1
 fallback; TF1 keywords of a changed signature renamed or dropped; `tf.to_float(x)` as
@@ -10,12 +10,12 @@ from typing import Optional
 
 import libcst as cst
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import EQUAL, joined, keyword
-from tfmigrate.keras_classes import keras_class_obstacle
-from tfmigrate.names import Reference
-from tfmigrate.references import Ref, labels_arg
+from tfmigrate.facts.keras_classes import keras_class_obstacle
+from tfmigrate.facts.names import Reference
+from tfmigrate.facts.references import Ref, labels_arg
 
 
 def reference_like(ref: Ref, ctx, api: str) -> Reference:

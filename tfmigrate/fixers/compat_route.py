@@ -16,8 +16,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from tfmigrate.findings import Replace
-from tfmigrate.names import dotted
-from tfmigrate.program import LEGACY_KERAS_LINE
+from tfmigrate.facts.names import dotted
+from tfmigrate.facts.program import LEGACY_KERAS_LINE
 
 
 # With --native a helper that a rewritten script imports stays eager TF2 (runner._unless_rewritten),

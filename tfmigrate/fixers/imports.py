@@ -8,7 +8,7 @@ from typing import Dict, Optional
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.references import GoneRef
+from tfmigrate.facts.references import GoneRef
 
 
 class NameCounts:

@@ -11,7 +11,7 @@ from typing import Dict, Optional, Set
 import libcst as cst
 
 from tfmigrate.fixers import layers as fx
-from tfmigrate.functions import bound_names, local_names
+from tfmigrate.facts.functions import bound_names, local_names
 
 # Loops and comprehensions: a layer built inside one is built once per iteration.
 REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)

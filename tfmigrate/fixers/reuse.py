@@ -11,7 +11,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.names import ImportTable, Reference
+from tfmigrate.facts.names import ImportTable, Reference
 
 
 def auto_reuse(scope_call: cst.Call, names: ImportTable) -> Reference:

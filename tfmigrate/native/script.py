@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
-from tfmigrate.names import ImportTable, dotted
+from tfmigrate.facts.names import ImportTable, dotted
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")

@@ -1,1 +1,1 @@
-"""One module per rule; every Rule subclass here is found automatically (see tfmigrate.rule)."""
+"""One module per rule; every Rule subclass here is found automatically (tfmigrate.core.registry); their base is tfmigrate.rules.base."""

@@ -15,9 +15,9 @@ import libcst as cst
 from tfmigrate.findings import Fix, Insert, Replace
 from tfmigrate.fixers import layers as fx
 from tfmigrate.fixers.keras_init import REPEATING, ClassBook, ConstructorReads, self_param, takes_positional
-from tfmigrate.functions import head_name
-from tfmigrate.names import Reference
-from tfmigrate.rule import Rule
+from tfmigrate.facts.functions import head_name
+from tfmigrate.facts.names import Reference
+from tfmigrate.rules.base import Rule
 
 
 class FunctionalLayer(Rule):

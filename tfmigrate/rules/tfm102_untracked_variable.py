@@ -20,8 +20,8 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.variables import to_add_weight, to_keras_variable
-from tfmigrate.keras_classes import KerasClasses
-from tfmigrate.rule import Rule
+from tfmigrate.facts.keras_classes import KerasClasses
+from tfmigrate.rules.base import Rule
 
 _CREATORS = ("Variable", "get_variable")
 _APPENDERS = {"append": 0, "insert": 1, "extend": 0}

@@ -19,8 +19,8 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from tfmigrate.fixers.reuse import auto_reuse, share_in_scope
-from tfmigrate.names import dotted
-from tfmigrate.rule import Rule
+from tfmigrate.facts.names import dotted
+from tfmigrate.rules.base import Rule
 
 _GRAPH_MODE = re.compile(
     r"disable_eager_execution|disable_v2_behavior|Session\(|\bplaceholder\("

@@ -4,9 +4,9 @@
 are `None`: `if img.shape[-1] == 1:` is decided at trace time and never fires (FACTS.md).
 `tf.shape(img)[-1]` is the size at run time, and AutoGraph turns the branch into a `tf.cond`.
 
-During the walk the traced-function collector (tfmigrate.traced, shared with TFM106-TFM108)
+During the walk the traced-function collector (tfmigrate.facts.traced, shared with TFM106-TFM108)
 records function definitions (by scope and name) and the function arguments of dataset `.map`
-calls; `leave_Module` resolves each one (tfmigrate.functions) and runs a forward taint pass over
+calls; `leave_Module` resolves each one (tfmigrate.facts.functions) and runs a forward taint pass over
 that function alone, so the cost stays linear in the file.
 """
 from __future__ import annotations
@@ -18,9 +18,9 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.shapes import dynamic_dims, dynamic_shape
-from tfmigrate.functions import element_params, positional, target_names
-from tfmigrate.names import dotted
-from tfmigrate.traced import TracedRule, collector
+from tfmigrate.facts.functions import element_params, positional, target_names
+from tfmigrate.facts.names import dotted
+from tfmigrate.facts.traced import TracedRule, collector
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Walking up from a scalar read through these keeps "the value is used by TensorFlow or a test".

@@ -3,7 +3,7 @@ import libcst as cst
 
 from tfmigrate.fixers.calls import drop_method_call, without_arguments
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.rule import Rule
+from tfmigrate.rules.base import Rule
 
 
 def _bool_count(call: cst.Call):

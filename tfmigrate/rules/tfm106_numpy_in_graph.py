@@ -13,7 +13,7 @@ from typing import Dict, Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.traced import FUNCTIONS, MAP, TracedRule, numpy_aliases
+from tfmigrate.facts.traced import FUNCTIONS, MAP, TracedRule, numpy_aliases
 
 # NumPy function -> (TensorFlow API, reduction?, safe?). Safe: same values and dtype for every
 # dtype, or TensorFlow raises where NumPy would differ (exp of an int32). Unsafe: integer input

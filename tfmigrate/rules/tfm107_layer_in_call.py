@@ -21,7 +21,7 @@ import libcst as cst
 from tfmigrate.findings import Fix, Insert, Replace
 from tfmigrate.fixers import layers as fx
 from tfmigrate.fixers.keras_init import REPEATING, ClassBook, ConstructorReads, self_param, takes_positional
-from tfmigrate.traced import FUNCTIONS, TracedRule
+from tfmigrate.facts.traced import FUNCTIONS, TracedRule
 
 # keras.layers classes that own weights once built (Keras 3.15; wrappers such as Bidirectional
 # hold the weights of the layer they wrap, which is reported itself).

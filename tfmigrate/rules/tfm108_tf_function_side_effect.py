@@ -19,9 +19,9 @@ from typing import Dict, List, Set, Tuple
 import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.names import dotted
-from tfmigrate.functions import local_names
-from tfmigrate.traced import FUNCTIONS, TracedRule
+from tfmigrate.facts.names import dotted
+from tfmigrate.facts.functions import local_names
+from tfmigrate.facts.traced import FUNCTIONS, TracedRule
 
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
 _STATIC_ATTRS = frozenset({"shape", "dtype", "name", "get_shape", "ndim", "device"})

@@ -16,8 +16,8 @@ from typing import Optional
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.names import _statements, dotted
-from tfmigrate.rule import Rule
+from tfmigrate.facts.names import _statements, dotted
+from tfmigrate.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef,)
 

@@ -19,8 +19,8 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.names import dotted
-from tfmigrate.rule import Rule
+from tfmigrate.facts.names import dotted
+from tfmigrate.rules.base import Rule
 
 _REDUCE = {"reduce_sum": "int64", "math.reduce_sum": "int64",
            "reduce_mean": "float32", "math.reduce_mean": "float32"}

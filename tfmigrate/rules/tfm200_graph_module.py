@@ -11,10 +11,10 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.compat_route import DATASET_ATTRIBUTES, compat_route_edits
-from tfmigrate.rule import Rule
+from tfmigrate.rules.base import Rule
 
 _MAX_EVIDENCE = 3
 

@@ -7,7 +7,7 @@ from typing import Set
 import libcst as cst
 
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message
+from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
 
 _CONFIG = ("ConfigProto", "GPUOptions", "RunOptions", "RunMetadata", "GraphOptions", "OptimizerOptions")
 # Receivers that are sessions by name: `sess.run(...)`, `self._session.run(...)`.

@@ -3,7 +3,7 @@ function arguments; the fix is the compat.v1 fallback (which still needs graph m
 import re
 
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message
+from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
 
 _GRAPH_MODE_ON = re.compile(r"\b(?:disable_eager_execution|disable_v2_behavior)\b")
 

@@ -3,9 +3,9 @@ created; in eager mode `tf.compat.v1.global_variables_initializer()` returns Non
 statement builds an op nobody runs, so it is removed; anything else gets the compat.v1 fallback."""
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.statements import remove_call_statement
-from tfmigrate.program import mentions_graph_mode
+from tfmigrate.facts.program import mentions_graph_mode
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message
+from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
 
 
 _CHECKS = ("report_uninitialized_variables", "assert_variables_initialized", "is_variable_initialized")

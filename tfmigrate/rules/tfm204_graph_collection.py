@@ -1,9 +1,9 @@
 """TFM204: graph collections (`tf.get_collection`, `tf.GraphKeys`, `tf.trainable_variables()`...).
 TF2 has no collections; under `tf.compat.v1` in eager mode the readers return [] silently."""
 from tfmigrate.findings import Fix
-from tfmigrate.program import mentions_graph_mode
+from tfmigrate.facts.program import mentions_graph_mode
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message
+from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
 
 # Readers: in eager mode they return [] even after variables were created (measured, TF 2.21).
 _READERS = frozenset({

@@ -1,6 +1,6 @@
 """TFM205: `tf.reset_default_graph()` / `tf.get_default_graph()`: the TF1 default graph."""
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message
+from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
 
 
 class DefaultGraph(RemovedApiRule):

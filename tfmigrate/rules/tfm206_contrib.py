@@ -1,6 +1,6 @@
 """TFM206: `tf.contrib.*`, absent from TensorFlow 2 and from `tf.compat.v1`.
 
-The whole dotted name is resolved (see tfmigrate.references), so the finding names the replacement for
+The whole dotted name is resolved (see tfmigrate.facts.references), so the finding names the replacement for
 the module people used: `contrib.layers` initializers/regularizers (fixed, TF2-native),
 `contrib.eager` (tfe: fixed where TF2 has the same function), `contrib.slim` (the tf-slim
 package: an unsafe fix of the import), TensorFlow's own contrib renames from the table
@@ -13,13 +13,13 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.fixers.arguments import joined
-from tfmigrate.references import GoneRef, Ref
+from tfmigrate.facts.references import GoneRef, Ref
 from tfmigrate.fixers.imports import remove_import_fix
-from tfmigrate.gone_api import GoneApiRule, spelled_gone
+from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 
 # Module -> what to use instead (one sentence, no trailing period).
 MODULES = {

@@ -21,8 +21,8 @@ import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers.api_rename import reference_like
-from tfmigrate.references import Ref
-from tfmigrate.removed_api import RemovedApiRule
+from tfmigrate.facts.references import Ref
+from tfmigrate.rules._removed_api import RemovedApiRule
 
 FLAG_MODULES = ("app.flags", "flags")
 

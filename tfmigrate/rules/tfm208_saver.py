@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.references import Ref
-from tfmigrate.removed_api import RemovedApiRule
+from tfmigrate.facts.references import Ref
+from tfmigrate.rules._removed_api import RemovedApiRule
 
 GUIDANCE = (
     "use `tf.train.Checkpoint(model=..., optimizer=...)` with `tf.train.CheckpointManager` "

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.references import Ref
-from tfmigrate.removed_api import RemovedApiRule
+from tfmigrate.facts.references import Ref
+from tfmigrate.rules._removed_api import RemovedApiRule
 
 OPTIMIZERS = (
     "train.AdadeltaOptimizer",

@@ -1,6 +1,6 @@
 """TFM210: `tf.variable_scope` / `tf.get_variable` and the name-based variable sharing of TF1."""
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message
+from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
 
 
 class VariableScope(RemovedApiRule):

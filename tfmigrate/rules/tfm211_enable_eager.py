@@ -5,7 +5,7 @@ import re
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.statements import remove_call_statement
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.removed_api import RemovedApiRule, fallback_message
+from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
 
 # Something in the file turns TF2 behaviour off: an `enable_*` call may then switch it back on.
 _DISABLES = re.compile(

@@ -2,15 +2,15 @@
 hooks that only wrap a `tf.compat.v1.Session`. TF2: Debugger V2. Guidance only, no fix.
 
 `tensorflow.python.*` is private and not in the API table, so the references are found by the
-whole-path route of tfmigrate.references, which resolves `python.debug` paths.
+whole-path route of tfmigrate.facts.references, which resolves `python.debug` paths.
 """
 from __future__ import annotations
 
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
-from tfmigrate.references import GoneRef, Ref
-from tfmigrate.gone_api import GoneApiRule, spelled_gone
+from tfmigrate.facts.references import GoneRef, Ref
+from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 
 V2 = (
     "call `tf.debugging.experimental.enable_dump_debug_info(logdir, tensor_debug_mode=\"FULL_HEALTH\")` "

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
-from tfmigrate.references import GoneRef, Ref
-from tfmigrate.gone_api import GoneApiRule, spelled_gone
+from tfmigrate.facts.references import GoneRef, Ref
+from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 
 FIT = "train a Keras model with `model.fit` (or a custom `tf.GradientTape` loop)"
 HINTS = {

@@ -17,9 +17,9 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import joined, keyword
-from tfmigrate.references import GoneRef, Ref
+from tfmigrate.facts.references import GoneRef, Ref
 from tfmigrate.fixers.imports import remove_import_fix
-from tfmigrate.gone_api import GoneApiRule, spelled_gone
+from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 
 _TRUE = "True"
 # cell -> (Keras target, accepted keywords -> Keras keyword (None: drop), keywords to add)

@@ -2,7 +2,7 @@
 arguments, than TensorFlow 2.21's signature of what it calls takes: a TypeError (a ValueError
 for Keras 3 optimizers) waiting for the line to run.
 
-Every call tfmigrate.references resolves to a TF 2.21 path is checked against the signature measured
+Every call tfmigrate.facts.references resolves to a TF 2.21 path is checked against the signature measured
 by scripts/gen_signatures.py (`tf`, `tf.compat.v1`, Keras 3). Calls that only TF1's signature of
 a changed symbol explains (`tf.argmax(x, dimension=1)`) are TFM299's. The fix renames keywords
 whose TF1 spelling is known and that the callee takes under their TF2 name (`dim=` -> `axis=`,
@@ -15,10 +15,10 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.names import dotted
-from tfmigrate.removed_api import RemovedApiRule
+from tfmigrate.facts.names import dotted
+from tfmigrate.rules._removed_api import RemovedApiRule
 
 # TF1 keyword -> TF2 keyword of the same meaning (TensorFlow's upgrade tables, Keras 3's notes).
 RENAMES = {"dim": "axis", "keep_dims": "keepdims", "reduction_indices": "axis", "lr": "learning_rate"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfmigrate.rule import Rule
+from tfmigrate.rules.base import Rule
 
 _HOW = {  # a word of the construct -> how to migrate that part by hand
     "summar": "write summaries with `tf.summary.create_file_writer(...)` and `tf.summary.scalar(..., step=)`",

@@ -10,7 +10,7 @@ function of the same meaning, which keeps graph-mode code working.
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.removed_api import RemovedApiRule
+from tfmigrate.rules._removed_api import RemovedApiRule
 
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 

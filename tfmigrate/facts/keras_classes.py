@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Dict, Iterator, Optional
 
 import libcst as cst
 
-from tfmigrate import api_table
-from tfmigrate.names import ImportTable, dotted
+from tfmigrate.facts import api_table
+from tfmigrate.facts.names import ImportTable, dotted
 
 if TYPE_CHECKING:
-    from tfmigrate.references import Ref
+    from tfmigrate.facts.references import Ref
 
 _MODEL_NAMES = frozenset({"Model", "Sequential", "Functional"})
 _LAYER_NAMES = frozenset({"Layer", "InputLayer"})

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
 from tfmigrate import __version__
-from tfmigrate.config import Settings
-from tfmigrate.files import TEMP_SUFFIX, NotWritten, discover, display_path, make_cache_folder, write_atomic
+from tfmigrate.workspace.config import Settings
+from tfmigrate.atomic import TEMP_SUFFIX, NotWritten, make_cache_folder, write_atomic
+from tfmigrate.workspace.files import discover, display_path
 from tfmigrate.findings import Finding
 
 CACHE_DIR = ".tfmigrate_cache"
@@ -118,7 +119,7 @@ def _too_large(task: Task, data: bytes) -> Optional[Outcome]:
     if size <= task.max_size:
         return None
     from tfmigrate.catalogue import catalogue
-    from tfmigrate.engine import might_use_tensorflow
+    from tfmigrate.core.engine import might_use_tensorflow
 
     if not might_use_tensorflow(data, task.shims):
         return None  # skipped unparsed anyway: it cannot have a finding
@@ -159,7 +160,7 @@ def _code_size(task: Task, data: bytes) -> int:
 
 
 def _not_written(task: Task, error: OSError, fixes: int) -> Finding:
-    """TFM001 for a fixed file that `fix` did not write: refused (files.NotWritten) or failed."""
+    """TFM001 for a fixed file that `fix` did not write: refused (atomic.NotWritten) or failed."""
     from tfmigrate.catalogue import catalogue
 
     info = catalogue()["TFM001"]
@@ -173,9 +174,9 @@ def _not_written(task: Task, error: OSError, fixes: int) -> Finding:
 
 def process(task: Task) -> Outcome:
     """Check or fix one file. Runs in a worker process; never raises for a bad file."""
-    # --- notebooks: cell by cell (tfmigrate/notebooks.py); the rest of the flow is shared ---
+    # --- notebooks: cell by cell (tfmigrate/workspace/notebooks.py); the rest of the flow is shared ---
     if task.shown.endswith(".ipynb"):
-        from tfmigrate import notebooks
+        from tfmigrate.workspace import notebooks
 
         outcome = _process_file(task, notebooks.check_notebook, notebooks.fix_notebook)
         outcome.text = None  # findings give the line within a cell: a line of the JSON would mislead
@@ -231,7 +232,7 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     hit = _from_cache(task, data, cache, fingerprint)
     if hit is not None:
         return hit
-    from tfmigrate import engine  # imported only on a cache miss
+    from tfmigrate.core import engine  # imported only on a cache miss
 
     check_source = check_source or engine.check_source
     fix_source = fix_source or engine.fix_source
@@ -783,7 +784,7 @@ def _prepare(tasks: List[Task], settings: Settings) -> List[Task]:
     for task in tasks:
         task.max_size = settings.for_path(task.path).max_file_size
     if tasks and tasks[0].mode == "fix" and not tasks[0].diff:
-        from tfmigrate.files import stale_temporaries
+        from tfmigrate.atomic import stale_temporaries
 
         folders = sorted({os.path.dirname(os.path.realpath(t.path)) for t in tasks if t.data is None})
         removed = []
@@ -809,8 +810,8 @@ def tasks_for(
 ) -> List[Task]:
     """One task per file, with its own nearest configuration's codes, target, aliases and (when
     `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
-    from tfmigrate.graph_imports import graph_importers
-    from tfmigrate.star_imports import cache_key as star_key, star_aliases
+    from tfmigrate.project.graph_imports import graph_importers
+    from tfmigrate.project.star_imports import cache_key as star_key, star_aliases
 
     files = list(files)
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
@@ -846,7 +847,7 @@ def _unless_rewritten(files, star, importers: dict) -> dict:
     graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
     leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
     route, without `disable_v2_behavior()` (see fixers.compat_route)."""
-    from tfmigrate.graph_imports import graph_importers
+    from tfmigrate.project.graph_imports import graph_importers
     from tfmigrate.native import rewrite
 
     rewritten = set()
@@ -873,7 +874,7 @@ def _shims(settings: Settings, path: str, star=None):
     imports bring in (a star_imports.StarFact); None if neither."""
     if not settings.tensorflow_aliases and star is None:
         return None
-    from tfmigrate.shims import Shims, module_name
+    from tfmigrate.facts.shims import Shims, module_name
 
     modules, program = star if star is not None else ((), ())
     if not settings.tensorflow_aliases:

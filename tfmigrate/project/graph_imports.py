@@ -16,7 +16,7 @@ import re
 from typing import Container, Dict, Iterable, List, Optional
 
 from tfmigrate import __version__
-from tfmigrate.files import make_cache_folder, write_atomic
+from tfmigrate.atomic import make_cache_folder, write_atomic
 
 # A module that imports TensorFlow and uses a TF1 graph construct (a cheap stand-in for
 # program.ProgramMode.evidence, which needs the parsed module).

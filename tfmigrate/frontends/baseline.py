@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from tfmigrate.files import write_atomic
+from tfmigrate.atomic import write_atomic
 
 
 def _key(finding, text: str, base: Path) -> Tuple[str, str, str]:

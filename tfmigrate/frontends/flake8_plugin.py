@@ -19,7 +19,7 @@ _SETTINGS = None  # one resolver per process: each config file is read once, wha
 
 def _settings_for(path: str):
     global _SETTINGS
-    from tfmigrate.config import resolve
+    from tfmigrate.workspace.config import resolve
 
     if _SETTINGS is None:
         _SETTINGS = resolve(["."])
@@ -50,10 +50,10 @@ class Plugin:
         self.lines = lines
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        from tfmigrate.config import ConfigError
-        from tfmigrate.engine import check_source
-        from tfmigrate.files import display_path
-        from tfmigrate.runner import _shims
+        from tfmigrate.workspace.config import ConfigError
+        from tfmigrate.core.engine import check_source
+        from tfmigrate.workspace.files import display_path
+        from tfmigrate.workspace.runner import _shims
 
         path = self.filename if self.filename not in ("stdin", "-") else "stdin.py"
         try:

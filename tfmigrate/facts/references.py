@@ -28,12 +28,13 @@ from typing import ClassVar, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
-from tfmigrate.names import dotted, normalize
-from tfmigrate.probes import protected, self_assigned
-from tfmigrate.program import graph_only, mentions_graph_mode
-from tfmigrate.rule import Rule, all_rules
+from tfmigrate.facts.names import dotted, normalize
+from tfmigrate.facts.probes import protected, self_assigned
+from tfmigrate.facts.program import graph_only, mentions_graph_mode
+from tfmigrate.core.registry import all_rules
+from tfmigrate.rules.base import Rule
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""Which files to visit, how to show their paths, and writing fixed files atomically."""
+"""Every byte tfmigrate writes goes through here: atomic replacement of a file (refusing
+one edited meanwhile, read-only, hard-linked or another user's), leftover temporaries, and the
+cache folder. Below every layer, so the cross-file facts can keep their caches too."""
 from __future__ import annotations
 
 import errno
@@ -6,60 +8,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Set
-
-SOURCE_SUFFIXES = (".py", ".ipynb")
-
-
-def _is_virtualenv(path: str) -> bool:
-    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
-
-
-def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path: False) -> List[str]:
-    """Source files under `paths`, each once, in a stable order. A file named explicitly is
-    always taken; directories are walked in sorted order without following symlinked
-    directories (so a link loop or a link out of the tree is never walked), skipping
-    virtualenvs and whatever `excluded` says. Symlinked files are checked once, by real path."""
-    found: List[str] = []
-    seen: Set[str] = set()
-
-    def add(path: str) -> None:
-        key = os.path.realpath(path)
-        if key not in seen:
-            seen.add(key)
-            found.append(path)
-
-    for root in paths:
-        if os.path.isdir(root):
-            for path in _walk(root, excluded):
-                add(path)
-        else:
-            add(root)
-    return found
-
-
-def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(
-            d for d in dirs
-            if not d.endswith(".egg-info")
-            and not excluded(os.path.join(directory, d))
-            and not _is_virtualenv(os.path.join(directory, d))
-        )
-        for name in sorted(files):
-            path = os.path.join(directory, name)
-            if name.endswith(SOURCE_SUFFIXES) and os.path.isfile(path):  # not a FIFO, socket, device
-                yield path
-
-
-def display_path(path: str) -> str:
-    """The path as reached from the current directory (relative when inside it)."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return path
-    return path if relative.startswith("..") else relative
-
+from typing import Iterable, List, Optional
 
 class NotWritten(OSError):
     """`fix` refused to replace a file; the message says why (the file is left as it was)."""

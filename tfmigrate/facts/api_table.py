@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
-DATA = Path(__file__).resolve().parent / "data" / "tf1_api.json"
+DATA = Path(__file__).resolve().parent.parent / "data" / "tf1_api.json"
 
 Entry = Dict[str, Any]
 
@@ -220,7 +220,7 @@ def close_name(path: str, v1: bool = False) -> Optional[str]:
     return f"{module}.{close[0]}" if module else close[0]
 
 
-SIGNATURES = Path(__file__).resolve().parent / "data" / "tf_signatures.json"
+SIGNATURES = Path(__file__).resolve().parent.parent / "data" / "tf_signatures.json"
 
 
 @lru_cache(maxsize=None)

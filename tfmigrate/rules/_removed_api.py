@@ -2,19 +2,19 @@
 
 A `RemovedApiRule` declares CLAIMS, the API path prefixes it owns, and may override
 `describe(ref)`: the message and the optional fix for one reference it owns. Resolving
-references is tfmigrate.references' (once per file, for every rule); fixes are built in
+references is tfmigrate.facts.references' (once per file, for every rule); fixes are built in
 tfmigrate.fixers.api_rename; this module holds the messages the rules share.
 """
 from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from tfmigrate import api_table
+from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.keras_classes import keras_class_obstacle
-from tfmigrate.names import dotted
-from tfmigrate.references import Ref, ReferenceRule
+from tfmigrate.facts.keras_classes import keras_class_obstacle
+from tfmigrate.facts.names import dotted
+from tfmigrate.facts.references import Ref, ReferenceRule
 
 
 class RemovedApiRule(ReferenceRule):

@@ -12,15 +12,17 @@ from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
-from tfmigrate import noqa, references
-from tfmigrate.apply import apply_fixes
+from tfmigrate.core import noqa
+from tfmigrate.facts import references
+from tfmigrate.core.apply import apply_fixes
 from tfmigrate.catalogue import catalogue
-from tfmigrate.context import FileContext
-from tfmigrate.deep import run_deep
+from tfmigrate.facts.context import FileContext
+from tfmigrate.core.deep import run_deep
 from tfmigrate.findings import Finding
-from tfmigrate.nodes import NODE_TYPES, child_fields, is_node_type
-from tfmigrate.positions import Positions, python_ast
-from tfmigrate.rule import Report, Rule, all_rules
+from tfmigrate.facts.nodes import NODE_TYPES, child_fields, is_node_type
+from tfmigrate.core.positions import Positions, python_ast
+from tfmigrate.core.registry import all_rules
+from tfmigrate.rules.base import Report, Rule
 
 PARSE_ERROR = "TFM001"
 INTERNAL_ERROR = "TFM000"
@@ -121,7 +123,7 @@ def _cpython_verdict(data: bytes, path: str) -> Optional[SyntaxError]:
     import ast
     import warnings
 
-    from tfmigrate.deep import cpython_limit
+    from tfmigrate.core.deep import cpython_limit
 
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
     with warnings.catch_warnings():  # invalid escapes and the like are not tfmigrate's to report
@@ -354,7 +356,7 @@ def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Mod
         return _Pass(None, [unreadable])
     try:
         return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims, imported_by, native)
-    except RecursionError:  # code nested deeper than tfmigrate's recursion limit (tfmigrate.deep)
+    except RecursionError:  # code nested deeper than tfmigrate's recursion limit (tfmigrate.core.deep)
         return _Pass(None, [make_finding(INTERNAL_ERROR, path, (
             "Cannot check this file: its code is nested too deeply for tfmigrate (the recursion limit "
             f"{sys.getrecursionlimit():,} was reached), so it was not checked; the rest of the run went on. "
@@ -445,7 +447,7 @@ def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, impor
                  native: bool = False) -> List[Finding]:
     """`shims`: the project's re-exports of TensorFlow (names.Shims), or None. `imported_by`: a
     checked module of TF1 graph code that imports this one (graph_imports), or None. Runs with
-    room for deeply nested code (tfmigrate.deep)."""
+    room for deeply nested code (tfmigrate.core.deep)."""
     return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by, native=native).findings)
 
 

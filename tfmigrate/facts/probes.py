@@ -18,8 +18,8 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate import api_table
-from tfmigrate.names import dotted
+from tfmigrate.facts import api_table
+from tfmigrate.facts.names import dotted
 
 # What a failed access of a TF1 name raises: a handler naming one of these is a version probe.
 _PROBES = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "NameError"})

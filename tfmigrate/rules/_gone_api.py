@@ -4,15 +4,15 @@
 A `GoneApiRule` is a removed-API rule handed whole paths under references.OWN_PREFIXES
 (`contrib.slim.conv2d`, not the table's `contrib`), names reached through an alias import
 (`import tensorflow.contrib.slim as slim; slim.conv2d`) and each imported name of such a module,
-as `GoneRef`s (see tfmigrate.references).
+as `GoneRef`s (see tfmigrate.facts.references).
 """
 from __future__ import annotations
 
 import libcst as cst
 
-from tfmigrate.names import dotted
-from tfmigrate.references import GoneRef, Ref
-from tfmigrate.removed_api import RemovedApiRule
+from tfmigrate.facts.names import dotted
+from tfmigrate.facts.references import GoneRef, Ref
+from tfmigrate.rules._removed_api import RemovedApiRule
 
 
 class GoneApiRule(RemovedApiRule):

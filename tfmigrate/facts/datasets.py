@@ -16,7 +16,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from tfmigrate.names import ImportTable, _statements, dotted
+from tfmigrate.facts.names import ImportTable, _statements, dotted
 
 # Methods of tf.data.Dataset that return a dataset: a chain of them keeps dataset-ness.
 DATASET_METHODS = frozenset(

@@ -128,7 +128,7 @@ def _fail(message: str) -> None:
 
 def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None,
               respect_gitignore=None, exclude=None, extend_exclude=None, max_file_size=None, native=None):
-    from tfmigrate.config import ConfigError, resolve
+    from tfmigrate.workspace.config import ConfigError, resolve
 
     try:
         settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude,
@@ -142,8 +142,8 @@ def _settings(paths, config, select, extend_select, ignore, target, unsafe=None,
 def _tasks(paths: List[str], settings, mode: str, diff=False, no_cache=False, stdin_name=None):
     """A task per file, each with its own nearest configuration's settings (a configuration
     met on the way that is wrong stops the run, as the first one would)."""
-    from tfmigrate import runner
-    from tfmigrate.config import ConfigError
+    from tfmigrate.workspace import runner
+    from tfmigrate.workspace.config import ConfigError
 
     if "-" in paths and paths != ["-"]:
         _fail("'-' (standard input) cannot be mixed with other paths")
@@ -187,8 +187,8 @@ def _warn(message: str) -> None:
 def _warn_empty(paths: List[str], settings) -> None:
     """Nothing to check is not a clean run: say so (exit code 0, as Ruff), and why when the
     paths hold source files that the excludes or git took away."""
-    from tfmigrate import runner
-    from tfmigrate.files import discover
+    from tfmigrate.workspace import runner
+    from tfmigrate.workspace.files import discover
 
     message = "No Python files found under the given path(s)"
     present = [f for f in discover(paths) if os.path.isfile(f)]
@@ -223,7 +223,7 @@ def _describe(tasks, settings) -> None:
 
 
 def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
-    from tfmigrate import runner
+    from tfmigrate.workspace import runner
 
     jobs = _workers(jobs, len(tasks))
     if verbose:
@@ -256,7 +256,7 @@ def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
 
 def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fixed=0, fixed_files=0, extra="",
             listing="", quiet=False):
-    from tfmigrate import report
+    from tfmigrate.frontends import report
 
     findings = [f for o in outcomes for f in o.findings]
     sources = {o.shown: o.text for o in outcomes if o.text is not None}
@@ -288,7 +288,7 @@ def _check_baseline(baseline: Optional[str], update: bool) -> None:
     if update and not baseline:
         _fail("--update-baseline needs --baseline FILE: the file to record the findings in")
     if baseline:
-        from tfmigrate import baseline as baselines
+        from tfmigrate.frontends import baseline as baselines
 
         problem = baselines.problem(baseline, update)
         if problem:
@@ -296,7 +296,7 @@ def _check_baseline(baseline: Optional[str], update: bool) -> None:
 
 
 def _baseline(baseline: str, update: bool, outcomes):
-    from tfmigrate import baseline as baselines
+    from tfmigrate.frontends import baseline as baselines
 
     try:
         return baselines.record(baseline, outcomes) if update else baselines.apply(baseline, outcomes)
@@ -402,7 +402,8 @@ def _add_noqa(tasks, outcomes, reason: Optional[str], quiet: bool, exit_zero: bo
     """Write the noqa comments, say what was done, and exit: 0 when every finding is now
     silenced, 1 when some cannot be (a file that does not parse, a line that ends inside a
     string), listed on standard error."""
-    from tfmigrate import addnoqa, report
+    from tfmigrate.frontends import addnoqa
+    from tfmigrate.frontends import report
 
     if reason is not None and ("\n" in reason or "\r" in reason):
         _fail("--add-noqa=REASON: the reason must fit on one line")
@@ -472,7 +473,7 @@ def fix(
     outcomes = _execute(tasks, jobs, fmt is Format.rich and not diff, verbose)
     fixed = sum(o.applied for o in outcomes)
     fixed_files = sum(1 for o in outcomes if o.changed)
-    from tfmigrate import report
+    from tfmigrate.frontends import report
 
     listing = report.fixes_listing(_applied(outcomes), would=diff) if show_fixes and not quiet else ""
     if paths == ["-"] and not diff:
@@ -526,7 +527,7 @@ def rules(
     """List every rule: code, name, fix, whether it is enabled here, severity, and what it finds."""
     import shutil
 
-    from tfmigrate import report
+    from tfmigrate.frontends import report
 
     settings = _settings(["."], config, select, None, ignore, None)
     if fmt is RulesFormat.json:
@@ -541,7 +542,7 @@ def explain(code: str = typer.Argument(..., help="A rule code, e.g. TFM104.")) -
     """Why a rule exists, and a before/after example."""
     from rich.console import Console
 
-    from tfmigrate import report
+    from tfmigrate.frontends import report
     from tfmigrate.catalogue import catalogue
 
     info = catalogue().get(code.upper())
@@ -559,7 +560,7 @@ def server() -> None:
         import pygls  # noqa: F401
     except ImportError:
         _fail("tfmigrate server needs pygls: pip install 'tfmigrate[server]'")
-    from tfmigrate.server import serve
+    from tfmigrate.frontends.server import serve
 
     serve()
 
@@ -569,7 +570,7 @@ def clean(config: Optional[str] = CONFIG) -> None:
     """Remove the .tfmigrate_cache folder."""
     import shutil
 
-    from tfmigrate.runner import CACHE_DIR
+    from tfmigrate.workspace.runner import CACHE_DIR
 
     settings = _settings(["."], config, None, None, None, None)
     folder = settings.root / CACHE_DIR

@@ -17,7 +17,7 @@ from typing import Dict, Iterator, Optional, Set, Tuple
 import libcst as cst
 
 from tfmigrate.findings import AddImport
-from tfmigrate.shims import Shims, module_name  # noqa: F401 - re-exported
+from tfmigrate.facts.shims import Shims, module_name  # noqa: F401 - re-exported
 
 _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 _ATTRIBUTE, _NAME = cst.Attribute, cst.Name
@@ -93,7 +93,7 @@ def _fails_under_tf2(target: Optional[str]) -> bool:
     path = normalize(target)
     if not path:
         return False
-    from tfmigrate import api_table
+    from tfmigrate.facts import api_table
 
     return api_table.gone(path) is not None or api_table.unresolved(path, target.startswith("tensorflow.compat.v1")) is not None
 

@@ -23,8 +23,8 @@ import re
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from tfmigrate import __version__
-from tfmigrate.files import make_cache_folder
-from tfmigrate.graph_imports import _read, resolve
+from tfmigrate.atomic import make_cache_folder
+from tfmigrate.project.graph_imports import _read, resolve
 
 _HINT = re.compile(rb"import[ \t]*\*")
 _STAR = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)

@@ -152,7 +152,7 @@ class Checked:
         return self._memo[key]
 
     def _build(self, uri: str, finding: Finding) -> List[Action]:
-        from tfmigrate import addnoqa
+        from tfmigrate.frontends import addnoqa
 
         text = self.texts[uri]
         out = []
@@ -161,7 +161,7 @@ class Checked:
             try:
                 import libcst as cst
 
-                from tfmigrate.apply import apply_fixes
+                from tfmigrate.core.apply import apply_fixes
 
                 new_text, taken, _ = apply_fixes(self.lint.module, [raw.fix], self.lint.positions)
                 if new_text is not None and taken:
@@ -205,8 +205,8 @@ class Linter:
 
     def settings(self, path: Optional[str]):
         """(settings, codes, shown path) or raises ConfigError; None when the file is excluded."""
-        from tfmigrate.config import resolve
-        from tfmigrate.files import display_path
+        from tfmigrate.workspace.config import resolve
+        from tfmigrate.workspace.files import display_path
 
         anchor = path or os.path.join(os.getcwd(), "untitled.py")
         settings = resolve([anchor]).for_path(anchor)
@@ -216,9 +216,9 @@ class Linter:
         return settings, codes, display_path(anchor) if path else "untitled.py"
 
     def check_python(self, uri: str, text: str) -> Checked:
-        from tfmigrate import engine
-        from tfmigrate.config import ConfigError
-        from tfmigrate.runner import _shims
+        from tfmigrate.core import engine
+        from tfmigrate.workspace.config import ConfigError
+        from tfmigrate.workspace.runner import _shims
 
         path = uri_to_path(uri)
         try:
@@ -246,9 +246,9 @@ class Linter:
         they change; a single finding's fix is not offered in a notebook (its noqa is)."""
         from dataclasses import replace
 
-        from tfmigrate import notebooks
-        from tfmigrate.config import ConfigError
-        from tfmigrate.runner import _shims
+        from tfmigrate.workspace import notebooks
+        from tfmigrate.workspace.config import ConfigError
+        from tfmigrate.workspace.runner import _shims
 
         path = uri_to_path(notebook_uri)
         checked = Checked({uri: [] for uri, _ in cells}, dict(cells))

@@ -5,7 +5,7 @@ A function is traced when it is
 - decorated with `tf.function` in any spelling (`@tf.function`, `@tf.function(...)`,
   `@tf.compat.v1.function`, `from tensorflow import function`), or wrapped as `tf.function(f)`;
 - given to `Dataset.map` (a def, `self.fn`, `partial(fn, ...)`, or a lambda), resolved by
-  tfmigrate.functions; TFM104 reads the same map sites, so the rules agree on what a map
+  tfmigrate.facts.functions; TFM104 reads the same map sites, so the rules agree on what a map
   function is;
 - called by name from a traced function (transitively): it runs during the trace too.
 
@@ -23,10 +23,10 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.functions import SCOPES as _SCOPES
-from tfmigrate.functions import FunctionTable, element_params, positional, target_names
-from tfmigrate.names import _statements, dotted
-from tfmigrate.rule import Rule
+from tfmigrate.facts.functions import SCOPES as _SCOPES
+from tfmigrate.facts.functions import FunctionTable, element_params, positional, target_names
+from tfmigrate.facts.names import _statements, dotted
+from tfmigrate.rules.base import Rule
 
 FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 MAP = "a `Dataset.map` function"

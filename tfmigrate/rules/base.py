@@ -1,4 +1,4 @@
-"""The Rule base class and automatic discovery of rule modules in `tfmigrate/rules/`.
+"""The Rule base class every rule module in `tfmigrate/rules/` subclasses.
 
 A rule is a small visitor: it defines `visit_<Node>` / `leave_<Node>` methods, which the engine
 runs for all rules in one walk of the tree, and calls `self.report(node, message, fix)` on the
@@ -6,17 +6,15 @@ smallest node that is wrong. Metadata (name, severity, rationale, examples) live
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Type
+from typing import TYPE_CHECKING, ClassVar, List, Optional, Sequence
 
 import libcst as cst
 
 from tfmigrate.findings import Fix
 
 if TYPE_CHECKING:
-    from tfmigrate.context import FileContext
+    from tfmigrate.facts.context import FileContext
 
 
 @dataclass
@@ -51,30 +49,3 @@ class Rule:
     def applies_to(cls, ctx: "FileContext") -> bool:
         """Cheap per-file precondition; rules that cannot fire are not walked at all."""
         return ctx.names.has_tensorflow
-
-
-_REGISTRY: Optional[Dict[str, Type[Rule]]] = None
-
-
-def all_rules() -> Dict[str, Type[Rule]]:
-    """Every Rule subclass defined in a module of `tfmigrate.rules`, keyed by code."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        import tfmigrate.rules as package
-
-        registry: Dict[str, Type[Rule]] = {}
-        for info in pkgutil.iter_modules(package.__path__):
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
-            for value in vars(module).values():
-                if (
-                    isinstance(value, type)
-                    and issubclass(value, Rule)
-                    and value is not Rule
-                    and value.code
-                    and value.__module__ == module.__name__
-                ):
-                    if value.code in registry:
-                        raise RuntimeError(f"two rules claim {value.code}")
-                    registry[value.code] = value
-        _REGISTRY = dict(sorted(registry.items()))
-    return _REGISTRY

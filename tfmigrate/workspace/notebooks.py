@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tfmigrate import nbsplice
+from tfmigrate.workspace import nbsplice
 from tfmigrate.findings import Finding
 
 # Cell magics whose body is Python: checked with the magic line masked. Any other is skipped.
@@ -160,7 +160,7 @@ def _restore(text: str, cell: _Cell, tag: str) -> Optional[str]:
 
 def _python_cells(nb: _Notebook) -> List[_Cell]:
     """Code cells that hold Python: a cell magic other than PYTHON_CELL_MAGICS is skipped."""
-    from tfmigrate.positions import python_ast
+    from tfmigrate.core.positions import python_ast
 
     cells = []
     for cell in nb.code:
@@ -226,7 +226,7 @@ def _split(virtual: bytes, cells: Sequence[_Cell], tag: str) -> Optional[Dict[in
 
 def _invalid(shown: str, reason: str) -> List[Finding]:
     """TFM001 for a notebook that cannot be read, whatever the selection: it was not checked."""
-    from tfmigrate.engine import PARSE_ERROR, make_finding
+    from tfmigrate.core.engine import PARSE_ERROR, make_finding
 
     message = f"Cannot check this notebook: not a valid notebook: {reason}."
     return [make_finding(PARSE_ERROR, shown, message, (1, 0), (1, 0))]
@@ -234,8 +234,8 @@ def _invalid(shown: str, reason: str) -> List[Finding]:
 
 def _prepare(data: bytes, shown: str, codes: Sequence[str]):
     """(notebook, cells that parse, TFM001 findings for cells that do not), or findings alone."""
-    from tfmigrate import engine
-    from tfmigrate.positions import python_ast
+    from tfmigrate.core import engine
+    from tfmigrate.core.positions import python_ast
 
     if not engine.might_use_tensorflow(data):
         return None, [], []
@@ -273,7 +273,7 @@ def _sort(findings: List[Finding]) -> List[Finding]:
 def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, native: bool = False) -> List[Finding]:
     """`native` is taken and ignored: `fix --native` moves code across a module, so across cells;
     a notebook is never rewritten natively (and TFM216 does not speak for one)."""
-    from tfmigrate import engine
+    from tfmigrate.core import engine
 
     nb, cells, findings = _prepare(data, shown, codes)
     if cells:
@@ -284,7 +284,7 @@ def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, na
 
 def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = False, shims=None,
                  native: bool = False) -> NotebookResult:
-    from tfmigrate import engine
+    from tfmigrate.core import engine
 
     nb, cells, findings = _prepare(data, shown, codes)
     if not cells:
@@ -316,7 +316,7 @@ def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = F
 
 
 def _refused(data: bytes, shown: str, codes: Sequence[str], why: str) -> NotebookResult:
-    from tfmigrate.engine import INTERNAL_ERROR, make_finding
+    from tfmigrate.core.engine import INTERNAL_ERROR, make_finding
 
     note = make_finding(
         INTERNAL_ERROR, shown,

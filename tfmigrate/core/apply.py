@@ -13,7 +13,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from tfmigrate.findings import AddImport, Fix, Insert, Replace
-from tfmigrate.nodes import all_fields, is_node_type
+from tfmigrate.facts.nodes import all_fields, is_node_type
 
 Span = Tuple[Tuple[int, int], Tuple[int, int]]
 

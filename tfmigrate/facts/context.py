@@ -6,8 +6,8 @@ from typing import Any, Callable, Dict, List, TypeVar
 
 import libcst as cst
 
-from tfmigrate.names import ImportTable
-from tfmigrate.nodes import exact_kinds
+from tfmigrate.facts.names import ImportTable
+from tfmigrate.facts.nodes import exact_kinds
 
 _BLOCKS = (cst.Module, cst.IndentedBlock)
 T = TypeVar("T")
@@ -28,15 +28,15 @@ class FileContext:
     @cached_property
     def references(self):
         """The references to TensorFlow API in this file, resolved once during the engine's
-        walk and handed to the rules that own them (tfmigrate.references)."""
-        from tfmigrate.references import References
+        walk and handed to the rules that own them (tfmigrate.facts.references)."""
+        from tfmigrate.facts.references import References
 
         return References(self)
 
     @cached_property
     def keras_classes(self):
         """Which classes of this module are Keras Models or Layers (shared by TFM101/TFM102)."""
-        from tfmigrate.keras_classes import KerasClasses
+        from tfmigrate.facts.keras_classes import KerasClasses
 
         return KerasClasses(self.module, self.names)
 
@@ -44,13 +44,13 @@ class FileContext:
     def program(self):
         """How this module will run under TF 2.21: TF1 graph code or not, on the compat route
         or not (shared by the engine and every rule)."""
-        from tfmigrate.program import ProgramMode
+        from tfmigrate.facts.program import ProgramMode
 
         return ProgramMode(self)
 
     @cached_property
     def datasets(self):
-        from tfmigrate.datasets import DatasetNames
+        from tfmigrate.facts.datasets import DatasetNames
 
         return DatasetNames(self.module, self.names)
 

@@ -4,7 +4,7 @@ its codes merged into the noqa comment already there; every other byte of the fi
 edits are pure insertions: line endings, the BOM, the declared encoding and trailing whitespace
 stay as they were).
 
-The comment goes on the line tfmigrate's noqa matching reads (tfmigrate/noqa.py): the finding's
+The comment goes on the line tfmigrate's noqa matching reads (tfmigrate/core/noqa.py): the finding's
 first line. A finding whose first line cannot end with a comment (it ends inside a multi-line
 string, or with a backslash continuation), a file that does not parse (TFM001), and the findings
 no noqa silences (TFM000, TFM002) are left and reported; so is any insertion that the noqa
@@ -19,10 +19,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tfmigrate import noqa
+from tfmigrate.core import noqa
 from tfmigrate.findings import Finding
 
-# Never silenced by a line's noqa (tfmigrate/noqa.py): a file that does not parse, an internal
+# Never silenced by a line's noqa (tfmigrate/core/noqa.py): a file that does not parse, an internal
 # error, a stale noqa.
 UNSILENCEABLE = frozenset({"TFM000", "TFM001", noqa.UNUSED_NOQA})
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -163,7 +163,8 @@ def _compiles(data: bytes) -> bool:
 def add_to_notebook(data: bytes, findings: Sequence[Finding], reason: Optional[str] = None) -> Result:
     """A notebook with the noqa comments in its code cells (a finding's message says its cell:
     `cell N: ...`, its line is the line in that cell). Only the `source` of those cells changes."""
-    from tfmigrate import nbsplice, notebooks
+    from tfmigrate.workspace import nbsplice
+    from tfmigrate.workspace import notebooks
 
     findings = list(findings)
     try:
@@ -199,7 +200,7 @@ def add_to_notebook(data: bytes, findings: Sequence[Finding], reason: Optional[s
 
 def add_to_file(path: str, findings: Sequence[Finding], reason: Optional[str] = None) -> Result:
     """Read `path`, insert the comments, write it atomically when something changed."""
-    from tfmigrate.files import write_atomic
+    from tfmigrate.atomic import write_atomic
 
     with open(path, "rb") as handle:
         data = handle.read()

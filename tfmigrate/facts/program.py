@@ -18,7 +18,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.names import dotted
+from tfmigrate.facts.names import dotted
 
 # What only TF1 graph code does (a graph is built, then run by a session), spelled after a
 # TensorFlow alias (`tf.` or `tf.compat.v1.`). One of these makes the module graph code.
@@ -103,7 +103,7 @@ class ProgramMode:
 
     @cached_property
     def _keras_names(self) -> frozenset:
-        from tfmigrate.keras_classes import module_classes
+        from tfmigrate.facts.keras_classes import module_classes
 
         kinds = self._ctx.keras_classes
         return frozenset(name for name, node in module_classes(self.module).items() if kinds.kind(node))

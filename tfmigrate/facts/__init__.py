@@ -1,0 +1,1 @@
+"""Per-file analysis the rules read; imports nothing from core/ or rules/."""

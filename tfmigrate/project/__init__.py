@@ -1,0 +1,1 @@
+"""Cross-file facts: which modules a graph program imports, star imports."""

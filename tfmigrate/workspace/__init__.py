@@ -1,0 +1,1 @@
+"""Settings, the files to visit, the cache, the worker pool and writes."""
