@@ -9,6 +9,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Optional, Tuple
 
 Applicability = Literal["safe", "unsafe"]
+# What else a fix's pass may apply (Ruff's IsolationLevel): "none", any fix whose edits do not
+# overlap; "module", nothing else: the fix rewrites the module as a whole (TFM200's move to the
+# compat route), and the other fixes, chosen for the module as it was, are chosen again next pass.
+Isolation = Literal["none", "module"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class Fix:
     # Packages the fixed program needs that the original did not ("tf-keras"): said once in
     # the report's summary.
     requires: Tuple[str, ...] = ()
+    # Only how the fix loop applies the edits: not compared, cached or sent (a fix without its
+    # edits is never applied).
+    isolation: Isolation = field(default="none", compare=False)
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,8 @@ class Finding:
     kind: str = "breaks"
 
     def portable(self) -> "Finding":
-        """This finding without the fix's edits (libcst nodes), to cache or send between processes."""
+        """This finding without the fix's edits (libcst nodes) and isolation, which only applying
+        it needs: what to_json keeps, to cache or send between processes."""
         if self.fix is None or not self.fix.edits:
             return self
         return replace(self, fix=Fix(self.fix.applicability, self.fix.description, (), self.fix.requires))

@@ -3,8 +3,9 @@
 TF1 graph code runs under TF 2.21 only as a whole through `tf.compat.v1` with v2 behaviour off
 (`import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()`, TensorFlow's migration guide);
 `tf.layers` and `tf.nn.rnn_cell` there also need TensorFlow's legacy Keras (tf-keras). The fix
-takes that route for the module at once, which keeps TF1's numbers; the other rules' per-call
-fixes wait for the next pass (see engine.fix_source), so nothing is left half graph, half eager.
+takes that route for the module at once, which keeps TF1's numbers; it is isolated to the module
+(Fix.isolation), so the other rules' per-call fixes wait for the next pass and nothing is left
+half graph, half eager.
 """
 from typing import List, Optional, Tuple
 
@@ -83,4 +84,5 @@ class GraphModule(Rule):
         if planned is None:
             return None
         edits, description = planned
-        return Fix("safe", description, edits, requires=("tf-keras",) if "tf-keras" in description else ())
+        return Fix("safe", description, edits, requires=("tf-keras",) if "tf-keras" in description else (),
+                   isolation="module")

@@ -260,7 +260,7 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
             cst.parse_module(cell.text)
             good.append(cell)
         except Exception as error:
-            finding = engine._parse_error(shown, error, cell.text.encode("utf-8"))  # whatever the selection
+            finding = engine.parse_error(shown, error, cell.text.encode("utf-8"))  # whatever the selection
             broken.append(_in_cell(finding, cell.index + 1, finding.line, finding.end_line))
     return nb, good, broken
 

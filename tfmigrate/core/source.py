@@ -1,0 +1,230 @@
+"""The TFM001 gate: what the engine decides about a file's bytes before any rule runs. Bytes
+Python refuses that libcst would take (a UTF-16 file, a NUL byte), code nested deeper than CPython
+or libcst's native parser takes (it would overflow its stack and kill the process), and code libcst
+accepts but CPython refuses are each reported with the clearest message on offer, never checked,
+fixed or written as if valid.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from typing import Dict, Optional
+
+import libcst as cst
+
+from tfmigrate.core.finding import PARSE_ERROR, make_finding
+from tfmigrate.core.positions import python_ast
+from tfmigrate.findings import Finding
+
+
+def might_use_tensorflow(data: bytes, shims=None) -> bool:
+    """Cheap scan: a file with no 'tensorflow' or 'keras' anywhere (nor a configured re-export
+    of them) cannot have a finding."""
+    return b"tensorflow" in data or b"keras" in data or (shims is not None and shims.mentioned_in(data))
+
+
+_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+         (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def unreadable_source(data: bytes, path: str, shims=None) -> Optional[Finding]:
+    """TFM001 for bytes Python refuses before parsing, which libcst reads (or a byte scan skips)
+    as if fine: a UTF-16/32 file (its `tensorflow` is not the bytes the scan looks for) and a NUL
+    byte (libcst takes one in a comment). Such a file is never checked, fixed or written."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            if not might_use_tensorflow(data.decode(name.replace("-", "").lower(), "replace").encode("utf-8"), shims):
+                return None
+            return make_finding(PARSE_ERROR, path, (
+                f"Cannot parse this file: it is encoded as {name} (it starts with a {name} byte order mark), "
+                "which Python does not read as source code. Save it as UTF-8 to have it checked."
+            ), (1, 0), (1, 0))
+    nul = data.find(b"\x00")
+    if nul < 0 or not might_use_tensorflow(data, shims):
+        return None
+    line = data.count(b"\n", 0, nul) + 1
+    column = nul - (data.rfind(b"\n", 0, nul) + 1)
+    return make_finding(PARSE_ERROR, path, (
+        f"Cannot parse this file: it contains a NUL byte (line {line}), which Python refuses in source code. "
+        "Remove it (or, for a binary file named .py, rename it) to have it checked."
+    ), (line, column), (line, column + 1))
+
+
+_PY2_EXCEPT = re.compile(r"^[ \t]*except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:", re.MULTILINE)
+
+
+class TooDeep(SyntaxError):
+    """Code nested deeper than CPython (or libcst's parser) takes: reported as TFM001 before
+    libcst parses it (libcst's native parser would overflow its stack and kill the process)."""
+
+
+# What CPython says when code is nested too deeply for it (3.11-3.13 wordings).
+_TOO_DEEP = ("too many nested parentheses", "too many levels of indentation",
+             "too many statically nested blocks", "too complex", "stack overflow")
+BOOL_CHAIN_LIMIT = 100_000  # `and`/`or` operands in one expression: libcst nests them, CPython does not
+_BOOL_WORD = re.compile(rb"\b(?:and|or)\b")
+
+
+def cpython_verdict(data: bytes, path: str) -> Optional[SyntaxError]:
+    """CPython's compiler on the file, before libcst parses it. Code nested too deeply for
+    CPython (`RecursionError` at the recursion limit `python file.py` compiles under, a parser
+    stack overflow, too many nested parentheses) raises TooDeep. Another SyntaxError is returned
+    for `cpython_refuses` to judge once libcst has parsed the file: Python 2's `except X, e:`,
+    and what the compiler (not the parser) rejects, in every Python 3: `return` or `yield`
+    outside a function, `break` outside a loop, `nonlocal` at module level. Syntax newer than
+    this Python (PEP 695 on 3.11) is libcst's to judge; notebooks may `await` at the top level."""
+    import ast
+    import warnings
+
+    from tfmigrate.core.deep import cpython_limit
+
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
+    with warnings.catch_warnings():  # invalid escapes and the like are not tfmigrate's to report
+        warnings.simplefilter("ignore")
+        try:
+            with cpython_limit():
+                compile(data, path, "exec", flags=flags, dont_inherit=True)
+        except (RecursionError, MemoryError) as error:
+            detail = str(error) or "the parser's stack overflowed"
+            raise TooDeep(f"it is nested too deeply for Python ({type(error).__name__}: {detail})") from None
+        except SyntaxError as error:
+            if any(words in (error.msg or "") for words in _TOO_DEEP):
+                deep = TooDeep(f"it is nested too deeply for Python ({error.msg})")
+                deep.lineno, deep.offset = error.lineno, error.offset
+                raise deep from None
+            return error
+    _check_bool_chains(data)
+    return None
+
+
+def _check_bool_chains(data: bytes) -> None:
+    """TooDeep for an expression of more than BOOL_CHAIN_LIMIT `and`/`or` operands: CPython
+    keeps them in one list, libcst nests them one per operand (its parser's stack would
+    overflow). A cheap count first; the exact chains only when the words are that many."""
+    if len(_BOOL_WORD.findall(data)) <= BOOL_CHAIN_LIMIT:
+        return
+    import ast
+
+    tree = python_ast(data)
+    chains: Dict[int, int] = {}
+    for node in reversed([n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)]):  # inner ones first
+        chains[id(node)] = len(node.values) - 1 + max((chains.get(id(v), 0) for v in node.values), default=0)
+        if chains[id(node)] > BOOL_CHAIN_LIMIT:
+            deep = TooDeep(
+                f"an expression of {chains[id(node)] + 1:,} `and`/`or` operands is more than tfmigrate's "
+                f"parser takes ({BOOL_CHAIN_LIMIT:,})"
+            )
+            deep.lineno, deep.offset = node.lineno, node.col_offset + 1
+            raise deep
+
+
+def cpython_refuses(refusal: Optional[SyntaxError], data: bytes, source: str) -> None:
+    """Raise CPython's SyntaxError (from `cpython_verdict`) for code libcst accepts but Python
+    refuses. Such a file is reported (TFM001), never fixed and written as if valid."""
+    if refusal is not None and (_PY2_EXCEPT.search(source) or _parses(data)):
+        raise refusal
+
+
+def _parses(data: bytes) -> bool:
+    """Whether CPython's parser (not its compiler) reads the file."""
+    try:
+        python_ast(data)
+        return True
+    except SyntaxError:
+        return False
+
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared_encoding(data: bytes) -> Optional[str]:
+    """The encoding a PEP 263 declaration on line 1 or 2 names, or None."""
+    for line in data.split(b"\n", 2)[:2]:
+        match = _CODING.match(line)
+        if match:
+            return match.group(1).decode("ascii", "replace")
+    return None
+
+
+def _parses_as_latin1(data: bytes) -> bool:
+    """Whether the source parses once read as Latin-1 (every byte is a character there)."""
+    try:
+        python_ast(data.decode("latin-1"))
+    except Exception:  # noqa: BLE001 - any refusal: more is wrong than the encoding
+        return False
+    return True
+
+
+def parse_error(path: str, error: Exception, data: bytes) -> Finding:
+    """TFM001 with the clearest message on offer: CPython's own, else libcst's."""
+    line, col, text = 1, 0, str(error).splitlines()[0] if str(error) else type(error).__name__
+    if isinstance(error, TooDeep):
+        line, col = error.lineno or 1, max((error.offset or 1) - 1, 0)
+        return make_finding(PARSE_ERROR, path, (
+            f"Cannot parse this file: {error.msg}, so it was not checked. Split the deepest expression "
+            "(or block) into several statements to have it checked."
+        ), (line, col), (line, col))
+    if isinstance(error, SyntaxError) and error.lineno:
+        line, col, text = error.lineno, max((error.offset or 1) - 1, 0), error.msg
+    elif isinstance(error, UnicodeDecodeError):
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1)
+        declared = _declared_encoding(data)
+        if declared is None:
+            byte = data[error.start]
+            if _parses_as_latin1(data):  # the encoding is the only problem: say how to declare it
+                message = (
+                    f"Cannot parse this file: byte 0x{byte:02x} on line {line} is not UTF-8, and the file "
+                    "declares no encoding (Python 3 reads undeclared source as UTF-8). If it is Latin-1, "
+                    "declare it on the first or second line with `# -*- coding: latin-1 -*-` (or save "
+                    "the file as UTF-8) to have it checked."
+                )
+                return make_finding(PARSE_ERROR, path, message, (line, col), (line, col))
+            text = f"not UTF-8 text (byte 0x{byte:02x} on line {line}) and no encoding declared"
+        else:
+            text = f"not valid text in its declared encoding {declared} ({error.reason} at byte {error.start})"
+    elif isinstance(error, cst.ParserSyntaxError):
+        line, col, text = error.raw_line, error.raw_column, error.message
+        where = re.search(r"error at (\d+):(\d+): ", text)
+        if where:
+            line, col = int(where.group(1)), max(int(where.group(2)) - 1, 0)  # the token's end; 0 at EOF
+            text = text[where.end():]
+        text = re.sub(r"^(parser|tokenizer) error: ", "", text)
+        try:
+            python_ast(data)
+        except SyntaxError as py_error:  # CPython says "Missing parentheses in call to 'print'"
+            if py_error.lineno:
+                line, col, text = py_error.lineno, max((py_error.offset or 1) - 1, 0), py_error.msg
+        except Exception:  # null bytes and the like: keep libcst's words
+            pass
+        else:  # valid Python that libcst cannot read (thousands of implicitly joined strings)
+            return make_finding(PARSE_ERROR, path, (
+                f"Cannot check this file: it is valid Python, but tfmigrate's parser (libcst) stops at line "
+                f"{line} ({text.strip() or 'no reason given'}). Its parser gives up on very long expressions, "
+                "such as thousands of implicitly joined strings; split that expression to have the file checked."
+            ), (line, col), (line, col))
+    if text.startswith("expected one of"):
+        text = "invalid syntax"
+    stop = "" if text.endswith((".", "?", "!")) else "."
+    todo = ("Save it in the encoding it declares (or declare the one it is in)"
+            if isinstance(error, UnicodeDecodeError) and _declared_encoding(data) else
+            "Fix the syntax (Python 2 code must be ported to Python 3)")
+    message = f"Cannot parse this file: {text}{stop} {todo} to have it checked."
+    return make_finding(PARSE_ERROR, path, message, (line, col), (line, col))
+
+
+def parse(data: bytes) -> cst.Module:
+    """libcst's parse, without the validation every node's constructor runs (a fifth of the
+    parse). The validation guards trees built by hand; the parser's own are valid by
+    construction (libcst's authors say as much in `CSTNode.__post_init__`)."""
+    node = cst.CSTNode
+    validate = node.__post_init__
+    node.__post_init__ = _no_validation
+    try:
+        return cst.parse_module(data)
+    finally:
+        node.__post_init__ = validate
+
+
+def _no_validation(self) -> None:
+    pass
