@@ -48,6 +48,39 @@ def test_a_fix_that_breaks_the_syntax_is_refused_and_the_others_apply(registry):
     assert "was not applied" in result.findings[0].message
 
 
+def _rule_adding_an_import(isolation):
+    class AddsOs(Rule):  # `import tensorflow as tf` -> `import tensorflow as tf, os`, once
+        code = "TFM104"
+
+        def visit_Import(self, node):
+            if len(node.names) == 1:
+                names = (node.names[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                         cst.ImportAlias(cst.Name("os")))
+                self.report(node, "adds os", Fix("safe", "add os", (Replace(node, node.with_changes(names=names)),),
+                                                 isolation=isolation))
+
+    return AddsOs
+
+
+@pytest.mark.parametrize("isolation,passes", [("module", 2), ("none", 1)])
+def test_a_module_isolated_fix_is_applied_alone_and_the_others_in_the_next_pass(registry, isolation, passes):
+    registry["TFM104"] = _rule_adding_an_import(isolation)
+    result = fix_source(SOURCE, "x.py", ["TFM104", "TFM105"], record=True)
+    assert result.fixed == b"import tensorflow as tf, os\nds = tf.data.Dataset.range(3)\n"
+    assert len(result.passes) == passes and result.applied == 2
+    if isolation == "module":
+        assert result.passes[0][1] == b"import tensorflow as tf, os\nds = tf.data.Dataset.range(3).repeat(False)\n"
+        assert result.fixed_rules == ["TFM104", "TFM105"]
+
+
+def test_the_compat_route_is_a_module_isolated_fix_and_isolation_stays_out_of_json():
+    source = b"import tensorflow as tf\nx = tf.placeholder(tf.float32)\nwith tf.Session() as sess:\n    sess.run(x)\n"
+    route = [f for f in check_source(source, "x.py", ["TFM200"]) if f.rule == "TFM200"]
+    assert len(route) == 1 and route[0].fix.isolation == "module"
+    assert "isolation" not in str(route[0].to_json())
+    assert route[0].portable().fix.isolation == "none" and route[0].portable().fix == route[0].fix
+
+
 def test_files_without_tensorflow_are_not_parsed(registry):
     assert check_source(b"print 'python 2, but no TF here'\n", "x.py", ["TFM001", "TFM105"]) == []
 
