@@ -65,7 +65,6 @@ def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Mod
         return _Pass(None, [_internal_error(path, "while checking this file", error)])
 
 
-
 def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
     """Drop what the rules and the context hold. They point at each other (the references step,
     per-file facts, cached helpers), and such cycles would keep each file's whole tree alive until

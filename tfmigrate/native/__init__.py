@@ -16,7 +16,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from tfmigrate.native.script import Blocker, NotNative, Script
+from tfmigrate.native.script import Blocker, Blocked, Script
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def rewrite(source: str) -> Outcome:
     try:
         script = Script(wrapper.module, source, line_of).analyse()
         text = Emitter(script).module()
-    except NotNative as stop:
+    except Blocked as stop:
         return Outcome(None, stop.blocker)
     try:
         cst.parse_module(text)

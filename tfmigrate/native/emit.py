@@ -24,9 +24,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
-from tfmigrate.native.calls import OPTIMIZERS, NativeCalls, keras_optimizer
-from tfmigrate.native.script import (Kind, NotNative, RunSite, Script, Statement, bind, code,
-                                     names_read)
+from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
+from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
+from tfmigrate.native.syntax import bind, code
+from tfmigrate.native.tf2_spellings import NativeCalls
 
 TO_NUMPY = '''
 def to_numpy(fetched):
@@ -57,7 +58,7 @@ class Function:
 class Emitter:
     def __init__(self, script: Script):
         self.script = script
-        self.tf = sorted(script.aliases)[0]
+        self.tf = script.tf
         self.functions: Dict[tuple, Function] = {}
         self.order = {id(s): i for i, s in enumerate(script.statements)}
         self._last = None  # the node of the last statement written (blank lines after a def)
@@ -141,7 +142,7 @@ class Emitter:
             return out
         if kind is Kind.TRAIN:
             if statement.optimizer_name:
-                return [f"{statement.optimizer_name} = {keras_optimizer(self.script, statement.optimizer)}\n"]
+                return [f"{statement.optimizer_name} = {self._keras_optimizer(statement.optimizer)}\n"]
             return []
         out: List[str] = []
         replacements = {}
@@ -174,8 +175,11 @@ class Emitter:
         return out
 
     def _optimizer_line(self, line: cst.SimpleStatementLine, call: cst.Call) -> str:
-        new = cst.parse_expression(keras_optimizer(self.script, call))
+        new = cst.parse_expression(self._keras_optimizer(call))
         return code(line.with_changes(body=[line.body[0].with_changes(value=new)]))
+
+    def _keras_optimizer(self, call: cst.Call) -> str:
+        return keras_optimizer(call, self.script.tf_call(call), self.tf)
 
     def _eager(self, statement: Statement) -> str:
         call = statement.node.body[0].value
@@ -204,26 +208,26 @@ class Emitter:
         try:
             bound = bind(call, _GET_VARIABLE)
         except ValueError as why:
-            raise NotNative(statement.line, f"`get_variable`: {why}")
+            raise Blocked(statement.line, f"`get_variable`: {why}")
         allowed = {"name", "shape", "dtype", "initializer", "trainable"}
         extra = sorted(set(bound) - allowed)
         if extra:
-            raise NotNative(statement.line, f"`get_variable({extra[0]}=...)`")
+            raise Blocked(statement.line, f"`get_variable({extra[0]}=...)`")
         tf = self.tf
         dtype = code(bound["dtype"]) if "dtype" in bound else f"{tf}.float32"
         init = bound.get("initializer")
         shape = bound.get("shape")
         if init is None:
             if shape is None:
-                raise NotNative(statement.line, "`get_variable` without a shape or an initializer")
+                raise Blocked(statement.line, "`get_variable` without a shape or an initializer")
             value = f"{tf}.keras.initializers.GlorotUniform()({code(shape)}, dtype={dtype})"
         elif self._is_initializer(init):
             if shape is None:
-                raise NotNative(statement.line, "`get_variable` with an initializer and no shape")
+                raise Blocked(statement.line, "`get_variable` with an initializer and no shape")
             value = f"{code(init)}({code(shape)}, dtype={dtype})"
         else:
             if shape is not None:
-                raise NotNative(statement.line, "`get_variable` with a value and a shape")
+                raise Blocked(statement.line, "`get_variable` with a value and a shape")
             value = code(init)
             if "dtype" in bound:
                 value = f"{tf}.cast({value}, {dtype})"
@@ -253,7 +257,7 @@ class Emitter:
         todo = []
         for name in site.fetched:
             if name not in defs:
-                raise NotNative(site.line, f"`{name}` is fetched before it is defined")
+                raise Blocked(site.line, f"`{name}` is fetched before it is defined")
             todo.append(defs[name])
         fed = {id(defs[name]) for name in site.feeds if name in defs and defs[name].kind is Kind.GRAPH}
         while todo:
@@ -261,7 +265,7 @@ class Emitter:
             if definition.kind in (Kind.PLACEHOLDER, Kind.NEXT) or id(definition) in fed:
                 params[id(definition)] = definition  # fed: its value is an argument
             elif definition.fed_only:
-                raise NotNative(site.line, f"`{definition.targets[0]}`, a placeholder expression, is not fed")
+                raise Blocked(site.line, f"`{definition.targets[0]}`, a placeholder expression, is not fed")
             elif definition.kind in (Kind.GRAPH, Kind.TRAIN) and id(definition) not in included:
                 included[id(definition)] = definition
                 todo += list(definition.deps.values())
@@ -275,7 +279,7 @@ class Emitter:
                 if len(fed) == len(param.targets):
                     args += [code(site.feeds[n]) for n in param.targets]
                 elif fed:
-                    raise NotNative(site.line, f"a feed of `{fed[0]}` without the rest of its `get_next()`")
+                    raise Blocked(site.line, f"a feed of `{fed[0]}` without the rest of its `get_next()`")
                 else:
                     star = "*" if len(param.targets) > 1 else ""
                     args.append(f"{star}{param.iterator}.get_next()")
@@ -284,7 +288,7 @@ class Emitter:
             elif param.default is not None:
                 args.append(code(param.default))
             else:
-                raise NotNative(site.line, f"the placeholder `{name}` is not fed")
+                raise Blocked(site.line, f"the placeholder `{name}` is not fed")
         key = (tuple(id(s) for s in body), code(site.fetches), tuple(id(p) for p in ordered_params))
         definition_text = None
         function = self.functions.get(key)
@@ -394,7 +398,7 @@ class Emitter:
                         and (statement.scope + "/").startswith(train.var_scope):
                     made += statement.targets
             if not made:
-                raise NotNative(train.line, f"no layer made under the variable scope `{train.var_scope}`")
+                raise Blocked(train.line, f"no layer made under the variable scope `{train.var_scope}`")
             return "[" + ", ".join(made) + "]"
         seen: Dict[int, Statement] = {}
         found: List[Tuple[int, str]] = []
@@ -411,7 +415,7 @@ class Emitter:
                     found.append((self.order[id(definition)] + i / 100, f"*{layer.name}.trainable_variables"))
                 todo += list(definition.deps.values())
         if not found:
-            raise NotNative(train.line, f"`minimize({train.loss})` of a loss that depends on no variable")
+            raise Blocked(train.line, f"`minimize({train.loss})` of a loss that depends on no variable")
         return "[" + ", ".join(name for _, name in sorted(found)) + "]"
 
     def _metric_lines(self, statement: Statement) -> str:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.names import ImportTable, dotted
+from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
+from tfmigrate.native.syntax import bind, code, names_assigned, names_read
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
@@ -23,7 +25,6 @@ VARIABLES = ("Variable", "get_variable")
 SESSIONS = ("Session", "InteractiveSession")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
                 "initialize_local_variables")
-OPTIMIZERS = ("train.GradientDescentOptimizer", "train.AdamOptimizer", "train.MomentumOptimizer")  # native.calls
 # TF calls a script makes at module level that mean the same eagerly (kept where they are).
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
@@ -98,7 +99,9 @@ class Blocker:
         return f"{self.construct} (line {self.line})"
 
 
-class NotNative(Exception):
+class Blocked(Exception):
+    """Raised with the Blocker that stops the rewrite (the TFM216 rule, `not-native`, reports it)."""
+
     def __init__(self, line: int, construct: str):
         super().__init__(construct)
         self.blocker = Blocker(line, construct)
@@ -157,86 +160,6 @@ class Statement:
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
 
 
-def code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
-def names_read(node: cst.CSTNode) -> Set[str]:
-    """Every Name loaded in `node` (attribute names and keywords excluded)."""
-    found: Set[str] = set()
-
-    class _Reads(cst.CSTVisitor):
-        def visit_Attribute(self, attr: cst.Attribute) -> bool:
-            attr.value.visit(self)
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            arg.value.visit(self)
-            return False
-
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Reads())
-    return found
-
-
-def names_assigned(node: cst.CSTNode) -> Set[str]:
-    found: Set[str] = set()
-
-    class _Writes(cst.CSTVisitor):
-        def _targets(self, target) -> None:
-            if isinstance(target, cst.Name):
-                found.add(target.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._targets(element.value)
-            elif isinstance(target, cst.StarredElement):
-                self._targets(target.value)
-
-        def _target_of(self, node) -> None:
-            self._targets(node.target)
-
-        visit_AssignTarget = visit_AugAssign = visit_AnnAssign = visit_For = visit_CompFor = _target_of
-
-        def visit_WithItem(self, node) -> None:
-            if node.asname is not None:
-                self._targets(node.asname.name)
-
-        def visit_FunctionDef(self, node) -> bool:
-            found.add(node.name.value)
-            return False
-
-        def visit_ClassDef(self, node) -> bool:
-            found.add(node.name.value)
-            return False
-
-        def visit_Import(self, node) -> None:
-            for alias in node.names:
-                found.add(alias.evaluated_alias or dotted(alias.name).split(".")[0])
-
-        def visit_ImportFrom(self, node) -> None:
-            if not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    found.add(alias.evaluated_alias or alias.evaluated_name)
-
-    node.visit(_Writes())
-    return found
-
-
-def bind(call: cst.Call, params: Sequence[str]) -> Dict[str, cst.BaseExpression]:
-    """The call's arguments by parameter name (raises KeyError-free ValueError on `*args`)."""
-    bound: Dict[str, cst.BaseExpression] = {}
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            raise ValueError("`*args` hides the arguments")
-        key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
-        if key is None:
-            raise ValueError("too many positional arguments")
-        bound[key] = arg.value
-    return bound
-
-
 @dataclass
 class RunSite:
     """`sess.run(fetches, feed_dict=...)` in Python code."""
@@ -286,6 +209,11 @@ class Script:
         path = self.names.api(node)
         return path
 
+    @property
+    def tf(self) -> str:
+        """The alias generated code spells TensorFlow with."""
+        return sorted(self.aliases)[0]
+
     def tf_call(self, node: cst.CSTNode, *paths: str) -> Optional[str]:
         if isinstance(node, cst.Call):
             path = self.api(node.func)
@@ -307,11 +235,11 @@ class Script:
     # -- analysis -----------------------------------------------------------------------------
     def analyse(self) -> "Script":
         if not self.aliases:
-            raise NotNative(1, "no `import tensorflow as tf`")
+            raise Blocked(1, "no `import tensorflow as tf`")
         for node in self.module.body:
             self._top(node)
         if not self.sessions and not self.placeholders:
-            raise NotNative(1, "a library module, not a script: no Session or placeholder at its top level "
+            raise Blocked(1, "a library module, not a script: no Session or placeholder at its top level "
                                "(only scripts are rewritten)")
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         return self
@@ -336,7 +264,7 @@ class Script:
             if scoped:
                 name = call.args[0].value if call.args else None
                 if not isinstance(name, cst.SimpleString):
-                    raise NotNative(self.line_of(node), "a `tf.variable_scope` whose name is not a literal")
+                    raise Blocked(self.line_of(node), "a `tf.variable_scope` whose name is not a literal")
                 self.scope.append(name.evaluated_value)
             for inner in node.body.body:
                 self._top(inner)
@@ -368,7 +296,7 @@ class Script:
             return False
         item = node.items[0]
         if item.asname is None or not isinstance(item.asname.name, cst.Name):
-            raise NotNative(self.line_of(node), "a Session used without a name")
+            raise Blocked(self.line_of(node), "a Session used without a name")
         self._session_args(item.item)
         self.sessions.add(item.asname.name.value)
         return True
@@ -402,7 +330,7 @@ class Script:
             return False
         if path == "variable_scope" and any(a.keyword is not None and a.keyword.value != "name_or_scope"
                                             or a is not call.args[0] for a in call.args):
-            raise NotNative(self.line_of(node), "`tf.variable_scope` with arguments other than a name")
+            raise Blocked(self.line_of(node), "`tf.variable_scope` with arguments other than a name")
         return True
 
     def _graph_block(self, node: cst.If) -> Statement:
@@ -412,7 +340,7 @@ class Script:
         graph = self.graph_names()
         node.visit(_StateFree(self, at, "an `if` at module level that builds graph state"))
         if names_read(node.test) & graph:
-            raise NotNative(at, "an `if` on a tensor")
+            raise Blocked(at, "an `if` on a tensor")
         targets = tuple(sorted(names_assigned(node)))
         statement = Statement(node, Kind.GRAPH, at, targets)
         statement.reads = names_read(node) & graph
@@ -425,13 +353,13 @@ class Script:
     def _session_args(self, call: cst.Call) -> None:
         for arg in call.args:
             if arg.keyword is None or arg.keyword.value != "config":
-                raise NotNative(self.line_of(call), f"`Session({code(arg).rstrip(', ')})`")
+                raise Blocked(self.line_of(call), f"`Session({code(arg).rstrip(', ')})`")
 
     def _simple(self, line: cst.SimpleStatementLine, small: cst.BaseSmallStatement) -> Statement:
         at = self.line_of(line)
         if isinstance(small, cst.Import) and any(dotted(a.name) == "tensorflow.compat.v1" for a in small.names):
             if len(small.names) != 1 or small.names[0].asname is None:
-                raise NotNative(at, "an `import tensorflow.compat.v1` without an alias of its own")
+                raise Blocked(at, "an `import tensorflow.compat.v1` without an alias of its own")
             return Statement(line, Kind.IMPORT_V1, at)  # the compat route's import: back to `tensorflow`
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             return self._python(line)
@@ -457,7 +385,7 @@ class Script:
                     return self._python(line)
                 if method == "run" and value.args and self._is_init(value.args[0].value):
                     if len(value.args) > 1:
-                        raise NotNative(at, "an initializer run with a feed")
+                        raise Blocked(at, "an initializer run with a feed")
                     return Statement(line, Kind.DROP, at)
             return self._python(line)
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
@@ -529,7 +457,7 @@ class Script:
         elif path == "summary.FileWriter":
             kind = Kind.WRITER
             if not value.args or value.args[0].keyword not in (None,) and value.args[0].keyword.value != "logdir":
-                raise NotNative(at, "a `FileWriter` without a log directory")
+                raise Blocked(at, "a `FileWriter` without a log directory")
         elif path in PLACEHOLDERS:
             kind = Kind.PLACEHOLDER
             self._placeholder(statement, value, path)
@@ -538,7 +466,7 @@ class Script:
             self._variable(statement, value, path)
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.factories:
             if names_read(value) & graph:
-                raise NotNative(at, f"`{value.func.value}(...)` of a tensor")
+                raise Blocked(at, f"`{value.func.value}(...)` of a tensor")
             kind = Kind.VARIABLE  # `A1 = init_weights([9, 81])`: made once, at module level
         elif isinstance(value, cst.Dict) and value.elements and all(
                 isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
@@ -570,7 +498,7 @@ class Script:
         if kind is None:
             return self._python(line)
         if len(targets) != 1 and kind not in (Kind.GRAPH, Kind.NEXT):
-            raise NotNative(at, "a tuple assignment of a graph object")
+            raise Blocked(at, "a tuple assignment of a graph object")
         statement.kind = kind
         if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER, Kind.NEXT):
             statement.reads = names_read(value) & graph
@@ -597,13 +525,11 @@ class Script:
         return False
 
     def _optimizer(self, call: cst.Call) -> bool:
-        from tfmigrate.native.calls import keras_optimizer
-
         at = self.line_of(call)
         if names_read(call) & self.graph_names():
-            raise NotNative(at, "an optimizer configured with a tensor")
-        if keras_optimizer(self, call) is None:
-            raise NotNative(at, f"`{code(call.func)}(...)` with arguments that have no Keras equivalent")
+            raise Blocked(at, "an optimizer configured with a tensor")
+        if keras_optimizer(call, self.tf_call(call), self.tf) is None:
+            raise Blocked(at, f"`{code(call.func)}(...)` with arguments that have no Keras equivalent")
         return True
 
     def _mentions_tf(self, node: cst.CSTNode) -> bool:
@@ -616,7 +542,7 @@ class Script:
             def visit_Call(self, call: cst.Call) -> None:
                 path = script.tf_call(call)
                 if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
-                    raise NotNative(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
+                    raise Blocked(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
                                         "`sess.run` (TF1 restarted its sequence in each Session; TF2 draws other numbers)")
 
             def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
@@ -625,7 +551,7 @@ class Script:
                     return None
                 for prefix, what in UNSUPPORTED.items():
                     if path.startswith(prefix):
-                        raise NotNative(at, what)
+                        raise Blocked(at, what)
                 return False
 
         node.visit(_Calls())
@@ -638,19 +564,19 @@ class Script:
             else:
                 bound = bind(call, ("input", "shape", "name"))
         except ValueError as why:
-            raise NotNative(at, f"a placeholder: {why}")
+            raise Blocked(at, f"a placeholder: {why}")
         if path == "placeholder":
             if "dtype" not in bound:
-                raise NotNative(at, "a placeholder without a dtype")
+                raise Blocked(at, "a placeholder without a dtype")
             statement.dtype = bound["dtype"]
         else:
             statement.default = bound["input"]
             statement.dtype = _literal_dtype(bound["input"], self)
             if statement.dtype is None:
-                raise NotNative(at, "a `placeholder_with_default` whose dtype is not a literal's")
+                raise Blocked(at, "a `placeholder_with_default` whose dtype is not a literal's")
         statement.shape = bound.get("shape")
         if names_read(call) & self.graph_names():
-            raise NotNative(at, "a placeholder whose shape is a tensor")
+            raise Blocked(at, "a placeholder whose shape is a tensor")
 
     def _variables_of(self, value) -> Optional[List[cst.Call]]:
         """The `tf.Variable(...)` calls of `[tf.Variable(...), ...]` or a comprehension of one."""
@@ -668,14 +594,14 @@ class Script:
     def _variable(self, statement: Statement, call: cst.Call, path: str) -> None:
         at = statement.line
         if names_read(call) & (self.graph_names() - {n for n, k in self.kinds.items() if k is Kind.VARIABLE}):
-            raise NotNative(at, "a variable whose initial value is computed from the graph")
+            raise Blocked(at, "a variable whose initial value is computed from the graph")
         self._check_supported(call, at)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "trainable":
                 if code(arg.value) == "False":
                     statement.trainable = False
                 elif code(arg.value) != "True":
-                    raise NotNative(at, "`trainable=` that is not a literal")
+                    raise Blocked(at, "`trainable=` that is not a literal")
 
     def _collection_scope(self, node) -> Optional[str]:
         """`tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="D")` -> "D"."""
@@ -699,13 +625,13 @@ class Script:
         try:
             bound = bind(call, ("loss", "global_step", "var_list"))
         except ValueError as why:
-            raise NotNative(at, f"`minimize(...)`: {why}")
+            raise Blocked(at, f"`minimize(...)`: {why}")
         extra = set(bound) - {"loss", "global_step", "var_list"}
         if extra:
-            raise NotNative(at, f"`minimize({sorted(extra)[0]}=...)`")
+            raise Blocked(at, f"`minimize({sorted(extra)[0]}=...)`")
         loss = bound.get("loss")
         if not isinstance(loss, cst.Name) or loss.value not in self.graph_names():
-            raise NotNative(at, "`minimize` of something other than a named loss tensor")
+            raise Blocked(at, "`minimize` of something other than a named loss tensor")
         statement.loss = loss.value
         statement.global_step = bound.get("global_step")
         statement.var_list = bound.get("var_list")
@@ -717,18 +643,18 @@ class Script:
             if not isinstance(listed, (cst.List, cst.Tuple)) or not all(
                     isinstance(e.value, cst.Name) and self.kinds.get(e.value.value) is Kind.VARIABLE
                     for e in listed.elements):
-                raise NotNative(at, "`minimize(var_list=...)` that is not a list of variables")
+                raise Blocked(at, "`minimize(var_list=...)` that is not a list of variables")
         if statement.global_step is not None:
             step = statement.global_step
             if not isinstance(step, cst.Name) or self.kinds.get(step.value) is not Kind.VARIABLE:
-                raise NotNative(at, "`minimize(global_step=...)` that is not a variable")
+                raise Blocked(at, "`minimize(global_step=...)` that is not a variable")
         if isinstance(receiver, cst.Name) and self.kinds.get(receiver.value) is Kind.OBJECT:
             statement.optimizer = receiver
         elif self.tf_call(receiver, *OPTIMIZERS) and self._optimizer(receiver):
             statement.optimizer = receiver
             statement.optimizer_name = self.fresh("optimizer")
         else:
-            raise NotNative(at, "`minimize` on an optimizer tfmigrate does not know")
+            raise Blocked(at, "`minimize` on an optimizer tfmigrate does not know")
 
     def _data(self, statement: Statement, value, targets) -> bool:
         """tf.data the TF1 way: datasets of Python data, their iterators, `get_next()`."""
@@ -742,7 +668,7 @@ class Script:
             if receiver_kind is Kind.ITERATOR and method == "make_initializer" and len(value.args) == 1:
                 dataset = value.args[0].value
                 if not (isinstance(dataset, cst.Name) and self.kinds.get(dataset.value) is Kind.DATASET):
-                    raise NotNative(at, "`make_initializer` of something other than a named dataset")
+                    raise Blocked(at, "`make_initializer` of something other than a named dataset")
                 statement.kind, statement.iterator, statement.dataset = Kind.ITERATOR_INIT, receiver.value, dataset
                 return True
             if receiver_kind is Kind.DATASET and method in ("make_initializable_iterator", "make_one_shot_iterator") \
@@ -761,7 +687,7 @@ class Script:
                 isinstance(root, cst.Name) and self.kinds.get(root.value) is Kind.DATASET)
             if receiver_kind is Kind.DATASET or root_is_data or (self.api(value.func) or "").startswith("data."):
                 if names_read(value) & self.graph_names():
-                    raise NotNative(at, "a `tf.data` dataset built from graph tensors (placeholders)")
+                    raise Blocked(at, "a `tf.data` dataset built from graph tensors (placeholders)")
                 statement.kind = Kind.DATASET
                 return True
         return False
@@ -775,10 +701,10 @@ class Script:
             bound = bind(call, ("name", "tensor", "collections", "family") if kind != "image"
                          else ("name", "tensor", "max_outputs", "collections", "family"))
         except ValueError as why:
-            raise NotNative(at, f"`tf.summary.{kind}`: {why}")
+            raise Blocked(at, f"`tf.summary.{kind}`: {why}")
         if set(bound) - {"name", "tensor"} or not isinstance(bound.get("name"), cst.SimpleString) \
                 or "tensor" not in bound:
-            raise NotNative(at, f"`tf.summary.{kind}` with other than a literal name and a tensor")
+            raise Blocked(at, f"`tf.summary.{kind}` with other than a literal name and a tensor")
         self._check_supported(bound["tensor"], at)
         statement.summaries = [(kind, bound["name"].evaluated_value, bound["tensor"])]
         graph = self.graph_names()
@@ -795,7 +721,7 @@ class Script:
         for arg in call.args:
             if not (arg.keyword is None or arg.keyword.value == "key") or not (
                     code(arg.value) in ('"summaries"', "'summaries'") or self.api(arg.value) == "GraphKeys.SUMMARIES"):
-                raise NotNative(at, "`tf.summary.merge_all` of another collection")
+                raise Blocked(at, "`tf.summary.merge_all` of another collection")
         if not self.summary_ops:  # TF1 returns None: there is nothing to merge
             statement.kind, statement.summaries = Kind.OBJECT, []
             for name in statement.targets:
@@ -815,14 +741,14 @@ class Script:
         index = value.slice[0].slice if len(value.slice) == 1 else None
         if not isinstance(index, cst.Index) or not isinstance(index.value, cst.Integer) \
                 or index.value.value not in ("0", "1"):
-            raise NotNative(at, "`tf.metrics.accuracy(...)` taken other than by `[0]` or `[1]`")
+            raise Blocked(at, "`tf.metrics.accuracy(...)` taken other than by `[0]` or `[1]`")
         try:
             bound = bind(value.value, ("labels", "predictions", "weights", "metrics_collections",
                                        "updates_collections", "name"))
         except ValueError as why:
-            raise NotNative(at, f"`tf.metrics.accuracy`: {why}")
+            raise Blocked(at, f"`tf.metrics.accuracy`: {why}")
         if set(bound) - {"labels", "predictions", "name"} or "labels" not in bound or "predictions" not in bound:
-            raise NotNative(at, "`tf.metrics.accuracy` with weights or collections")
+            raise Blocked(at, "`tf.metrics.accuracy` with weights or collections")
         self._check_supported(bound["labels"], at)
         self._check_supported(bound["predictions"], at)
         base = statement.targets[0]
@@ -840,7 +766,7 @@ class Script:
                 if script.tf_call(call, *PLACEHOLDERS):
                     statement.fed_only = True
                 if isinstance(call.func, cst.Name) and call.func.value in script.factories:
-                    raise NotNative(at, f"`{call.func.value}(...)`, which makes a variable, inside an expression")
+                    raise Blocked(at, f"`{call.func.value}(...)`, which makes a variable, inside an expression")
 
         value.visit(_Inline())
 
@@ -851,7 +777,7 @@ class Script:
                     return
                 function = path[len("layers."):]
                 if function not in layer_specs.SPECS:
-                    raise NotNative(at, f"`tf.{path}`")
+                    raise Blocked(at, f"`tf.{path}`")
                 reuse = next((a for a in call.args if a.keyword is not None and a.keyword.value == "reuse"), None)
                 named = next((a for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
                 scope = "/".join(script.scope)
@@ -860,18 +786,18 @@ class Script:
                     key = (scope, named.value.evaluated_value) if named is not None and isinstance(
                         named.value, cst.SimpleString) else None
                     if key not in script.named_layers:
-                        raise NotNative(at, f"`tf.{path}(reuse=True)` of a layer tfmigrate did not see made")
+                        raise Blocked(at, f"`tf.{path}(reuse=True)` of a layer tfmigrate did not see made")
                     mapped = layer_specs.map_call(function, call.with_changes(args=[a for a in call.args if a is not reuse]))
                     if isinstance(mapped, str):
-                        raise NotNative(at, f"`tf.{path}`: {mapped}")
+                        raise Blocked(at, f"`tf.{path}`: {mapped}")
                     statement.layers.append(Layer(call, script.named_layers[key], mapped, scope, True))
                     return
                 mapped = layer_specs.map_call(function, call)
                 if isinstance(mapped, str):
-                    raise NotNative(at, f"`tf.{path}`: {mapped}")
+                    raise Blocked(at, f"`tf.{path}`: {mapped}")
                 for arg in mapped.ctor_args:
                     if names_read(arg.value) & script.graph_names():
-                        raise NotNative(at, f"`tf.{path}` configured with a tensor")
+                        raise Blocked(at, f"`tf.{path}` configured with a tensor")
                 preferred = statement.targets[0] if statement.targets else function
                 name = script.fresh(f"{preferred}_layer")
                 if named is not None and isinstance(named.value, cst.SimpleString):
@@ -918,7 +844,7 @@ class Script:
         means the same called inside a `tf.function`."""
         name = name or node.name.value
         if isinstance(node, cst.ClassDef):
-            raise NotNative(at, f"the class `{name}`, which builds graph code")
+            raise Blocked(at, f"the class `{name}`, which builds graph code")
         if self._factory(node):
             self.factories.add(name)
             self.kinds[name] = Kind.HELPER
@@ -929,10 +855,10 @@ class Script:
         class _Pure(_StateFree):
             def visit_Name(self, ref: cst.Name) -> None:
                 if ref.value in graph or ref.value in script.sessions:
-                    raise NotNative(at, f"`{name}`, a function that uses the module's graph (`{ref.value}`)")
+                    raise Blocked(at, f"`{name}`, a function that uses the module's graph (`{ref.value}`)")
 
             def visit_Global(self, _node) -> None:
-                raise NotNative(at, f"`{name}`, a function with `global`")
+                raise Blocked(at, f"`{name}`, a function with `global`")
 
         node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state"))
         self.helpers.add(name)
@@ -968,14 +894,14 @@ class Script:
                     return False
                 if script.tf_call(call, "summary.FileWriter"):  # in a loop: the TF2 writer
                     if not call.args or call.args[0].keyword not in (None,) and call.args[0].keyword.value != "logdir":
-                        raise NotNative(script.line_of(call), "a `FileWriter` without a log directory")
+                        raise Blocked(script.line_of(call), "a `FileWriter` without a log directory")
                     script.writers[id(call)] = call.args[0].value
                     call.args[0].value.visit(self)
                     return False
                 if isinstance(func, cst.Attribute) and func.attr.value == "add_summary" and script.summary_ops:
                     if len(call.args) != 2 or any(a.keyword is not None and a.keyword.value not in (
                             "summary", "global_step") for a in call.args):
-                        raise NotNative(script.line_of(call), "`add_summary` without a step")
+                        raise Blocked(script.line_of(call), "`add_summary` without a step")
                     script.add_summaries[id(call)] = call
                     return None
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
@@ -992,7 +918,7 @@ class Script:
                 path = script.api(attr)
                 if path is not None:
                     if not path.startswith(OBJECT_PREFIXES) and path not in EAGER_STATEMENTS:
-                        raise NotNative(script.line_of(attr), f"`tf.{path}` in Python code outside the graph")
+                        raise Blocked(script.line_of(attr), f"`tf.{path}` in Python code outside the graph")
                     return False
                 attr.value.visit(self)
                 return False
@@ -1016,11 +942,11 @@ class Script:
 
             def visit_Name(self, name: cst.Name) -> None:
                 if name.value in script.sessions:
-                    raise NotNative(script.line_of(name), f"the session `{name.value}` used other than by `run`")
+                    raise Blocked(script.line_of(name), f"the session `{name.value}` used other than by `run`")
                 if name.value in graph and name.value not in assigned:
-                    raise NotNative(script.line_of(name), f"the tensor `{name.value}` used by Python code")
+                    raise Blocked(script.line_of(name), f"the tensor `{name.value}` used by Python code")
                 if name.value in script.helpers:
-                    raise NotNative(script.line_of(name), f"`{name.value}` (graph code) called by Python code")
+                    raise Blocked(script.line_of(name), f"`{name.value}` (graph code) called by Python code")
 
         statement.node.visit(_Uses())
         return sites
@@ -1047,10 +973,10 @@ class Script:
         try:
             bound = bind(call, ("feed_dict", "session"))
         except ValueError as why:
-            raise NotNative(at, f"`.{call.func.attr.value}(...)`: {why}")
+            raise Blocked(at, f"`.{call.func.attr.value}(...)`: {why}")
         session = bound.get("session")
         if session is not None and not (isinstance(session, cst.Name) and session.value in self.sessions):
-            raise NotNative(at, f"`.{call.func.attr.value}(session=...)` of an unknown session")
+            raise Blocked(at, f"`.{call.func.attr.value}(session=...)` of an unknown session")
         args = [cst.Arg(call.func.value)]
         if "feed_dict" in bound:
             args.append(cst.Arg(bound["feed_dict"], keyword=cst.Name("feed_dict")))
@@ -1063,12 +989,12 @@ class Script:
         try:
             bound = bind(call, ("fetches", "feed_dict", "options", "run_metadata"))
         except ValueError as why:
-            raise NotNative(at, f"`sess.run`: {why}")
+            raise Blocked(at, f"`sess.run`: {why}")
         if set(bound) - {"fetches", "feed_dict"}:
-            raise NotNative(at, "`sess.run(options=...)`")
+            raise Blocked(at, "`sess.run(options=...)`")
         fetches = bound.get("fetches")
         if fetches is None:
-            raise NotNative(at, "`sess.run` without fetches")
+            raise Blocked(at, "`sess.run` without fetches")
         fetched = self._fetched(fetches, at)
         feeds: Dict[str, cst.BaseExpression] = {}
         feed = bound.get("feed_dict")
@@ -1078,13 +1004,13 @@ class Script:
                 for e in self.feed_dicts[feed.value].elements}, dict(self.defs))
         if feed is not None:
             if not isinstance(feed, cst.Dict):
-                raise NotNative(at, "a `feed_dict` that is not a dict literal")
+                raise Blocked(at, "a `feed_dict` that is not a dict literal")
             for element in feed.elements:
                 if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name):
-                    raise NotNative(at, "a `feed_dict` key that is not a name")
+                    raise Blocked(at, "a `feed_dict` key that is not a name")
                 key = element.key.value
                 if self.kinds.get(key) not in (Kind.PLACEHOLDER, Kind.GRAPH, Kind.NEXT):
-                    raise NotNative(at, f"a `feed_dict` that feeds `{key}`, which is not a tensor")
+                    raise Blocked(at, f"a `feed_dict` that feeds `{key}`, which is not a tensor")
                 feeds[key] = element.value
         return RunSite(call, at, fetches, fetched, feeds, dict(self.defs))
 
@@ -1094,20 +1020,20 @@ class Script:
             if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER, Kind.NEXT):
                 return [fetches.value]
             if kind is Kind.INIT:
-                raise NotNative(at, "an initializer fetched with other values")
-            raise NotNative(at, f"`sess.run({fetches.value})`, a fetch tfmigrate cannot follow")
+                raise Blocked(at, "an initializer fetched with other values")
+            raise Blocked(at, f"`sess.run({fetches.value})`, a fetch tfmigrate cannot follow")
         if isinstance(fetches, (cst.List, cst.Tuple)):
             out: List[str] = []
             for element in fetches.elements:
                 if isinstance(element, cst.StarredElement):
-                    raise NotNative(at, "a starred fetch")
+                    raise Blocked(at, "a starred fetch")
                 out += self._fetched(element.value, at)
             return out
         if isinstance(fetches, cst.Dict):
             out = []
             for element in fetches.elements:
                 if not isinstance(element, cst.DictElement):
-                    raise NotNative(at, "a `**` fetch")
+                    raise Blocked(at, "a `**` fetch")
                 out += self._fetched(element.value, at)
             return out
         reads = names_read(fetches)
@@ -1115,7 +1041,7 @@ class Script:
         if reads & graph and not reads - graph - self.aliases - self.helpers:
             self._check_supported(fetches, at)  # `sess.run(tf.round(y))`: an expression of the graph
             return sorted(reads & graph)
-        raise NotNative(at, f"the fetch `{code(fetches)}`")
+        raise Blocked(at, f"the fetch `{code(fetches)}`")
 
 
 class _StateFree(cst.CSTVisitor):
@@ -1131,7 +1057,7 @@ class _StateFree(cst.CSTVisitor):
         if path is None:
             return None
         if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
-            raise NotNative(self.at, f"{self.what} (`tf.{path}`)")
+            raise Blocked(self.at, f"{self.what} (`tf.{path}`)")
         return False
 
 

@@ -1,9 +1,9 @@
 """TFM216: with `--native`, a module of TF1 graph code that `fix --native` cannot rewrite as eager
 TF2, and the construct that stops it.
 
-`fix --native` rewrites a whole graph script before any other fix (engine._native, tfmigrate.native);
-a module it leaves alone keeps the compat route (TFM200), and this finding says why, so the user
-knows what to migrate by hand (or what tfmigrate would need to learn).
+`fix --native` rewrites a whole graph script before any other fix (tfmigrate.native, in the fix
+loop's native pre-pass); a module it leaves alone keeps the compat route (TFM200), and this finding
+says why, so the user knows what to migrate by hand (or what tfmigrate would need to learn).
 """
 from __future__ import annotations
 

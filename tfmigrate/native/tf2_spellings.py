@@ -10,7 +10,8 @@ from typing import Callable, Dict, Optional
 
 import libcst as cst
 
-from tfmigrate.native.script import Script, bind, code
+from tfmigrate.native.script import Script
+from tfmigrate.native.syntax import bind, code
 
 _LOSS_PARAMS = {
     "losses.mean_squared_error": ("labels", "predictions", "weights", "scope", "loss_collection", "reduction"),
@@ -68,8 +69,7 @@ def native_call(script: Script, call: cst.Call) -> Optional[str]:
     needed = _LOSS_PARAMS[path][:2]
     if any(k not in texts for k in needed):
         return None
-    tf = sorted(script.aliases)[0]
-    return _BUILD[path](tf, texts)
+    return _BUILD[path](script.tf, texts)
 
 
 _ASSIGNS = {"assign": "assign", "assign_add": "assign_add", "assign_sub": "assign_sub"}
@@ -98,43 +98,3 @@ class NativeCalls(cst.CSTTransformer):
         if text is None:
             return updated
         return cst.parse_expression(text).with_changes(lpar=updated.lpar, rpar=updated.rpar)
-
-
-# TF1 optimizer -> (Keras 3 class, TF1 parameters, {TF1 name: Keras name}, Keras arguments TF1's
-# defaults need). Same update rule at constant hyperparameters: SGD; Momentum (Keras keeps
-# v = m*v - lr*g, TF1 a = m*a + g; v = -lr*a); Adam (TF1's epsilon 1e-8, Keras's default 1e-7).
-_OPTIMIZERS = {
-    "train.GradientDescentOptimizer": ("SGD", ("learning_rate", "use_locking", "name"),
-                                       {"learning_rate": "learning_rate"}, {}),
-    "train.MomentumOptimizer": ("SGD", ("learning_rate", "momentum", "use_locking", "name", "use_nesterov"),
-                                {"learning_rate": "learning_rate", "momentum": "momentum",
-                                 "use_nesterov": "nesterov"}, {}),
-    "train.AdamOptimizer": ("Adam", ("learning_rate", "beta1", "beta2", "epsilon", "use_locking", "name"),
-                            {"learning_rate": "learning_rate", "beta1": "beta_1", "beta2": "beta_2",
-                             "epsilon": "epsilon"}, {"learning_rate": "0.001", "epsilon": "1e-08"}),
-}
-OPTIMIZERS = tuple(_OPTIMIZERS)
-
-
-def keras_optimizer(script: Script, call: cst.Call) -> Optional[str]:
-    """`tf.keras.optimizers.X(...)` with TF1's hyperparameters, or None when the call passes
-    something without a Keras equivalent."""
-    path = script.tf_call(call)
-    if path not in _OPTIMIZERS:
-        return None
-    cls, params, renames, defaults = _OPTIMIZERS[path]
-    try:
-        bound = bind(call, params)
-    except ValueError:
-        return None
-    if "use_locking" in bound and code(bound["use_locking"]) != "False":
-        return None
-    if "learning_rate" not in bound and "learning_rate" not in defaults:
-        return None
-    args = {renames[k]: code(v) for k, v in bound.items() if k in renames}
-    for key, value in defaults.items():
-        args.setdefault(renames[key], value)
-    tf = sorted(script.aliases)[0]
-    ordered = [f"{k}={args[k]}" for k in ("learning_rate", "beta_1", "beta_2", "epsilon", "momentum", "nesterov")
-               if k in args]
-    return f"{tf}.keras.optimizers.{cls}({', '.join(ordered)})"

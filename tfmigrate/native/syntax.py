@@ -1,0 +1,90 @@
+"""Syntax helpers of the native rewrite: a node's code, the names it reads and assigns, a call's
+arguments by parameter. Knows nothing of scripts, so every native module may use it.
+"""
+from __future__ import annotations
+
+from typing import Dict, Sequence, Set
+
+import libcst as cst
+
+from tfmigrate.facts.names import dotted
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def names_read(node: cst.CSTNode) -> Set[str]:
+    """Every Name loaded in `node` (attribute names and keywords excluded)."""
+    found: Set[str] = set()
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            attr.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Reads())
+    return found
+
+
+def names_assigned(node: cst.CSTNode) -> Set[str]:
+    found: Set[str] = set()
+
+    class _Writes(cst.CSTVisitor):
+        def _targets(self, target) -> None:
+            if isinstance(target, cst.Name):
+                found.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._targets(element.value)
+            elif isinstance(target, cst.StarredElement):
+                self._targets(target.value)
+
+        def _target_of(self, node) -> None:
+            self._targets(node.target)
+
+        visit_AssignTarget = visit_AugAssign = visit_AnnAssign = visit_For = visit_CompFor = _target_of
+
+        def visit_WithItem(self, node) -> None:
+            if node.asname is not None:
+                self._targets(node.asname.name)
+
+        def visit_FunctionDef(self, node) -> bool:
+            found.add(node.name.value)
+            return False
+
+        def visit_ClassDef(self, node) -> bool:
+            found.add(node.name.value)
+            return False
+
+        def visit_Import(self, node) -> None:
+            for alias in node.names:
+                found.add(alias.evaluated_alias or dotted(alias.name).split(".")[0])
+
+        def visit_ImportFrom(self, node) -> None:
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    found.add(alias.evaluated_alias or alias.evaluated_name)
+
+    node.visit(_Writes())
+    return found
+
+
+def bind(call: cst.Call, params: Sequence[str]) -> Dict[str, cst.BaseExpression]:
+    """The call's arguments by parameter name (raises KeyError-free ValueError on `*args`)."""
+    bound: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise ValueError("`*args` hides the arguments")
+        key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+        if key is None:
+            raise ValueError("too many positional arguments")
+        bound[key] = arg.value
+    return bound
