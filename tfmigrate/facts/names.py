@@ -60,7 +60,7 @@ def normalize(full: str) -> Optional[str]:
     return None
 
 
-def _statements(body) -> Iterator[cst.CSTNode]:
+def statements_of(body) -> Iterator[cst.CSTNode]:
     """Every statement, recursing into compound statements but never into expressions."""
     stack = list(reversed(body))
     while stack:
@@ -101,9 +101,9 @@ def _fails_under_tf2(target: Optional[str]) -> bool:
 def _fallback_imports(module: cst.Module) -> Set[cst.CSTNode]:
     """Import statements inside `except` blocks (fallbacks for an older library)."""
     found: Set[cst.CSTNode] = set()
-    for stmt in _statements(module.body):
+    for stmt in statements_of(module.body):
         if type(stmt) in (cst.ExceptHandler, cst.ExceptStarHandler):
-            for inner in _statements(stmt.body.body):
+            for inner in statements_of(stmt.body.body):
                 if type(inner) is cst.SimpleStatementLine:
                     found.update(s for s in inner.body if type(s) in (cst.Import, cst.ImportFrom))
     return found
@@ -122,7 +122,7 @@ class ImportTable:
         # What importing those star-imported modules does to the program ("v2_off", ...).
         self.star_program = shims.star_program if shims is not None else ()
         fallbacks = _fallback_imports(module) if "except" in source or not source else set()
-        for stmt in _statements(module.body):
+        for stmt in statements_of(module.body):
             small = stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt]
             for s in small:
                 kind = type(s)

@@ -18,7 +18,9 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from tfmigrate.facts.keras_classes import KerasClasses, module_classes
 from tfmigrate.facts.names import dotted
+from tfmigrate.facts.source_search import SourceSearch
 
 # What only TF1 graph code does (a graph is built, then run by a session), spelled after a
 # TensorFlow alias (`tf.` or `tf.compat.v1.`). One of these makes the module graph code.
@@ -72,11 +74,13 @@ def graph_only(path: str) -> bool:
 
 def mentions_graph_mode(ctx) -> bool:
     """Whether the file shows any sign of TF1 graph mode (a word match: conservative)."""
-    return ctx.search(_GRAPH_WORDS)
+    return ctx.fact(SourceSearch).found(_GRAPH_WORDS)
 
 
 class ProgramMode:
     """The module's TensorFlow imports and the evidence that it is TF1 graph code."""
+
+    needs = (KerasClasses,)
 
     def __init__(self, ctx):
         self.module = ctx.module
@@ -103,9 +107,7 @@ class ProgramMode:
 
     @cached_property
     def _keras_names(self) -> frozenset:
-        from tfmigrate.facts.keras_classes import module_classes
-
-        kinds = self._ctx.keras_classes
+        kinds = self._ctx.fact(KerasClasses)
         return frozenset(name for name, node in module_classes(self.module).items() if kinds.kind(node))
 
     def _in_keras_class(self, pos: int) -> bool:

@@ -42,7 +42,7 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), 
     and reused while no file's size or modification time changed (a warm check reads nothing)."""
     files = [f for f in files if f.endswith(".py")]
     if cache_dir is None or read is not None or exclude:
-        return _graph_importers(files, read or _read, star, exclude)
+        return _graph_importers(files, read or read_source, star, exclude)
     stamp = _stamp(files, star)
     entry = os.path.join(cache_dir, "graph_imports.json")
     try:
@@ -52,7 +52,7 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), 
             return cached["importers"]
     except (OSError, ValueError, AttributeError):
         pass
-    found = _graph_importers(files, _read, star)
+    found = _graph_importers(files, read_source, star)
     try:
         make_cache_folder(cache_dir)
         write_atomic(entry, json.dumps({"stamp": stamp, "importers": found}).encode("utf-8"), new=True)
@@ -139,7 +139,7 @@ def resolve(module: str, importer: str, known: Dict[str, str]) -> Optional[str]:
     return None
 
 
-def _read(path: str) -> bytes:
+def read_source(path: str) -> bytes:
     try:
         with open(path, "rb") as handle:
             return handle.read()

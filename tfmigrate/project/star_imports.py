@@ -24,7 +24,7 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder
-from tfmigrate.project.graph_imports import _read, resolve
+from tfmigrate.project.graph_imports import read_source, resolve
 
 _HINT = re.compile(rb"import[ \t]*\*")
 _STAR = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
@@ -55,7 +55,7 @@ def star_aliases(files: Iterable[str], read: Optional[Callable[[str], bytes]] = 
     """path -> what its star imports of checked modules bring in, for the files whose star
     imports bring TensorFlow names. `cache_dir`: where parses are kept between runs (None: not
     kept)."""
-    read = read or _read
+    read = read or read_source
     files = [f for f in files if f.endswith(".py")]
     modules = _Modules(files, read, cache_dir)
     found: Dict[str, StarFact] = {}

@@ -11,10 +11,10 @@ from typing import Optional, Tuple
 
 from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
-from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.facts.keras_classes import keras_class_obstacle
+from tfmigrate.fixers.api_rename import generic_fix, keras_class_obstacle
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.references import Ref, ReferenceRule
+from tfmigrate.facts.references import Ref
+from tfmigrate.rules.base import ReferenceRule
 
 
 class RemovedApiRule(ReferenceRule):

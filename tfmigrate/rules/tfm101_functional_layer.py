@@ -18,6 +18,7 @@ from tfmigrate.fixers.keras_init import REPEATING, ClassBook, ConstructorReads, 
 from tfmigrate.facts.functions import head_name
 from tfmigrate.facts.names import Reference
 from tfmigrate.rules.base import Rule
+from tfmigrate.facts.program import ProgramMode
 
 
 class FunctionalLayer(Rule):
@@ -77,7 +78,7 @@ class FunctionalLayer(Rule):
             fix, caveats = result
             unsafe = f"; the fix is unsafe because {'; '.join(caveats)}" if caveats else ""
             return self.report(node.func, f"{wrong} {todo}{unsafe}.", fix)
-        if place is None and self.ctx.program.graph:
+        if place is None and self.ctx.fact(ProgramMode).graph:
             return self._graph_code(node, spelled, ref)
         if isinstance(place, str) or isinstance(mapped, str):
             why = place if isinstance(place, str) else mapped
@@ -103,7 +104,7 @@ class FunctionalLayer(Rule):
         """In TF1 graph code a Keras 3 object built inline would lose what the rest of the graph
         relies on (variable_scope reuse, UPDATE_OPS, regularization losses, a placeholder
         `training` flag): the module keeps TF1's layers on the compat route instead."""
-        program = self.ctx.program
+        program = self.ctx.fact(ProgramMode)
         native = (f"The TF2-native form, a `{ref.code}` object created once, belongs with a rewrite of the "
                   "whole graph code (weight sharing, UPDATE_OPS, regularization losses, a `training` flag)")
         v1 = self.ctx.names.full_name(node.func) or ""

@@ -101,7 +101,7 @@ class UntrackedVariable(Rule):
                 if any(_name(d.decorator) == "staticmethod" for d in method.decorators):
                     return None
                 if self._keras is None:
-                    self._keras = KerasClasses(self.ctx.module, self.ctx.names)
+                    self._keras = self.ctx.fact(KerasClasses)
                 kind = self._keras.kind(stack[i])
                 return (stack[i], kind, method, method.params.params[0].name.value) if kind else None
         return None

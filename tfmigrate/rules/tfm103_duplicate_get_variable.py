@@ -21,6 +21,7 @@ import libcst as cst
 from tfmigrate.fixers.reuse import auto_reuse, share_in_scope
 from tfmigrate.facts.names import dotted
 from tfmigrate.rules.base import Rule
+from tfmigrate.facts.source_search import SourceSearch
 
 _GRAPH_MODE = re.compile(
     r"disable_eager_execution|disable_v2_behavior|Session\(|\bplaceholder\("
@@ -549,7 +550,7 @@ class DuplicateGetVariable(Rule):
 
     def _remedy(self, item: _Expanded, case: str, first: Optional[_Expanded]):
         create = item.create
-        if not self.ctx.search(_GRAPH_MODE):
+        if not self.ctx.fact(SourceSearch).found(_GRAPH_MODE):
             return ("Create the variable once (for example as an attribute or a Keras layer) "
                     "and use that object, or pass distinct names; `reuse` is ignored in eager "
                     "mode."), None

@@ -20,7 +20,8 @@ from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.shapes import dynamic_dims, dynamic_shape
 from tfmigrate.facts.functions import element_params, positional, target_names
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.traced import TracedRule, collector
+from tfmigrate.rules.base import Rule
+from tfmigrate.facts.traced import TracedFunctions
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Walking up from a scalar read through these keeps "the value is used by TensorFlow or a test".
@@ -400,8 +401,9 @@ def _accepts_tensor(api: str) -> bool:
     return not api.startswith(("keras.", "layers.", "contrib.", "estimator.", "data.", "feature_column."))
 
 
-class StaticShapeInMap(TracedRule):
+class StaticShapeInMap(Rule):
     code = "TFM104"
+    reads = (TracedFunctions,)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -409,7 +411,7 @@ class StaticShapeInMap(TracedRule):
         self._reported: Set[cst.Name] = set()
 
     def leave_Module(self, node: cst.Module) -> None:
-        traced = collector(self.ctx)
+        traced = self.ctx.fact(TracedFunctions)
         self._functions = traced.functions
         for fn, chain in traced.map_sites():
             if isinstance(fn, cst.Lambda):

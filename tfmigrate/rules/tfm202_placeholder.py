@@ -4,6 +4,7 @@ import re
 
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
+from tfmigrate.facts.source_search import SourceSearch
 
 _GRAPH_MODE_ON = re.compile(r"\b(?:disable_eager_execution|disable_v2_behavior)\b")
 
@@ -19,6 +20,6 @@ class Placeholder(RemovedApiRule):
             "(`tf.function(input_signature=[tf.TensorSpec(shape, dtype)])` pins its shape and dtype)"
         )
         caveat = ""
-        if ref.path != "placeholder_with_default" and not self.ctx.search(_GRAPH_MODE_ON):
+        if ref.path != "placeholder_with_default" and not self.ctx.fact(SourceSearch).found(_GRAPH_MODE_ON):
             caveat = "; it raises RuntimeError unless `tf.compat.v1.disable_eager_execution()` runs first"
         return fallback_message(ref, "declares a TF1 graph input fed by a session", todo, fix, caveat), fix

@@ -20,6 +20,7 @@ from tfmigrate.fixers.arguments import joined
 from tfmigrate.facts.references import GoneRef, Ref
 from tfmigrate.fixers.imports import remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
+from tfmigrate.facts.program import ProgramMode
 
 # Module -> what to use instead (one sentence, no trailing period).
 MODULES = {
@@ -156,7 +157,7 @@ class Contrib(GoneApiRule):
         if len(parts) != 3:
             return None
         leaf = parts[2]
-        if module == "layers" and self.ctx.program.graph and leaf in SLIM_LAYERS:
+        if module == "layers" and self.ctx.fact(ProgramMode).graph and leaf in SLIM_LAYERS:
             return _slim_fix(self.ctx, ref, leaf)
         if module == "layers":
             return _layers_fix(self.ctx, ref, leaf)

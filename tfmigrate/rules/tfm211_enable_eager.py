@@ -6,6 +6,7 @@ from tfmigrate.findings import Fix
 from tfmigrate.fixers.statements import remove_call_statement
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
+from tfmigrate.facts.source_search import SourceSearch
 
 # Something in the file turns TF2 behaviour off: an `enable_*` call may then switch it back on.
 _DISABLES = re.compile(
@@ -31,7 +32,7 @@ class EnableEager(RemovedApiRule):
 
     def describe(self, ref):
         fix = None
-        if ref.call is not None and not self.ctx.search(_DISABLES):
+        if ref.call is not None and not self.ctx.fact(SourceSearch).found(_DISABLES):
             removal = remove_call_statement(ref.call, self.ctx.stack)
             if removal is not None:
                 # Arguments (a device policy, a ConfigProto) configure more than the switch.

@@ -20,6 +20,8 @@ from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.facts.references import GoneRef, Ref
 from tfmigrate.fixers.imports import remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
+from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.source_search import SourceSearch
 
 _TRUE = "True"
 # cell -> (Keras target, accepted keywords -> Keras keyword (None: drop), keywords to add)
@@ -83,7 +85,7 @@ class RnnCell(GoneApiRule):
             if fix is not None:
                 return f"Importing `{name}` fails under TensorFlow 2 and nothing here uses `{ref.local}` any more. Remove the import.", fix
             return f"Importing `{name}` fails under TensorFlow 2: `tf.contrib` was removed. Instead, {KERAS}. No automatic fix.", None
-        program = self.ctx.program
+        program = self.ctx.fact(ProgramMode)
         if contrib and program.v2_disabled and len(parts) == 3 and parts[2] in CORE_RNN:
             target = CORE_RNN[parts[2]]
             reference = self.ctx.names.reference(target)
@@ -99,7 +101,7 @@ class RnnCell(GoneApiRule):
             return (f"`{name}` {why} without TensorFlow's legacy Keras. In this TF1 graph module TFM200's fix keeps it "
                     f"on `tf.compat.v1` with legacy Keras (tf-keras), with its cell, wrappers and `zero_state`. {native}."), None
         if leaf in CELLS and len(parts) == (3 if contrib or parts[1] == "rnn_cell" else 2):
-            if self.ctx.search(_RNN_PIECES):
+            if self.ctx.fact(SourceSearch).found(_RNN_PIECES):
                 return (f"`{name}` {why}: use `tf.{CELLS[leaf][0]}`. No automatic fix: this module also uses "
                         "`dynamic_rnn`, a cell wrapper or `zero_state`, which a Keras cell does not work with, "
                         "so the cell cannot move alone."), None
