@@ -7,8 +7,8 @@ Keras layer object. A rule owns its message and fix (`describe(ref)`), so a symb
 once, by one rule, whatever the spelling. Calls of TF 2.21 API go to TFM215 (SIGNATURES), which
 checks their arguments.
 
-`walk_steps` also starts the facts that are fed by the walk itself (those with `handlers()`,
-such as the traced functions) whenever an enabled rule reads them: they see each node before
+`walk_steps` also starts the facts that are fed by the walk itself (`walked`, such as the
+traced functions) whenever an enabled rule reads them: they see each node before
 the rules do.
 """
 from __future__ import annotations
@@ -124,15 +124,16 @@ def walk_steps(ctx, rules: Sequence[Rule]) -> Tuple[list, Dict[Rule, BaseExcepti
     readers = [rule for rule in rules if isinstance(rule, ReferenceRule)]
     dispatch = Dispatch(ctx, readers)
     steps: list = [References(ctx, dispatch)] if readers else []
-    steps += [ctx.fact(kind) for kind in _read_by(rules) if hasattr(kind, "handlers")]
+    steps += [ctx.fact(kind) for kind in read_by(rules) if getattr(kind, "walked", False)]
     return steps, dispatch.failed
 
 
-def _read_by(rules: Sequence[Rule]) -> List[type]:
-    """Every fact kind the rules read, with the kinds those need, in order of first mention."""
+def read_by(rules: Sequence) -> List[type]:
+    """Every fact kind the rules (instances or classes) read, with the kinds those need, in
+    order of first mention."""
     found: List[type] = []
     seen: Set[type] = set()
-    todo = [kind for rule in rules for kind in rule.reads]
+    todo = [kind for rule in rules for kind in rule.facts_read()]
     while todo:
         kind = todo.pop(0)
         if kind not in seen:

@@ -28,9 +28,9 @@ import libcst as cst
 
 from tfmigrate.facts import api_table
 from tfmigrate.facts.names import dotted, normalize
-from tfmigrate.facts.probes import protected, self_assigned
-from tfmigrate.facts.program import graph_only, mentions_graph_mode
-from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.probes import AssignedPaths, FailedTries, protected, self_assigned
+from tfmigrate.facts.program import ProgramMode, graph_only, mentions_graph_mode
+from tfmigrate.facts.source_search import SourceSearch
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,8 @@ class References:
     """A walk step: the references of one file, resolved at each node of the engine's walk
     (`ctx.stack` holds the ancestors of the node being visited) and handed to `receiver`."""
 
+    # What resolving a reference asks, and judging it (`runs_on_route`, `protected`).
+    needs = (ProgramMode, SourceSearch, FailedTries, AssignedPaths)
     code = "references"  # the step's name in a TFM000 finding, should it fail
 
     def __init__(self, ctx, receiver: Receiver):

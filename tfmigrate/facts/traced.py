@@ -40,6 +40,7 @@ class TracedFunctions:
     the engine's walk and resolved once, on the first question after it."""
 
     needs = (DatasetNames,)
+    walked = True  # fed by the engine's walk, which starts it when an enabled rule reads it
     code = "traced functions"  # the step's name in a TFM000 finding, should it fail
 
     def __init__(self, ctx):
@@ -196,9 +197,13 @@ get_static_value name_scope variable_scope device control_dependencies get_defau
 TensorShape group no_op Print cond while_loop""".split())
 
 
-def numpy_aliases(ctx) -> Set[str]:
-    """Local names bound to the numpy module (`import numpy as np`)."""
-    return ctx.fact(_numpy_aliases)
+class NumpyAliases:
+    """Local names bound to the numpy module (`import numpy as np`): `.names`."""
+
+    needs = ()
+
+    def __init__(self, ctx):
+        self.names = _numpy_aliases(ctx)
 
 
 def _numpy_aliases(ctx) -> Set[str]:

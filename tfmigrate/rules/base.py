@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from tfmigrate.facts.references import References
 from tfmigrate.findings import Fix
 
 if TYPE_CHECKING:
@@ -50,6 +51,11 @@ class Rule:
         return [a for a in dir(type(self)) if a.startswith(("visit_", "leave_"))]
 
     @classmethod
+    def facts_read(cls) -> Tuple[type, ...]:
+        """`reads` of the rule and of its base classes."""
+        return tuple(kind for klass in reversed(cls.__mro__) for kind in vars(klass).get("reads", ()))
+
+    @classmethod
     def applies_to(cls, ctx: "FileContext") -> bool:
         """Cheap per-file precondition; rules that cannot fire are not walked at all."""
         return ctx.names.has_tensorflow
@@ -60,6 +66,7 @@ class ReferenceRule(Rule):
     prefixes it CLAIMS, and what it says about each reference handed to it (`describe`).
     FULL_PATHS: it is handed whole paths under OWN_PREFIXES (`GoneRef`s)."""
 
+    reads = (References,)
     CLAIMS: ClassVar[Tuple[str, ...]] = ()
     FULL_PATHS: ClassVar[bool] = False
 

@@ -19,10 +19,12 @@ from tfmigrate.facts.functions import head_name
 from tfmigrate.facts.names import Reference
 from tfmigrate.rules.base import Rule
 from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.keras_classes import KerasClasses
 
 
 class FunctionalLayer(Rule):
     code = "TFM101"
+    reads = (ProgramMode, KerasClasses)
 
     def __init__(self, ctx):
         super().__init__(ctx)

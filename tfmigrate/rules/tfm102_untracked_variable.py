@@ -78,6 +78,7 @@ def _contained(value, boxed: bool = False) -> Iterator[tuple]:
 
 class UntrackedVariable(Rule):
     code = "TFM102"
+    reads = (KerasClasses,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:

@@ -115,6 +115,7 @@ def _single_iteration(loop) -> bool:
 
 class DuplicateGetVariable(Rule):
     code = "TFM103"
+    reads = (SourceSearch,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:

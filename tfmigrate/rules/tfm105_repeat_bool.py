@@ -21,6 +21,7 @@ def _bool_count(call: cst.Call):
 
 class RepeatBool(Rule):
     code = "TFM105"
+    reads = (DatasetNames,)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

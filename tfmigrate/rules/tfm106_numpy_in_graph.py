@@ -14,7 +14,7 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.rules.base import Rule
-from tfmigrate.facts.traced import FUNCTIONS, MAP, TracedFunctions, numpy_aliases
+from tfmigrate.facts.traced import FUNCTIONS, MAP, NumpyAliases, TracedFunctions
 
 # NumPy function -> (TensorFlow API, reduction?, safe?). Safe: same values and dtype for every
 # dtype, or TensorFlow raises where NumPy would differ (exp of an int32). Unsafe: integer input
@@ -44,7 +44,7 @@ def _twin_args(call: cst.Call, reduction: bool) -> bool:
 
 class NumpyInGraph(Rule):
     code = "TFM106"
-    reads = (TracedFunctions,)
+    reads = (TracedFunctions, NumpyAliases)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -60,7 +60,7 @@ class NumpyInGraph(Rule):
             return
         if func.attr.value == "numpy" and not node.args:
             self._numpy_calls.append((node, fn))
-        elif isinstance(func.value, cst.Name) and func.value.value in numpy_aliases(self.ctx) and node.args:
+        elif isinstance(func.value, cst.Name) and func.value.value in self.ctx.fact(NumpyAliases).names and node.args:
             self._np_calls.append((node, func.attr.value, fn))
 
     def leave_Module(self, node: cst.Module) -> None:

@@ -44,7 +44,7 @@ def _snake(name: str) -> str:
 
 class LayerInCall(Rule):
     code = "TFM107"
-    reads = (TracedFunctions,)
+    reads = (TracedFunctions, KerasClasses)
 
     def __init__(self, ctx):
         super().__init__(ctx)

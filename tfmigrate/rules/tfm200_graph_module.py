@@ -22,6 +22,7 @@ _MAX_EVIDENCE = 3
 
 class GraphModule(Rule):
     code = "TFM200"
+    reads = (ProgramMode,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:

@@ -21,6 +21,7 @@ _EVIDENT = re.compile(r"\b(?:Session|InteractiveSession|MonitoredTrainingSession
 
 class Session(RemovedApiRule):
     code = "TFM201"
+    reads = (ProgramMode, SourceSearch)
     CLAIMS = (
         "Session",
         "InteractiveSession",

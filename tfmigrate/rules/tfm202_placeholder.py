@@ -11,6 +11,7 @@ _GRAPH_MODE_ON = re.compile(r"\b(?:disable_eager_execution|disable_v2_behavior)\
 
 class Placeholder(RemovedApiRule):
     code = "TFM202"
+    reads = (SourceSearch,)
     CLAIMS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
 
     def describe(self, ref):

@@ -18,7 +18,7 @@ from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.fixers.arguments import joined
 from tfmigrate.facts.references import GoneRef, Ref
-from tfmigrate.fixers.imports import remove_import_fix
+from tfmigrate.fixers.imports import NameCounts, remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 from tfmigrate.facts.program import ProgramMode
 
@@ -113,6 +113,7 @@ EAGER_HINTS = {
 
 class Contrib(GoneApiRule):
     code = "TFM206"
+    reads = (NameCounts, ProgramMode)
     CLAIMS = ("contrib",)
 
     def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:

@@ -110,6 +110,8 @@ def _params(params: cst.Parameters):
 class _Plan:
     """Per file: the local names the fix binds to absl's `flags` and `app` modules."""
 
+    needs = ()
+
     def __init__(self, ctx):
         self.ctx = ctx
         names = ctx.names
@@ -162,6 +164,7 @@ class _Plan:
 
 class AppFlags(RemovedApiRule):
     code = "TFM207"
+    reads = (_Plan,)
     CLAIMS = ("app", "flags")
 
     def _plan(self) -> _Plan:

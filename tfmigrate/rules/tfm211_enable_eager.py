@@ -24,6 +24,7 @@ _WHAT = {
 
 class EnableEager(RemovedApiRule):
     code = "TFM211"
+    reads = (SourceSearch,)
     CLAIMS = (
         *_WHAT,
         "contrib.eager.enable_eager_execution",

@@ -18,7 +18,7 @@ import libcst as cst
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.facts.references import GoneRef, Ref
-from tfmigrate.fixers.imports import remove_import_fix
+from tfmigrate.fixers.imports import NameCounts, remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 from tfmigrate.facts.program import ProgramMode
 from tfmigrate.facts.source_search import SourceSearch
@@ -65,6 +65,7 @@ KERAS = "run Keras cells with `tf.keras.layers.RNN`, or use `tf.keras.layers.LST
 
 class RnnCell(GoneApiRule):
     code = "TFM214"
+    reads = (NameCounts, ProgramMode, SourceSearch)
     CLAIMS = (
         "nn.rnn_cell",
         "nn.dynamic_rnn",

@@ -29,6 +29,7 @@ _STRICT_KWARGS = ("keras.optimizers.",)
 
 class UnexpectedArgument(RemovedApiRule):
     code = "TFM215"
+    reads = (ProgramMode,)
 
     def check_call(self, call: cst.Call, path: str, v1: bool) -> None:
         signature = api_table.call_signature(path, v1)

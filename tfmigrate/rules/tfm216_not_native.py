@@ -25,6 +25,7 @@ _HOW = {  # a word of the construct -> how to migrate that part by hand
 
 class NotNative(Rule):
     code = "TFM216"
+    reads = (ProgramMode,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
