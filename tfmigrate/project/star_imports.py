@@ -24,17 +24,17 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder
+from tfmigrate.facts.graph_words import LEGACY_KERAS_SET_BYTES, LEGACY_KERAS_VARIABLE, V2_OFF_CALL_BYTES
 from tfmigrate.project.graph_imports import read_source, resolve
 
 _HINT = re.compile(rb"import[ \t]*\*")
 _STAR = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
 _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 _LEVELS = 2  # the star-imported module, and the modules it star-imports in turn
-# What importing a module does to the whole program (program.py's _V2_OFF and _LEGACY_SET, on
-# bytes: program.py imports libcst, which a cached run must not pay for).
+# What importing a module does to the whole program (what the program fact reads from text, on bytes).
 _PROGRAM = (  # (flag, a literal every match contains, the pattern)
-    ("v2_off", b"disable_", re.compile(rb"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")),
-    ("legacy_keras", b"TF_USE_LEGACY_KERAS", re.compile(rb"""["']TF_USE_LEGACY_KERAS["']""")),
+    ("v2_off", b"disable_", V2_OFF_CALL_BYTES),
+    ("legacy_keras", LEGACY_KERAS_VARIABLE.encode(), LEGACY_KERAS_SET_BYTES),
 )
 _SCAN_FORMAT = "star-1"  # the layout of a kept scan (see _Kept); a new one ignores older files
 

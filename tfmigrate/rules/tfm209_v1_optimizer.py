@@ -12,12 +12,12 @@ Keras at 0) is never offered, the compat.v1 fallback is.
 """
 from __future__ import annotations
 
-import re
 from typing import Optional, Tuple
 
 from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
+from tfmigrate.facts.graph_words import TF1_OPTIMIZER_USE
 from tfmigrate.facts.references import Ref
 from tfmigrate.rules._removed_api import RemovedApiRule
 
@@ -35,15 +35,10 @@ OPTIMIZERS = (
     "train.RMSPropOptimizer",
     "train.SyncReplicasOptimizer",
 )
-# Evidence the code is TF1 graph-style or uses optimizer API Keras 3 lacks.
-_TF1_USES = re.compile(
-    r"\.minimize\(|compute_gradients|get_slot|global_step|Session\(|placeholder|disable_eager_execution"
-    r"|disable_v2_behavior|get_collection|\.variables\(\)|MonitoredTrainingSession|Estimator"
-)
 
 
 def eager_by_evidence(source: str) -> bool:
-    return "GradientTape" in source and "apply_gradients" in source and not _TF1_USES.search(source)
+    return "GradientTape" in source and "apply_gradients" in source and not TF1_OPTIMIZER_USE.search(source)
 
 
 class V1Optimizer(RemovedApiRule):
