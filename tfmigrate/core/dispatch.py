@@ -22,7 +22,7 @@ import libcst as cst
 from tfmigrate.core.registry import all_rules
 from tfmigrate.facts.probes import protected
 from tfmigrate.facts.program import ProgramMode
-from tfmigrate.facts.references import GoneRef, Receiver, Ref, References, access_fails, own_path, runs_on_route
+from tfmigrate.facts.references import GoneRef, Receiver, TF1Ref, References, access_fails, own_path, runs_on_route
 from tfmigrate.fixers.layers import SPECS as FUNCTIONAL_LAYERS
 from tfmigrate.rules.base import ReferenceRule, Rule
 
@@ -49,7 +49,7 @@ def owner(path: str) -> str:
     return FALLBACK
 
 
-def _functional_layer_call(ref: Ref) -> bool:
+def _functional_layer_call(ref: TF1Ref) -> bool:
     """A call of `tf.layers.dense` and the other functional layers TFM101 owns."""
     return ref.call is not None and ref.path.startswith("layers.") and ref.path[len("layers."):] in FUNCTIONAL_LAYERS
 
@@ -69,7 +69,7 @@ class Dispatch(Receiver):
     def claims_exactly(self, path: str) -> bool:
         return any(prefix == path for prefix, _ in _claims())
 
-    def table_ref(self, ref: Ref) -> None:
+    def table_ref(self, ref: TF1Ref) -> None:
         if _functional_layer_call(ref):
             return  # TFM101 reports it, with a fix that builds the Keras layer object
         if ref.spelled_v2 and owner(ref.path) == FALLBACK:
@@ -86,7 +86,7 @@ class Dispatch(Receiver):
             ref = replace(ref, routed=True)
         self._describe(rule, ref, ref.anchor or ref.node, debt)
 
-    def missing_ref(self, ref: Ref) -> None:
+    def missing_ref(self, ref: TF1Ref) -> None:
         rule = self.rules.get(FALLBACK)
         if rule is not None and not protected(self.ctx, ref.node, ref.path, True):
             self._describe(rule, ref, ref.node)
@@ -100,7 +100,7 @@ class Dispatch(Receiver):
         rule = self.rules[SIGNATURES]
         self._deliver(rule, lambda: rule.check_call(call, path, v1))
 
-    def _describe(self, rule: ReferenceRule, ref: Ref, node: cst.CSTNode, debt: bool = False) -> None:
+    def _describe(self, rule: ReferenceRule, ref: TF1Ref, node: cst.CSTNode, debt: bool = False) -> None:
         def action():
             message, fix = rule.describe(ref)
             rule.report(node, message, fix, debt)

@@ -34,7 +34,7 @@ from tfmigrate.facts.source_search import SourceSearch
 
 
 @dataclass(frozen=True)
-class Ref:
+class TF1Ref:
     """A TF1-only reference: the node naming `path` (a prefix of what the code spells)."""
 
     node: cst.BaseExpression
@@ -73,8 +73,8 @@ def lookup(path: str) -> Optional[Tuple[str, str, dict]]:
 
 
 @dataclass(frozen=True)
-class GoneRef(Ref):
-    """A Ref with the whole dotted path (the `FULL_PATHS` route); `statement` is the
+class GoneRef(TF1Ref):
+    """A TF1Ref with the whole dotted path (the `FULL_PATHS` route); `statement` is the
     Import/ImportFrom it appears in (for a reference on an import line), `alias` the
     ImportAlias, `local` the name the import binds."""
 
@@ -107,10 +107,10 @@ class Receiver:
         shorter prefix (`contrib.eager.enable_eager_execution` under `contrib`)."""
         return False
 
-    def table_ref(self, ref: "Ref") -> None:
+    def table_ref(self, ref: "TF1Ref") -> None:
         """A name, import or call the API table knows as removed, changed or diverged."""
 
-    def missing_ref(self, ref: "Ref") -> None:
+    def missing_ref(self, ref: "TF1Ref") -> None:
         """A module or name that no TF 2.21 namespace has (section "missing")."""
 
     def whole_ref(self, ref: "GoneRef") -> None:
@@ -199,7 +199,7 @@ class References:
             return
         found = lookup(path) if path else None
         if found is not None and found[1] == "gone":
-            self.receiver.table_ref(Ref(node.module, found[0], "gone", found[2], False, None))
+            self.receiver.table_ref(TF1Ref(node.module, found[0], "gone", found[2], False, None))
             return
         if found is not None or self._in_except():
             return
@@ -220,7 +220,7 @@ class References:
             if path:
                 found = lookup(path)
                 if found is not None and found[1] == "gone":
-                    self.receiver.table_ref(Ref(alias.name, found[0], "gone", found[2], False, None))
+                    self.receiver.table_ref(TF1Ref(alias.name, found[0], "gone", found[2], False, None))
                 elif found is None and not self._in_except():
                     self._missing_import(alias.name, path, full, full.startswith("tensorflow.compat.v1"))
 
@@ -237,7 +237,7 @@ class References:
         missing = api_table.unresolved(path, v1)
         if missing is None:
             return False
-        self.receiver.missing_ref(Ref(node, missing, "missing", {"full": full, "v1": v1, "import": True}, v1, None))
+        self.receiver.missing_ref(TF1Ref(node, missing, "missing", {"full": full, "v1": v1, "import": True}, v1, None))
         return True
 
     def _missing(self, node: cst.BaseExpression, path: str, full: str) -> None:
@@ -257,13 +257,13 @@ class References:
             if not isinstance(target, cst.Attribute):
                 break  # the missing part is inside what an import alias binds
             target = target.value
-        self.receiver.missing_ref(Ref(target, missing, "missing", {"full": full, "v1": v1}, v1, None))
+        self.receiver.missing_ref(TF1Ref(target, missing, "missing", {"full": full, "v1": v1}, v1, None))
 
     def _resolve(self, node: cst.BaseExpression, parent, full: str, path: str) -> None:
         found = lookup(path)
         if found is not None and full.startswith("tensorflow.compat.v2.") and api_table.compat_v2_only(found[0]):
             call = parent if isinstance(parent, cst.Call) and parent.func is node else None
-            self.receiver.table_ref(Ref(node, found[0], found[1], found[2], False, call, spelled_v2=True))
+            self.receiver.table_ref(TF1Ref(node, found[0], found[1], found[2], False, call, spelled_v2=True))
             return  # it runs: only a rule that claims it has something to say
         if found is None:
             self._changed(node, parent, path, full)
@@ -279,7 +279,7 @@ class References:
                 return
             target = target.value
         call = parent if isinstance(parent, cst.Call) and parent.func is node and target is node else None
-        ref = Ref(target, prefix, section, entry, full.startswith("tensorflow.compat.v1"), call)
+        ref = TF1Ref(target, prefix, section, entry, full.startswith("tensorflow.compat.v1"), call)
         self.receiver.table_ref(ref)
 
     def _changed(self, node, parent, path: str, full: str) -> None:
@@ -313,7 +313,7 @@ class References:
             # TF1 graph code, or when the argument's name says so, it is TF1's keep probability.
             tf1 = _keep_prob_named(call) or mentions_graph_mode(self.ctx)
         if section == "diverged" and entry.get("when") == "always":
-            self.receiver.table_ref(Ref(node, path, section, entry, v1, call))
+            self.receiver.table_ref(TF1Ref(node, path, section, entry, v1, call))
             return
         if call is None:
             return
@@ -321,7 +321,7 @@ class References:
             return  # TF1's and TF2's agree when the condition has the operands' shape
         evidence = signature_evidence(call, entry, tf1)
         if evidence:
-            self.receiver.table_ref(Ref(node, path, section, entry, v1, call, evidence, _keyword_anchor(call, evidence)))
+            self.receiver.table_ref(TF1Ref(node, path, section, entry, v1, call, evidence, _keyword_anchor(call, evidence)))
 
     def _arguments(self, node, parent, path: str, full: str) -> None:
         """A call of TF 2.21 API, for a check of its arguments against TF 2.21's signature, with
@@ -344,7 +344,7 @@ class References:
                     if not isinstance(target, cst.Attribute):
                         return
                     target = target.value
-                self.receiver.table_ref(Ref(target, ".".join(parts[:-cut]), "diverged", entry, True, None))
+                self.receiver.table_ref(TF1Ref(target, ".".join(parts[:-cut]), "diverged", entry, True, None))
                 return
 
     def rebound(self, local: str) -> bool:
@@ -425,7 +425,7 @@ def _import_ref(node, path, statement, alias, local) -> GoneRef:
                    statement=statement, alias=alias, local=local)
 
 
-def access_fails(ref: Ref) -> bool:
+def access_fails(ref: TF1Ref) -> bool:
     """Whether merely naming the reference raises under TF 2.21 (AttributeError and the like)."""
     if ref.section == "gone" or ref.section == "contrib":
         return True
@@ -434,7 +434,7 @@ def access_fails(ref: Ref) -> bool:
     return not ref.spelled_v1 or not ref.entry.get("v1_available")
 
 
-def runs_on_route(ctx, ref: Ref) -> bool:
+def runs_on_route(ctx, ref: TF1Ref) -> bool:
     """Migration debt, not breakage: TF1 API spelled through `tf.compat.v1` that runs as it did:
     on the compat route (with legacy Keras where Keras 3 lacks it), or in eager code when it
     needs no graph (a placeholder or a session does)."""

@@ -1,5 +1,5 @@
 """Fixes that rename a reference to TF1 API to its measured replacement (tfmigrate.facts.references'
-`Ref`s, api_table's `replacement`), with the arguments the replacement takes: the TF2-native
+`TF1Ref`s, api_table's `replacement`), with the arguments the replacement takes: the TF2-native
 target when it is a drop-in (and the generator ran it on a sample), else the compat.v1
 fallback; TF1 keywords of a changed signature renamed or dropped; `tf.to_float(x)` as
 `tf.cast(x, tf.float32)`."""
@@ -13,11 +13,11 @@ import libcst as cst
 from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import EQUAL, joined, keyword
-from tfmigrate.facts.names import Reference, dotted
-from tfmigrate.facts.references import Ref, labels_arg
+from tfmigrate.facts.names import Spelling, dotted
+from tfmigrate.facts.references import TF1Ref, labels_arg
 
 
-def reference_like(ref: Ref, ctx, api: str) -> Reference:
+def spelling_like(ref: TF1Ref, ctx, api: str) -> Spelling:
     """How to spell `api` in the rewrite: through the alias the code itself used when that alias
     is `tensorflow` (`tf.Session` -> `tf.compat.v1.Session`, never another alias of the same
     module), else whatever `ImportTable.reference` picks (with the import it needs)."""
@@ -25,11 +25,11 @@ def reference_like(ref: Ref, ctx, api: str) -> Reference:
     while isinstance(head, cst.Attribute):
         head = head.value
     if isinstance(head, cst.Name) and ctx.names.aliases.get(head.value) == "tensorflow":
-        return Reference(f"{head.value}.{api}", None)
-    return ctx.names.reference(api)
+        return Spelling(f"{head.value}.{api}", None)
+    return ctx.names.spelling(api)
 
 
-def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
+def generic_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
     """A rename to the measured replacement: TF2-native when it is a drop-in, else the
     compat.v1 fallback (only where the code does not already go through compat.v1)."""
     if ref.section == "changed":
@@ -56,7 +56,7 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
             return None
     elif ref.call is None and native and replacement.get("positional_ok") is not None:
         pass  # a reference that is not called (e.g. passed as a class): the rename is enough
-    reference = reference_like(ref, ctx, replacement["target"])
+    reference = spelling_like(ref, ctx, replacement["target"])
     new = reference.expression()
     if args_fix is not None:
         new_call, unsafe = args_fix
@@ -111,7 +111,7 @@ def rename_arguments(call: cst.Call, replacement: dict):
 _CAST_DTYPE = re.compile(r"tf\.cast\(x, tf\.(\w+)\)")
 
 
-def cast_fix(ref: Ref, ctx, replacement: dict) -> Optional[Fix]:
+def cast_fix(ref: TF1Ref, ctx, replacement: dict) -> Optional[Fix]:
     """`tf.to_float(x)` -> `tf.cast(x, tf.float32)` (TF2-native, same result); `name=` is kept.
     Only a call with the tensor as its one positional argument (or `x=`) is rewritten."""
     call = ref.call
@@ -131,8 +131,8 @@ def cast_fix(ref: Ref, ctx, replacement: dict) -> Optional[Fix]:
             return None
     if tensor is None:
         return None
-    cast = reference_like(ref, ctx, "cast")
-    dtype_ref = reference_like(ref, ctx, dtype.group(1))
+    cast = spelling_like(ref, ctx, "cast")
+    dtype_ref = spelling_like(ref, ctx, dtype.group(1))
     space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     args = [tensor.with_changes(comma=space), cst.Arg(dtype_ref.expression())]
     for arg in rest:
@@ -168,7 +168,7 @@ def _one_minus(value: cst.BaseExpression) -> cst.BaseExpression:
     )
 
 
-def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
+def changed_fix(ref: TF1Ref, ctx=None) -> Optional[Fix]:
     """Rename the TF1 keywords to TF2's (`keep_prob=p` -> `rate=1 - p`); drop removed keywords
     (safe only for the performance hints TF2 ignores). The callee is unchanged. Through
     `tf.compat.v1`, a new keyword is used only where TF1's signature takes it too (so the call
@@ -199,7 +199,7 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
     if "labels-gradient" in ref.evidence:
         if ctx is None:
             return None
-        stop = reference_like(ref, ctx, "stop_gradient")
+        stop = spelling_like(ref, ctx, "stop_gradient")
     labels = labels_arg(call) if stop is not None else None
     unsafe = False
     unproven = []
@@ -264,7 +264,7 @@ _KERAS_LAYER_KWARGS = frozenset({"activity_regularizer", "trainable", "dtype", "
 _TF1_LAYER_METHODS = ("apply",)
 
 
-def keras_class_obstacle(ref: Ref, ctx, replacement: dict) -> Optional[str]:
+def keras_class_obstacle(ref: TF1Ref, ctx, replacement: dict) -> Optional[str]:
     """Why a TF1 `tf.layers` class cannot become its Keras 3 namesake at this reference, or
     None. A subclass inherits TF1's API (`fused=` passed to `super().__init__`, `.apply`,
     variable scopes) that Keras 3's class rejects or lacks; a call passing a keyword Keras 3's

@@ -8,7 +8,7 @@ graph_imports: for each checked `.py` file with a star import of another checked
 TensorFlow aliases that module binds at its top level (`tf` -> `tensorflow`, `tf` ->
 `tensorflow.compat.v1`, `layers` -> `tensorflow.keras.layers`, ...), following the module's own
 star imports of checked modules one level further. The fact reaches names.ImportTable through
-shims.Shims (`star`), binding the names where the star import stands.
+project_imports.ProjectImports (`star`), binding the names where the star import stands.
 
 Cost: every file is searched once for the bytes `import *`; only a file that has one reads the
 modules it names, which are parsed with `ast` (never libcst) once per content: what a parse found

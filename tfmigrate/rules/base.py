@@ -16,7 +16,7 @@ from tfmigrate.findings import Fix
 
 if TYPE_CHECKING:
     from tfmigrate.facts.context import FileContext
-    from tfmigrate.facts.references import Ref as TF1Ref
+    from tfmigrate.facts.references import TF1Ref
 
 
 @dataclass

@@ -161,7 +161,7 @@ class UntrackedVariable(Rule):
     def _report(self, call: cst.Call, api: str, where, attr: str, plain: bool) -> None:
         cls, kind, method, self_name = where
         spelled = self.ctx.module.code_for_node(call.func)
-        keras_var = self.ctx.names.reference("keras.Variable")
+        keras_var = self.ctx.names.spelling("keras.Variable")
         keras_func = keras_var.expression()
         if api == "Variable":
             full = self.ctx.names.full_name(call.func) or ""

@@ -4,7 +4,7 @@
 are `None`: `if img.shape[-1] == 1:` is decided at trace time and never fires (FACTS.md).
 `tf.shape(img)[-1]` is the size at run time, and AutoGraph turns the branch into a `tf.cond`.
 
-During the walk the traced-function collector (tfmigrate.facts.traced, shared with TFM106-TFM108)
+During the walk the traced-functions fact (tfmigrate.facts.traced, shared with TFM106-TFM108)
 records function definitions (by scope and name) and the function arguments of dataset `.map`
 calls; `leave_Module` resolves each one (tfmigrate.facts.functions) and runs a forward taint pass over
 that function alone, so the cost stays linear in the file.
@@ -458,7 +458,7 @@ class StaticShapeInMap(Rule):
 
     # --- findings ----------------------------------------------------------------------------
     def _report(self, flow: _Flow) -> None:
-        ref = self.ctx.names.reference("shape")
+        ref = self.ctx.names.spelling("shape")
         for read in flow.reads:
             tensor_code = flow.code(read.tensor)
             if read.name in self._reported or tensor_code in flow.guards:

@@ -92,7 +92,7 @@ class NumpyInGraph(Rule):
         if twin is None or not _twin_args(call, twin[1]):
             return None
         api, _, safe = twin
-        ref = self.ctx.names.reference(api)
+        ref = self.ctx.names.spelling(api)
         edits = [Replace(call.func, ref.expression())]
         edits.extend(ref.import_edits())
         note = "" if safe else " (on integer tensors the result's dtype or value differs from NumPy's)"

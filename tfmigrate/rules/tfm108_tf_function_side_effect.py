@@ -164,7 +164,7 @@ class TfFunctionSideEffect(Rule):
         for value in values:
             if _formatted(value):
                 return "the text is formatted in Python, once, at trace time; pass the tensors to `tf.print` as separate arguments"
-        ref = self.ctx.names.reference("print")
+        ref = self.ctx.names.spelling("print")
         edits = []
         edits.extend(ref.import_edits())
         if not _module_imports_sys(self.ctx.module):

@@ -18,7 +18,7 @@ from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.facts.graph_words import TF1_OPTIMIZER_USE
-from tfmigrate.facts.references import Ref
+from tfmigrate.facts.references import TF1Ref
 from tfmigrate.rules._removed_api import RemovedApiRule
 
 OPTIMIZERS = (
@@ -45,7 +45,7 @@ class V1Optimizer(RemovedApiRule):
     code = "TFM209"
     CLAIMS = OPTIMIZERS
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         name = f"`tf.{ref.path}`"
         replacement = api_table.replacement(ref.path)
         native = replacement if replacement and replacement.get("native") else None
@@ -72,8 +72,8 @@ class V1Optimizer(RemovedApiRule):
         )
         return f"{name} was removed in TensorFlow 2. {fix.description}; {why}.", fix
 
-    def _fallback(self, ref: Ref) -> Fix:
-        reference = self.ctx.names.reference(f"compat.v1.{ref.path}")
+    def _fallback(self, ref: TF1Ref) -> Fix:
+        reference = self.ctx.names.spelling(f"compat.v1.{ref.path}")
         edits = [Replace(ref.node, reference.expression())]
         edits.extend(reference.import_edits())
         return Fix("safe", f"Replace with `{reference.code}` (compat.v1 fallback, same meaning)", tuple(edits))

@@ -17,7 +17,7 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import joined, keyword
-from tfmigrate.facts.references import GoneRef, Ref
+from tfmigrate.facts.references import GoneRef, TF1Ref
 from tfmigrate.fixers.imports import NameCounts, remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 from tfmigrate.facts.program import ProgramMode
@@ -75,7 +75,7 @@ class RnnCell(GoneApiRule):
         "contrib.rnn",
     )
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         parts = ref.path.split(".")
         leaf = parts[2] if len(parts) > 2 else parts[-1]
         name = spelled_gone(ref)
@@ -89,7 +89,7 @@ class RnnCell(GoneApiRule):
         program = self.ctx.fact(ProgramMode)
         if contrib and program.v2_disabled and len(parts) == 3 and parts[2] in CORE_RNN:
             target = CORE_RNN[parts[2]]
-            reference = self.ctx.names.reference(target)
+            reference = self.ctx.names.spelling(target)
             edits = (Replace(ref.node, reference.expression()),) + reference.import_edits()
             fix = Fix("safe", f"Replace with `{reference.code}`, the same class in TF1 graph code (needs tf-keras, "
                               "which TFM200's fix sets up)", edits, requires=("tf-keras",))
@@ -117,7 +117,7 @@ class RnnCell(GoneApiRule):
         hint = HINTS.get(leaf, KERAS)
         return f"`{name}` {why}: {hint}. No automatic fix.", None
 
-    def _cell_fix(self, ref: Ref, leaf: str) -> Optional[Fix]:
+    def _cell_fix(self, ref: TF1Ref, leaf: str) -> Optional[Fix]:
         call = ref.call
         if call is None:
             return None
@@ -146,7 +146,7 @@ class RnnCell(GoneApiRule):
             if key not in passed:
                 args.append(keyword(key, cst.parse_expression(value)))
         args = joined(call, args)
-        reference = self.ctx.names.reference(target)
+        reference = self.ctx.names.spelling(target)
         edits = [Replace(call, call.with_changes(func=reference.expression(), args=args))]
         edits.extend(reference.import_edits())
         return Fix("unsafe", f"Replace with `{reference.code}` (TF2-native)", tuple(edits))
