@@ -122,10 +122,16 @@ def walk_steps(ctx, rules: Sequence[Rule]) -> Tuple[list, Dict[Rule, BaseExcepti
     they need too). Also the rules that failed on a reference handed to them, filled as the
     walk goes."""
     readers = [rule for rule in rules if isinstance(rule, ReferenceRule)]
-    dispatch = Dispatch(ctx, readers)
-    steps: list = [References(ctx, dispatch)] if readers else []
-    steps += [ctx.fact(kind) for kind in read_by(rules) if getattr(kind, "walked", False)]
-    return steps, dispatch.failed
+    dispatch = Dispatch(ctx, readers) if readers else None
+    steps: list = [References(ctx, dispatch)] if dispatch is not None else []
+    steps += [ctx.fact(kind) for kind in _walked(tuple(type(rule) for rule in rules))]
+    return steps, dispatch.failed if dispatch is not None else {}
+
+
+@lru_cache(maxsize=64)
+def _walked(rules: Tuple[type, ...]) -> Tuple[type, ...]:
+    """The walked facts these rule classes read (the same few selections come back file after file)."""
+    return tuple(kind for kind in read_by(rules) if getattr(kind, "walked", False))
 
 
 def read_by(rules: Sequence) -> List[type]:
