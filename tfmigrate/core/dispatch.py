@@ -22,7 +22,7 @@ import libcst as cst
 from tfmigrate.core.registry import all_rules
 from tfmigrate.facts.probes import protected
 from tfmigrate.facts.program import ProgramMode
-from tfmigrate.facts.references import GoneRef, Receiver, TF1Ref, References, access_fails, own_path, runs_on_route
+from tfmigrate.facts.references import GoneRef, References, TF1Ref, access_fails, own_path, runs_on_route
 from tfmigrate.fixers.layers import SPECS as FUNCTIONAL_LAYERS
 from tfmigrate.rules.base import ReferenceRule, Rule
 
@@ -54,8 +54,9 @@ def _functional_layer_call(ref: TF1Ref) -> bool:
     return ref.call is not None and ref.path.startswith("layers.") and ref.path[len("layers."):] in FUNCTIONAL_LAYERS
 
 
-class Dispatch(Receiver):
-    """Hands each reference found in one file to the enabled rule that owns it."""
+class Dispatch:
+    """Hands each reference found in one file to the enabled rule that owns it (a
+    `references.Receiver`)."""
 
     def __init__(self, ctx, rules: Sequence[ReferenceRule]):
         self.ctx = ctx

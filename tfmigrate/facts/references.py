@@ -10,11 +10,11 @@ holds its ancestors.
 Two routes, one resolution per name:
 - the API table's (tfmigrate/data/tf1_api.json): the name is cut at the longest prefix the table
   knows (`tf.train.AdamOptimizer`), with `changed` / `diverged` signatures, names TF 2.21 lacks
-  (`missing`) and calls TF 2.21's signature rejects (TFM215's `check_call`);
+  (`missing`), and calls of TF 2.21 API handed over for a check of their arguments;
 - whole paths, for the TF1 modules that exist in neither `tf` nor `tf.compat.v1` (`tf.contrib`,
-  `tf.estimator`) and TF1-era private modules (`tensorflow.python.debug`), when the owning rule
-  asks for them (`FULL_PATHS`): the rule can tell `tf.contrib.slim.conv2d` from
-  `tf.contrib.rnn.LSTMCell`, longer CLAIMS ("contrib.rnn") win, names bound by an alias import
+  `tf.estimator`) and TF1-era private modules (`tensorflow.python.debug`), when the receiver
+  asks for them (`whole_paths`): a rule can then tell `tf.contrib.slim.conv2d` from
+  `tf.contrib.rnn.LSTMCell`, names bound by an alias import
   (`import tensorflow.contrib.slim as slim; slim.conv2d`) are followed, and each imported name
   of such a module is a reference (`GoneRef`).
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
@@ -96,16 +96,15 @@ _IMPORTS = (cst.Import, cst.ImportFrom)
 _IMPORT_NODES = (cst.Import, cst.ImportFrom, cst.ImportAlias)
 
 
-class Receiver:
+class Receiver(Protocol):
     """Where the references of a file go as the walk finds them (tfmigrate.core.dispatch)."""
 
-    whole_paths = False  # also resolve whole paths under OWN_PREFIXES (`GoneRef`s)
-    checks_calls = False  # hand over calls of TF 2.21 API, to be checked against its signature
+    whole_paths: bool  # also resolve whole paths under OWN_PREFIXES (`GoneRef`s)
+    checks_calls: bool  # hand over calls of TF 2.21 API, to be checked against its signature
 
     def claims_exactly(self, path: str) -> bool:
         """Someone claims exactly this path, so it is kept whole where the table only knows a
         shorter prefix (`contrib.eager.enable_eager_execution` under `contrib`)."""
-        return False
 
     def table_ref(self, ref: "TF1Ref") -> None:
         """A name, import or call the API table knows as removed, changed or diverged."""

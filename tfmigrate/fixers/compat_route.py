@@ -17,8 +17,7 @@ import libcst as cst
 
 from tfmigrate.findings import Replace
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.program import LEGACY_KERAS_LINE
-from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.program import LEGACY_KERAS_LINE, ProgramMode
 
 
 # With --native a helper that a rewritten script imports stays eager TF2 (runner._unless_rewritten),
