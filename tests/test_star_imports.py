@@ -18,7 +18,7 @@ from tfmigrate.frontends.cli import app
 from tfmigrate.core.engine import check_source
 from tfmigrate.project.graph_imports import graph_importers
 from tfmigrate.facts.names import ImportTable
-from tfmigrate.facts.shims import Shims
+from tfmigrate.facts.project_imports import ProjectImports
 from tfmigrate.project.star_imports import StarFact, star_aliases
 
 runner = CliRunner()
@@ -129,7 +129,7 @@ def test_a_cached_run_parses_nothing(tmp_path, monkeypatch):
 # --- the import table ---------------------------------------------------------------------------
 
 def _table(source: str, star) -> ImportTable:
-    return ImportTable(cst.parse_module(source), source, Shims(star=star))
+    return ImportTable(cst.parse_module(source), source, ProjectImports(star=star))
 
 
 def test_the_import_table_binds_the_names_where_the_star_import_stands():
@@ -144,7 +144,7 @@ def test_the_import_table_binds_the_names_where_the_star_import_stands():
 def test_a_file_without_tensorflow_bytes_is_checked_when_a_star_import_brings_tf():
     source = b"from ops import *\n\nx = tf.placeholder(tf.float32)\n"
     assert check_source(source, "model.py", ["TFM202"]) == []
-    shims = Shims(star=(("ops", (("tf", "tensorflow"),)),))
+    shims = ProjectImports(star=(("ops", (("tf", "tensorflow"),)),))
     assert [f.rule for f in check_source(source, "model.py", ["TFM202"], shims=shims)] == ["TFM202"]
 
 
@@ -156,7 +156,7 @@ def test_fixture_project_findings_are_the_marked_ones(name, monkeypatch):
     star = star_aliases(FILES)
     importers = graph_importers(FILES, star=star)
     fact = star.get(name)
-    shims = Shims(star=fact.modules, star_program=fact.program) if fact else None
+    shims = ProjectImports(star=fact.modules, star_program=fact.program) if fact else None
     data = (PROJECT / name).read_bytes()
     findings = check_source(data, name, list(catalogue()), shims=shims, imported_by=importers.get(name))
     expected = {(line, code) for code in catalogue() for line in expected_lines(data.decode(), code)}

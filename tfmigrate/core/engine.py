@@ -10,7 +10,7 @@ from typing import List, Optional, Sequence
 import libcst as cst
 
 from tfmigrate.catalogue import catalogue
-from tfmigrate.core import noqa
+from tfmigrate.core import dispatch, noqa
 from tfmigrate.core.deep import run_deep
 from tfmigrate.core.finding import INTERNAL_ERROR, PARSE_ERROR, make_finding
 from tfmigrate.core.fixloop import FileResult, fix_to_fixed_point
@@ -19,7 +19,6 @@ from tfmigrate.core.registry import all_rules
 from tfmigrate.core.source import (cpython_refuses, cpython_verdict, might_use_tensorflow, parse,
                                    parse_error, unreadable_source)
 from tfmigrate.core.walk import Walk
-from tfmigrate.facts import references
 from tfmigrate.facts.context import FileContext
 from tfmigrate.findings import Finding
 from tfmigrate.rules.base import Report, Rule
@@ -66,9 +65,11 @@ def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Mod
 
 
 def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
-    """Drop what the rules and the context hold. They point at each other (the references step,
-    per-file facts, cached helpers), and such cycles would keep each file's whole tree alive until
-    the garbage collector's full pass, which then has millions of nodes to scan."""
+    """Drop what the context and the rules hold, so that each file's whole tree is freed by
+    reference counting as soon as the file is done. Facts keep the context they answer from
+    (context -> facts -> context), and a rule may keep its own helpers pointing back at it:
+    such cycles would keep the tree alive until the garbage collector's full pass, which then
+    has millions of nodes to scan. (The context no longer points at the rules.)"""
     for rule in rules:
         rule.__dict__.clear()
     ctx.__dict__.clear()
@@ -88,16 +89,14 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     except Exception as error:  # libcst raises several types for bad input
         # Whatever the selection or noqa, as Ruff's syntax errors: the file was not checked.
         return _Pass(None, [parse_error(path, error, data)])
-    ctx = FileContext(path, module, source, shims, imported_by)
-    ctx.native = native
+    ctx = FileContext(path, module, source, shims, imported_by, native)
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
-    steps = references.steps(ctx, rules)  # walked before the rules, at each node
+    steps, failed = dispatch.walk_steps(ctx, rules)  # walked before the rules, at each node
     walk = Walk(ctx, steps + [r for r in rules if r.handlers()])
     if rules:
         walk.walk(module)
-    for step in steps:
-        walk.failed.update(step.failed)  # a rule that failed on a reference handed to it
+    walk.failed.update(failed)  # a rule that failed on a reference handed to it
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]
     errors = [(rule.code, error) for rule, error in walk.failed.items()]
     _forget(ctx, rules)
@@ -127,7 +126,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
 
 def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
                  native: bool = False) -> List[Finding]:
-    """`shims`: the project's re-exports of TensorFlow (names.Shims), or None. `imported_by`: a
+    """`shims`: the project's re-exports of TensorFlow (facts.project_imports.ProjectImports), or None. `imported_by`: a
     checked module of TF1 graph code that imports this one (graph_imports), or None. Runs with
     room for deeply nested code (tfmigrate.core.deep)."""
     return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by, native=native).findings)

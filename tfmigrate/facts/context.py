@@ -1,8 +1,19 @@
-"""What a rule may ask about the file it is looking at, computed once per file and shared."""
+"""The file being checked, as every rule and fact sees it, and the one way to ask about it.
+
+`FileContext` holds what the engine knows before any analysis: the path, the parsed module, its
+text, its imports (`names`), the run's settings that change what a rule says (`imported_by`,
+`native`), and the walk's position (`stack`, read through `statements` and `enclosing`).
+Everything else is a fact, asked as `ctx.fact(Kind)`: a class built from the context once per
+file and shared by whoever asks. A fact kind declares the facts it asks for (`needs`); a rule
+declares the facts it reads (`Rule.reads`), so a rule's file says all it reads.
+
+Facts keep the context they were built from (to answer lazily), so the context and its facts
+point at each other: the engine clears `__dict__` once the file is done, so each file's tree is
+freed by reference counting, not left for the garbage collector.
+"""
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any, Callable, Dict, List, TypeVar
+from typing import Any, Dict, List, Type, TypeVar
 
 import libcst as cst
 
@@ -14,62 +25,26 @@ T = TypeVar("T")
 
 
 class FileContext:
-    def __init__(self, path: str, module: cst.Module, source: str, shims=None, imported_by=None):
+    def __init__(self, path: str, module: cst.Module, source: str, shims=None, imported_by=None,
+                 native: bool = False):
         self.path = path
         self.imported_by = imported_by  # a checked TF1 graph module that imports this one
+        self.native = native  # `fix --native`: TF1 graph scripts are rewritten as eager TF2
         self.module = module
         self.source = source
         self.names = ImportTable(module, source, shims)
         # Ancestors of the node being visited (outermost first), kept by the engine's walk.
         self.stack: List[cst.CSTNode] = []
-        self._facts: Dict[Callable[..., Any], Any] = {}
-        self._searched: Dict[Any, bool] = {}
+        self._facts: Dict[type, Any] = {}
 
-    @cached_property
-    def references(self):
-        """The references to TensorFlow API in this file, resolved once during the engine's
-        walk and handed to the rules that own them (tfmigrate.facts.references)."""
-        from tfmigrate.facts.references import References
-
-        return References(self)
-
-    @cached_property
-    def keras_classes(self):
-        """Which classes of this module are Keras Models or Layers (shared by TFM101/TFM102)."""
-        from tfmigrate.facts.keras_classes import KerasClasses
-
-        return KerasClasses(self.module, self.names)
-
-    @cached_property
-    def program(self):
-        """How this module will run under TF 2.21: TF1 graph code or not, on the compat route
-        or not (shared by the engine and every rule)."""
-        from tfmigrate.facts.program import ProgramMode
-
-        return ProgramMode(self)
-
-    @cached_property
-    def datasets(self):
-        from tfmigrate.facts.datasets import DatasetNames
-
-        return DatasetNames(self.module, self.names)
-
-    def fact(self, compute: Callable[["FileContext"], T]) -> T:
-        """The per-file fact `compute(self)` (a class or a function of the context), computed
-        once and shared by every rule that asks: `ctx.fact(NameCounts)`."""
+    def fact(self, kind: Type[T]) -> T:
+        """The per-file fact `kind(self)`, computed once and shared by every rule and fact that
+        asks: `ctx.fact(ProgramMode)`."""
         try:
-            return self._facts[compute]
+            return self._facts[kind]
         except KeyError:
-            found = self._facts[compute] = compute(self)
+            found = self._facts[kind] = kind(self)
             return found
-
-    def search(self, pattern) -> bool:
-        """Whether the compiled regex `pattern` matches anywhere in the source. Remembered per
-        file: rules ask once per finding, and each search reads the whole file."""
-        found = self._searched.get(pattern)
-        if found is None:
-            found = self._searched[pattern] = pattern.search(self.source) is not None
-        return found
 
     def statements(self, node: cst.CSTNode) -> List[cst.CSTNode]:
         """The statements around `node` in the current walk, outermost first: each an element

@@ -16,7 +16,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from tfmigrate.facts.names import ImportTable, _statements, dotted
+from tfmigrate.facts.names import dotted, statements_of
 
 # Methods of tf.data.Dataset that return a dataset: a chain of them keeps dataset-ness.
 DATASET_METHODS = frozenset(
@@ -29,15 +29,18 @@ _NAME_PATTERN = re.compile(r"^_*(\w+_)?(dataset|ds)$", re.IGNORECASE)
 
 
 class DatasetNames:
-    def __init__(self, module: cst.Module, names: ImportTable):
-        self.names = names
+    needs = ()
+
+    def __init__(self, ctx):
+        module = ctx.module
+        self.names = ctx.names
         self.assigned: Set[str] = set()
         self.returners: Set[str] = set()  # functions of the module that return a dataset
-        functions = [f for f in _statements(module.body) if isinstance(f, cst.FunctionDef)]
+        functions = [f for f in statements_of(module.body) if isinstance(f, cst.FunctionDef)]
         # Passes so that `b = a.batch(2)` after `a = tf.data...`, and a function returning
         # another's dataset, are seen whatever the order.
         for _ in range(3):
-            for stmt in _statements(module.body):
+            for stmt in statements_of(module.body):
                 if not isinstance(stmt, cst.SimpleStatementLine):
                     continue
                 for small in stmt.body:

@@ -1,7 +1,7 @@
 """Which function a name calls, per module, without scope metadata: the defs by scope and name
 (`FunctionTable`, filled during the walk), resolved for `fn`, `self.fn` / `cls.fn` and
 `partial(fn, ...)`; the parameters of a `Dataset.map` function that receive the element; the
-names a target or a function binds (`local_names`). Shared by the traced-function collector (tfmigrate.facts.traced,
+names a target or a function binds (`local_names`). Shared by the traced-functions fact (tfmigrate.facts.traced,
 which TFM104, TFM106, TFM107 and TFM108 read) and the rules that ask about function bodies.
 """
 from __future__ import annotations

@@ -5,22 +5,14 @@ Resolution is syntactic and per module: a base is Keras when `ImportTable.api()`
 model or layer class (`tf.keras.Model`, `keras.layers.Layer`, `layers.Dense`, ...), or when it
 is a class defined in the same module whose bases are, transitively. A class defined in the
 module shadows an import of the same name (`class Model: ...` is the user's own).
-
-`keras_class_obstacle` says why a TF1 `tf.layers` class cannot become its Keras 3 namesake at a
-reference (the removed-API message and fix both ask).
 """
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Dict, Iterator, Optional
+from typing import Dict, Iterator, Optional
 
 import libcst as cst
 
-from tfmigrate.facts import api_table
-from tfmigrate.facts.names import ImportTable, dotted
-
-if TYPE_CHECKING:
-    from tfmigrate.facts.references import Ref
+from tfmigrate.facts.names import dotted
 
 _MODEL_NAMES = frozenset({"Model", "Sequential", "Functional"})
 _LAYER_NAMES = frozenset({"Layer", "InputLayer"})
@@ -75,9 +67,11 @@ def _inner_statements(node) -> Iterator[cst.CSTNode]:
 class KerasClasses:
     """Per-module memo of which classes are Keras models or layers."""
 
-    def __init__(self, module: cst.Module, names: ImportTable):
-        self.names = names
-        self.classes = module_classes(module)
+    needs = ()
+
+    def __init__(self, ctx):
+        self.names = ctx.names
+        self.classes = module_classes(ctx.module)
         self._memo: Dict[str, Optional[str]] = {}
 
     def kind(self, node: cst.ClassDef) -> Optional[str]:
@@ -107,39 +101,3 @@ class KerasClasses:
         if dotted(expr) is None:
             return None
         return keras_api_kind(self.names.api(expr))
-
-
-# What every Keras 3 layer takes besides its own parameters (keras.layers.Layer.__init__).
-_KERAS_LAYER_KWARGS = frozenset({"activity_regularizer", "trainable", "dtype", "autocast", "name",
-                                 "input_dim", "input_shape"})
-# TF1's `tf.layers` objects were also `tf.layers.Layer`s: what Keras 3's lack.
-_TF1_LAYER_METHODS = ("apply",)
-
-
-def keras_class_obstacle(ref: "Ref", ctx, replacement: dict) -> Optional[str]:
-    """Why a TF1 `tf.layers` class cannot become its Keras 3 namesake at this reference, or
-    None. A subclass inherits TF1's API (`fused=` passed to `super().__init__`, `.apply`,
-    variable scopes) that Keras 3's class rejects or lacks; a call passing a keyword Keras 3's
-    class does not take raises ValueError; an instance used through `.apply` fails."""
-    target = replacement.get("target", "")
-    if not (ref.path.startswith("layers.") and target.startswith("keras.layers.")):
-        return None
-    parent = ctx.stack[-1] if ctx.stack else None
-    if isinstance(parent, cst.Arg) and len(ctx.stack) > 1 and isinstance(ctx.stack[-2], cst.ClassDef) \
-            and parent in ctx.stack[-2].bases:
-        return "as a base class it brings TF1's layer API (`fused=`, `.apply`, variable scopes) that Keras 3's lacks"
-    call = ref.call
-    if call is None:
-        return None
-    signature = api_table.call_signature(target)
-    if signature is not None:
-        names = set(signature[0]) | _KERAS_LAYER_KWARGS
-        unknown = [a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value not in names]
-        if unknown:
-            return f"it takes no {', '.join(f'`{k}=`' for k in unknown)} (ValueError)"
-    owner_assign = ctx.enclosing(cst.Assign)
-    if owner_assign is not None and owner_assign.value is call and len(owner_assign.targets) == 1:
-        local = dotted(owner_assign.targets[0].target)
-        if local and any(re.search(rf"(?<![\w.]){re.escape(local)}\.{m}\(", ctx.source) for m in _TF1_LAYER_METHODS):
-            return f"`{local}` is used through `.apply(...)`, which Keras 3 layers do not have"
-    return None

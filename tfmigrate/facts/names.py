@@ -17,7 +17,7 @@ from typing import Dict, Iterator, Optional, Set, Tuple
 import libcst as cst
 
 from tfmigrate.findings import AddImport
-from tfmigrate.facts.shims import Shims, module_name  # noqa: F401 - re-exported
+from tfmigrate.facts.project_imports import ProjectImports
 
 _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 _ATTRIBUTE, _NAME = cst.Attribute, cst.Name
@@ -60,7 +60,7 @@ def normalize(full: str) -> Optional[str]:
     return None
 
 
-def _statements(body) -> Iterator[cst.CSTNode]:
+def statements_of(body) -> Iterator[cst.CSTNode]:
     """Every statement, recursing into compound statements but never into expressions."""
     stack = list(reversed(body))
     while stack:
@@ -101,9 +101,9 @@ def _fails_under_tf2(target: Optional[str]) -> bool:
 def _fallback_imports(module: cst.Module) -> Set[cst.CSTNode]:
     """Import statements inside `except` blocks (fallbacks for an older library)."""
     found: Set[cst.CSTNode] = set()
-    for stmt in _statements(module.body):
+    for stmt in statements_of(module.body):
         if type(stmt) in (cst.ExceptHandler, cst.ExceptStarHandler):
-            for inner in _statements(stmt.body.body):
+            for inner in statements_of(stmt.body.body):
                 if type(inner) is cst.SimpleStatementLine:
                     found.update(s for s in inner.body if type(s) in (cst.Import, cst.ImportFrom))
     return found
@@ -111,9 +111,9 @@ def _fallback_imports(module: cst.Module) -> Set[cst.CSTNode]:
 
 class ImportTable:
     """Local name -> full dotted path, for names bound by imports of TensorFlow or Keras (or of
-    a project's re-export of them, `Shims`)."""
+    a project's re-export of them, `ProjectImports`)."""
 
-    def __init__(self, module: cst.Module, source: str = "", shims: Optional[Shims] = None):
+    def __init__(self, module: cst.Module, source: str = "", shims: Optional[ProjectImports] = None):
         self.aliases: Dict[str, str] = {}
         self.bound: Set[str] = set()
         self._source = source
@@ -122,7 +122,7 @@ class ImportTable:
         # What importing those star-imported modules does to the program ("v2_off", ...).
         self.star_program = shims.star_program if shims is not None else ()
         fallbacks = _fallback_imports(module) if "except" in source or not source else set()
-        for stmt in _statements(module.body):
+        for stmt in statements_of(module.body):
             small = stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt]
             for s in small:
                 kind = type(s)
@@ -209,7 +209,7 @@ class ImportTable:
     def is_v1_alias(self, local: str) -> bool:
         return self.aliases.get(local) == "tensorflow.compat.v1"
 
-    def reference(self, api: str) -> "Reference":
+    def spelling(self, api: str) -> "Spelling":
         """How to spell a TF2 API path in this module, and the import that makes it valid.
 
         Any alias of `tensorflow` or `tensorflow.compat.v1` works for the paths fixes emit
@@ -217,17 +217,17 @@ class ImportTable:
         """
         for local, target in sorted(self.aliases.items()):
             if target == "tensorflow":
-                return Reference(f"{local}.{api}", None)
+                return Spelling(f"{local}.{api}", None)
         for local, target in sorted(self.aliases.items()):
             if target == "tensorflow.compat.v1":
-                return Reference(f"{local}.{api}", None)
+                return Spelling(f"{local}.{api}", None)
         if api.startswith("keras."):
             for local, target in sorted(self.aliases.items()):
                 if target in ("keras", "tensorflow.keras"):
-                    return Reference(f"{local}.{api[len('keras.'):]}", None)
+                    return Spelling(f"{local}.{api[len('keras.'):]}", None)
         local = self.free_name("tf")
         stmt = "import tensorflow" if local == "tensorflow" else f"import tensorflow as {local}"
-        return Reference(f"{local}.{api}", stmt)
+        return Spelling(f"{local}.{api}", stmt)
 
     def free_name(self, preferred: str) -> str:
         for candidate in (preferred, preferred + "2", "tensorflow"):
@@ -238,7 +238,7 @@ class ImportTable:
         return "tensorflow"
 
 
-class Reference:
+class Spelling:
     """A spelled API path plus the import statement it needs (None when already imported)."""
 
     __slots__ = ("code", "import_statement")
@@ -255,4 +255,4 @@ class Reference:
         return (AddImport(self.import_statement),) if self.import_statement else ()
 
     def __repr__(self) -> str:
-        return f"Reference({self.code!r}, {self.import_statement!r})"
+        return f"Spelling({self.code!r}, {self.import_statement!r})"

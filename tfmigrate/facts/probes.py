@@ -41,24 +41,22 @@ def protected(ctx, node: cst.CSTNode, path: str, fails: bool) -> bool:
                 return True
         elif kind is cst.Try:
             if child is node.body and fails and any(_catches_handler(h, _PROBES) for h in node.handlers):
-                _failed_tries(ctx).add(id(node))
+                ctx.fact(FailedTries).add(id(node))
                 return True
             if isinstance(child, cst.ExceptHandler) and _catches_handler(child) \
-                    and id(node) not in _failed_tries(ctx) and _mentions_tensorflow(ctx, node.body):
+                    and id(node) not in ctx.fact(FailedTries) and _mentions_tensorflow(ctx, node.body):
                 return True  # the fallback of a `try` that works under TF 2.21: never runs
     return False
 
 
-class _FailedTries(set):
+class FailedTries(set):
     """Per file: the `try` statements (by id) whose body names TF1 API that fails under TF 2.21,
     so their handlers run. Filled during the walk."""
 
+    needs = ()
+
     def __init__(self, ctx):
         super().__init__()
-
-
-def _failed_tries(ctx) -> set:
-    return ctx.fact(_FailedTries)
 
 
 def _catches_handler(handler: cst.ExceptHandler, names=_CATCHES) -> bool:
@@ -145,8 +143,17 @@ def self_assigned(ctx, path: str) -> bool:
     """Whether the module assigns `path`, or a prefix of it, on a TensorFlow module itself
     (`tf.model = tf.keras.Sequential()`, a shim `tf.placeholder = tf.compat.v1.placeholder`):
     then `tf.model.fit(...)` is the script's own attribute, not TensorFlow's API."""
-    assigned = ctx.fact(_assigned_paths)
+    assigned = ctx.fact(AssignedPaths).paths
     return any(path == a or path.startswith(a + ".") for a in assigned)
+
+
+class AssignedPaths:
+    """Per file: the TensorFlow API paths the module assigns on a TensorFlow module itself."""
+
+    needs = ()
+
+    def __init__(self, ctx):
+        self.paths = _assigned_paths(ctx)
 
 
 def _assigned_paths(ctx) -> frozenset:

@@ -18,43 +18,18 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from tfmigrate.facts.graph_words import (GRAPH_CALLS_TEXT, GRAPH_ONLY_TEXT, GRAPH_WORD, LEGACY_KERAS_SET,
+                                        V2_OFF_CALL)
+from tfmigrate.facts.keras_classes import KerasClasses, module_classes
 from tfmigrate.facts.names import dotted
+from tfmigrate.facts.source_search import SourceSearch
 
-# What only TF1 graph code does (a graph is built, then run by a session), spelled after a
-# TensorFlow alias (`tf.` or `tf.compat.v1.`). One of these makes the module graph code.
-_GRAPH_ONLY = (
-    r"placeholder|placeholder_with_default|sparse_placeholder|Session|InteractiveSession|"
-    r"train\.MonitoredTrainingSession|train\.MonitoredSession|get_collection|get_collection_ref|"
-    r"add_to_collection|get_default_graph|reset_default_graph|train\.start_queue_runners|"
-    r"train\.Coordinator|train\.string_input_producer|train\.slice_input_producer|train\.shuffle_batch|"
-    r"train\.batch|FIFOQueue|RandomShuffleQueue|summary\.FileWriter|summary\.merge_all"
-)
-# TF1 constructs that TF1's eager mode ran too: evidence shown alongside, never decisive alone
-# (`tf.layers.conv2d` in an eager script is not graph code).
-_TF1_STYLE = (
-    r"GraphKeys|get_variable|variable_scope|global_variables_initializer|local_variables_initializer|"
-    r"initialize_all_variables|variables_initializer|train\.Saver|train\.\w+Optimizer|nn\.dynamic_rnn|"
-    r"nn\.static_rnn|nn\.bidirectional_dynamic_rnn|nn\.rnn_cell\.\w+|layers\.[a-z]\w*"
-)
-_GRAPH_CALLS = _GRAPH_ONLY + "|" + _TF1_STYLE
-_DECISIVE = re.compile(rf"(?:{_GRAPH_ONLY})$|feed_dict=$")
+_DECISIVE = re.compile(rf"(?:{GRAPH_ONLY_TEXT})$|feed_dict=$")
 # Under Keras 3 these exist only with TensorFlow's legacy Keras (the tf-keras package).
 _LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|contrib\.rnn\.\w+|keras\.[\w.]+"
-# Calls that turn TF2 behaviour off for the whole program.
-_V2_OFF = re.compile(r"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")
 # A line at column 0 (a top-level statement, not a def or class) that makes or enters a session.
 _TOP_LEVEL_SESSION = re.compile(r"^(?!def\b|class\b|async\b|@)[^\s#][^\n]*\bSession\s*\(", re.MULTILINE)
-_LEGACY_SET = re.compile(r"""["']TF_USE_LEGACY_KERAS["']""")
 _MAIN = re.compile(r"""^if\s+__name__\s*==\s*["']__main__["']\s*:|\bapp\.run\s*\(""", re.MULTILINE)
-# The broad word test older rules use to tell that a file may run TF1 graphs at all (a fix that
-# is right only in eager code, such as removing an initializer run, is then off).
-_GRAPH_WORDS = re.compile(
-    r"\b(?:disable_eager_execution|disable_v2_behavior|disable_resource_variables|"
-    r"disable_v2_tensorshape|disable_control_flow_v2|Session|InteractiveSession|"
-    r"MonitoredSession|MonitoredTrainingSession|SingularMonitoredSession|placeholder|"
-    r"placeholder_with_default|Graph|as_default|feed_dict|test_session|cached_session|"
-    r"graph_mode|run_deprecated_v1|Estimator|EstimatorSpec)\b"
-)
 
 _STRINGS_AND_COMMENTS = re.compile(
     r"""(\"\"\"|\'\'\')[\s\S]*?(?:\1|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*""")
@@ -62,7 +37,7 @@ _STRINGS_AND_COMMENTS = re.compile(
 LEGACY_KERAS_LINE = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
 
 
-_GRAPH_ONLY_PATH = re.compile(rf"(?:{_GRAPH_ONLY})(?:\.|$)")
+_GRAPH_ONLY_PATH = re.compile(rf"(?:{GRAPH_ONLY_TEXT})(?:\.|$)")
 
 
 def graph_only(path: str) -> bool:
@@ -71,12 +46,15 @@ def graph_only(path: str) -> bool:
 
 
 def mentions_graph_mode(ctx) -> bool:
-    """Whether the file shows any sign of TF1 graph mode (a word match: conservative)."""
-    return ctx.search(_GRAPH_WORDS)
+    """Whether the file shows any sign of TF1 graph mode (a word match: conservative; a fix
+    that is right only in eager code, such as removing an initializer run, is then off)."""
+    return ctx.fact(SourceSearch).found(GRAPH_WORD)
 
 
 class ProgramMode:
     """The module's TensorFlow imports and the evidence that it is TF1 graph code."""
+
+    needs = (KerasClasses,)
 
     def __init__(self, ctx):
         self.module = ctx.module
@@ -103,9 +81,7 @@ class ProgramMode:
 
     @cached_property
     def _keras_names(self) -> frozenset:
-        from tfmigrate.facts.keras_classes import module_classes
-
-        kinds = self._ctx.keras_classes
+        kinds = self._ctx.fact(KerasClasses)
         return frozenset(name for name, node in module_classes(self.module).items() if kinds.kind(node))
 
     def _in_keras_class(self, pos: int) -> bool:
@@ -142,7 +118,7 @@ class ProgramMode:
     @cached_property
     def evidence(self) -> List[Tuple[int, str]]:
         """(line, what) of the TF1 graph constructs, first use of each, in source order."""
-        pattern = self._spelled(_GRAPH_CALLS)
+        pattern = self._spelled(GRAPH_CALLS_TEXT)
         found, seen = [], set()
         matches = list(pattern.finditer(self.source)) if pattern else []
         feed = re.search(r"\bfeed_dict\s*=(?!=)", self.source)
@@ -179,7 +155,7 @@ class ProgramMode:
     def v2_disabled(self) -> bool:
         """The module turns TF2 behaviour off (so `tf.compat.v1` graph code runs in it), or a
         module it star-imports its `tf` from does, on import (star_imports)."""
-        return _V2_OFF.search(self.source) is not None or "v2_off" in self.names.star_program
+        return V2_OFF_CALL.search(self.source) is not None or "v2_off" in self.names.star_program
 
     @cached_property
     def needs_legacy_keras(self) -> bool:
@@ -194,7 +170,7 @@ class ProgramMode:
 
     @cached_property
     def legacy_keras_set(self) -> bool:
-        return _LEGACY_SET.search(self.source) is not None or "legacy_keras" in self.names.star_program
+        return LEGACY_KERAS_SET.search(self.source) is not None or "legacy_keras" in self.names.star_program
 
     @property
     def on_compat_route(self) -> bool:

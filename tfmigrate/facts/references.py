@@ -1,44 +1,40 @@
-"""References to TensorFlow API, resolved once per file for every rule that reads them.
+"""The TF1 references of a file (uses of TensorFlow API that TF 2.21 removed or changed),
+resolved once, during the engine's walk.
 
-The engine walks one `References` per file (`ctx.references`), before the rules, whenever an
-enabled rule reads references (a `ReferenceRule`: the TFM2xx rules). Each maximal dotted name,
-import and TF1-signature call is resolved here, once, and handed to the enabled rule that owns
-it: the rule whose CLAIMS prefix is the longest match, TFM299 for the rest. A rule owns its
-message and fix (`describe(ref)`); this module owns what counts as a reference, so a symbol is
-reported once, by one rule, whatever the spelling (`tf.Session`, `tf.compat.v1.Session`,
-`from tensorflow.compat.v1 import Session`).
+This module owns what counts as a reference, so a symbol is found once whatever the spelling
+(`tf.Session`, `tf.compat.v1.Session`, `from tensorflow.compat.v1 import Session`). Which rule
+owns a reference is not a fact: each one found goes to a `Receiver` (tfmigrate.core.dispatch
+hands it to the enabled rule that claims it), at the node where it stands, while `ctx.stack`
+holds its ancestors.
 
 Two routes, one resolution per name:
 - the API table's (tfmigrate/data/tf1_api.json): the name is cut at the longest prefix the table
   knows (`tf.train.AdamOptimizer`), with `changed` / `diverged` signatures, names TF 2.21 lacks
-  (`missing`) and calls TF 2.21's signature rejects (TFM215's `check_call`);
+  (`missing`), and calls of TF 2.21 API handed over for a check of their arguments;
 - whole paths, for the TF1 modules that exist in neither `tf` nor `tf.compat.v1` (`tf.contrib`,
-  `tf.estimator`) and TF1-era private modules (`tensorflow.python.debug`), when the owning rule
-  asks for them (`FULL_PATHS`): the rule can tell `tf.contrib.slim.conv2d` from
-  `tf.contrib.rnn.LSTMCell`, longer CLAIMS ("contrib.rnn") win, names bound by an alias import
+  `tf.estimator`) and TF1-era private modules (`tensorflow.python.debug`), when the receiver
+  asks for them (`whole_paths`): a rule can then tell `tf.contrib.slim.conv2d` from
+  `tf.contrib.rnn.LSTMCell`, names bound by an alias import
   (`import tensorflow.contrib.slim as slim; slim.conv2d`) are followed, and each imported name
   of such a module is a reference (`GoneRef`).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import ClassVar, Dict, List, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
 from tfmigrate.facts import api_table
-from tfmigrate.findings import Fix
 from tfmigrate.facts.names import dotted, normalize
-from tfmigrate.facts.probes import protected, self_assigned
-from tfmigrate.facts.program import graph_only, mentions_graph_mode
-from tfmigrate.core.registry import all_rules
-from tfmigrate.rules.base import Rule
+from tfmigrate.facts.probes import AssignedPaths, FailedTries, protected, self_assigned
+from tfmigrate.facts.program import ProgramMode, graph_only, mentions_graph_mode
+from tfmigrate.facts.source_search import SourceSearch
 
 
 @dataclass(frozen=True)
-class Ref:
+class TF1Ref:
     """A TF1-only reference: the node naming `path` (a prefix of what the code spells)."""
 
     node: cst.BaseExpression
@@ -77,8 +73,8 @@ def lookup(path: str) -> Optional[Tuple[str, str, dict]]:
 
 
 @dataclass(frozen=True)
-class GoneRef(Ref):
-    """A Ref with the whole dotted path (the `FULL_PATHS` route); `statement` is the
+class GoneRef(TF1Ref):
+    """A TF1Ref with the whole dotted path (the `FULL_PATHS` route); `statement` is the
     Import/ImportFrom it appears in (for a reference on an import line), `alias` the
     ImportAlias, `local` the name the import binds."""
 
@@ -86,17 +82,6 @@ class GoneRef(Ref):
     alias: Optional[cst.ImportAlias] = None
     local: Optional[str] = None
     via_alias: bool = False  # reached through a name bound to a gone module (`slim.conv2d`)
-
-
-class ReferenceRule(Rule):
-    """A rule that reads references: its CLAIMS (API path prefixes) and what it says about each
-    reference it owns (`describe`). FULL_PATHS: it is handed whole paths under OWN_PREFIXES."""
-
-    CLAIMS: ClassVar[Tuple[str, ...]] = ()
-    FULL_PATHS: ClassVar[bool] = False
-
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
-        raise NotImplementedError
 
 
 # Paths of the whole-path route: no TF 2.21 namespace has them, the table knows at most a prefix.
@@ -107,90 +92,50 @@ def own_path(path: Optional[str]) -> bool:
     return bool(path) and any(path == p or path.startswith(p + ".") for p in OWN_PREFIXES)
 
 
-@lru_cache(maxsize=None)
-def _claims() -> Tuple[Tuple[str, str], ...]:
-    """(prefix, code) for every reference rule, longest prefix first."""
-    pairs = [
-        (prefix, code)
-        for code, rule in all_rules().items()
-        if issubclass(rule, ReferenceRule)
-        for prefix in rule.CLAIMS
-    ]
-    return tuple(sorted(pairs, key=lambda p: -len(p[0])))
-
-
-def owner(path: str) -> str:
-    for prefix, code in _claims():
-        if path == prefix or path.startswith(prefix + "."):
-            return code
-    return "TFM299"
-
-
-def _exact_claim(path: str) -> bool:
-    """A rule claims exactly this path (e.g. "contrib.eager.enable_eager_execution"), so it is
-    reported whole even where the table only knows a shorter prefix ("contrib")."""
-    return any(prefix == path for prefix, _ in _claims())
-
-
-def _functional_layer_call(ref: Ref) -> bool:
-    """A call of `tf.layers.dense` and the other functional layers TFM101 owns."""
-    if ref.call is None or not ref.path.startswith("layers."):
-        return False
-    from tfmigrate.fixers.layers import SPECS
-
-    return ref.path[len("layers."):] in SPECS
-
-
 _IMPORTS = (cst.Import, cst.ImportFrom)
 _IMPORT_NODES = (cst.Import, cst.ImportFrom, cst.ImportAlias)
 
 
-def steps(ctx, rules: Sequence[Rule]) -> List["References"]:
-    """The per-file steps the engine walks before the rules: the references, when an enabled
-    rule reads them."""
-    readers = [rule for rule in rules if isinstance(rule, ReferenceRule)]
-    return [ctx.references.attach(readers)] if readers else []
+class Receiver(Protocol):
+    """Where the references of a file go as the walk finds them (tfmigrate.core.dispatch)."""
+
+    whole_paths: bool  # also resolve whole paths under OWN_PREFIXES (`GoneRef`s)
+    checks_calls: bool  # hand over calls of TF 2.21 API, to be checked against its signature
+
+    def claims_exactly(self, path: str) -> bool:
+        """Someone claims exactly this path, so it is kept whole where the table only knows a
+        shorter prefix (`contrib.eager.enable_eager_execution` under `contrib`)."""
+
+    def table_ref(self, ref: "TF1Ref") -> None:
+        """A name, import or call the API table knows as removed, changed or diverged."""
+
+    def missing_ref(self, ref: "TF1Ref") -> None:
+        """A module or name that no TF 2.21 namespace has (section "missing")."""
+
+    def whole_ref(self, ref: "GoneRef") -> None:
+        """A whole path under OWN_PREFIXES, when `whole_paths`."""
+
+    def api_call(self, call: cst.Call, path: str, v1: bool) -> None:
+        """A call of TF 2.21 API with no known TF1 signature, when `checks_calls`."""
 
 
 class References:
-    """The references of one file, resolved during the engine's walk (`ctx.stack` holds the
-    ancestors of the node being visited) and handed to the enabled rule that owns each."""
+    """A walk step: the references of one file, resolved at each node of the engine's walk
+    (`ctx.stack` holds the ancestors of the node being visited) and handed to `receiver`."""
 
-    code = "references"  # how the engine names this step should it fail
+    # What resolving a reference asks, and judging it (`runs_on_route`, `protected`).
+    needs = (ProgramMode, SourceSearch, FailedTries, AssignedPaths)
+    code = "references"  # the step's name in a TFM000 finding, should it fail
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, receiver: Receiver):
         self.ctx = ctx
-        self.rules: Dict[str, ReferenceRule] = {}
-        # A rule whose describe()/report() raised: the engine reports it (TFM000) and drops its
-        # findings; the other rules go on.
-        self.failed: Dict[Rule, BaseException] = {}
+        self.receiver = receiver
+        self.whole = receiver.whole_paths
         self._rebound: Dict[str, bool] = {}
         self._assigned: Optional[Dict[str, Set[str]]] = None
-        self.whole = False
-
-    def attach(self, rules: Sequence[ReferenceRule]) -> "References":
-        self.rules = {rule.code: rule for rule in rules}
-        self.whole = any(rule.FULL_PATHS for rule in rules)  # a rule takes whole paths
-        return self
 
     def handlers(self) -> List[str]:
         return ["visit_Attribute", "visit_Name", "visit_ImportFrom", "visit_Import"]
-
-    # Delivery ------------------------------------------------------------------------------
-    def _deliver(self, rule: ReferenceRule, action) -> None:
-        if rule in self.failed:
-            return
-        try:
-            action()
-        except Exception as error:  # one broken rule must not stop the others
-            self.failed[rule] = error
-
-    def _describe(self, rule: ReferenceRule, ref: Ref, node: cst.CSTNode, debt: bool = False) -> None:
-        def action():
-            message, fix = rule.describe(ref)
-            rule.report(node, message, fix, debt)
-
-        self._deliver(rule, action)
 
     # The walk ------------------------------------------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -253,7 +198,7 @@ class References:
             return
         found = lookup(path) if path else None
         if found is not None and found[1] == "gone":
-            self._dispatch(Ref(node.module, found[0], "gone", found[2], False, None))
+            self.receiver.table_ref(TF1Ref(node.module, found[0], "gone", found[2], False, None))
             return
         if found is not None or self._in_except():
             return
@@ -274,7 +219,7 @@ class References:
             if path:
                 found = lookup(path)
                 if found is not None and found[1] == "gone":
-                    self._dispatch(Ref(alias.name, found[0], "gone", found[2], False, None))
+                    self.receiver.table_ref(TF1Ref(alias.name, found[0], "gone", found[2], False, None))
                 elif found is None and not self._in_except():
                     self._missing_import(alias.name, path, full, full.startswith("tensorflow.compat.v1"))
 
@@ -291,7 +236,7 @@ class References:
         missing = api_table.unresolved(path, v1)
         if missing is None:
             return False
-        self._report_missing(Ref(node, missing, "missing", {"full": full, "v1": v1, "import": True}, v1, None))
+        self.receiver.missing_ref(TF1Ref(node, missing, "missing", {"full": full, "v1": v1, "import": True}, v1, None))
         return True
 
     def _missing(self, node: cst.BaseExpression, path: str, full: str) -> None:
@@ -311,18 +256,13 @@ class References:
             if not isinstance(target, cst.Attribute):
                 break  # the missing part is inside what an import alias binds
             target = target.value
-        self._report_missing(Ref(target, missing, "missing", {"full": full, "v1": v1}, v1, None))
-
-    def _report_missing(self, ref: Ref) -> None:
-        rule = self.rules.get("TFM299")
-        if rule is not None and not protected(self.ctx, ref.node, ref.path, True):
-            self._describe(rule, ref, ref.node)
+        self.receiver.missing_ref(TF1Ref(target, missing, "missing", {"full": full, "v1": v1}, v1, None))
 
     def _resolve(self, node: cst.BaseExpression, parent, full: str, path: str) -> None:
         found = lookup(path)
         if found is not None and full.startswith("tensorflow.compat.v2.") and api_table.compat_v2_only(found[0]):
             call = parent if isinstance(parent, cst.Call) and parent.func is node else None
-            self._dispatch(Ref(node, found[0], found[1], found[2], False, call, spelled_v2=True))
+            self.receiver.table_ref(TF1Ref(node, found[0], found[1], found[2], False, call, spelled_v2=True))
             return  # it runs: only a rule that claims it has something to say
         if found is None:
             self._changed(node, parent, path, full)
@@ -330,7 +270,7 @@ class References:
             self._missing(node, path, full)
             return
         prefix, section, entry = found
-        if section != "removed" and prefix != path and _exact_claim(path):
+        if section != "removed" and prefix != path and self.receiver.claims_exactly(path):
             prefix = path  # a rule claims this exact path under a gone/contrib module
         target = node
         for _ in range(path.count(".") - prefix.count(".")):
@@ -338,8 +278,8 @@ class References:
                 return
             target = target.value
         call = parent if isinstance(parent, cst.Call) and parent.func is node and target is node else None
-        ref = Ref(target, prefix, section, entry, full.startswith("tensorflow.compat.v1"), call)
-        self._dispatch(ref)
+        ref = TF1Ref(target, prefix, section, entry, full.startswith("tensorflow.compat.v1"), call)
+        self.receiver.table_ref(ref)
 
     def _changed(self, node, parent, path: str, full: str) -> None:
         """A symbol TF2 still has, used the TF1 way. `changed`: called with an argument only its
@@ -372,7 +312,7 @@ class References:
             # TF1 graph code, or when the argument's name says so, it is TF1's keep probability.
             tf1 = _keep_prob_named(call) or mentions_graph_mode(self.ctx)
         if section == "diverged" and entry.get("when") == "always":
-            self._dispatch(Ref(node, path, section, entry, v1, call))
+            self.receiver.table_ref(TF1Ref(node, path, section, entry, v1, call))
             return
         if call is None:
             return
@@ -380,18 +320,17 @@ class References:
             return  # TF1's and TF2's agree when the condition has the operands' shape
         evidence = signature_evidence(call, entry, tf1)
         if evidence:
-            self._dispatch(Ref(node, path, section, entry, v1, call, evidence, _keyword_anchor(call, evidence)))
+            self.receiver.table_ref(TF1Ref(node, path, section, entry, v1, call, evidence, _keyword_anchor(call, evidence)))
 
     def _arguments(self, node, parent, path: str, full: str) -> None:
-        """A call whose keywords or positional count TF 2.21's signature of what it calls does
-        not take (TypeError when the line runs): TFM215's, with TF1-signature calls of `changed`
-        / `diverged` entries left to `_changed`."""
-        rule = self.rules.get("TFM215")
-        if rule is None or type(parent) is not cst.Call or parent.func is not node or not full.startswith("tensorflow."):
+        """A call of TF 2.21 API, for a check of its arguments against TF 2.21's signature, with
+        TF1-signature calls of `changed` / `diverged` entries left to `_changed`."""
+        if not self.receiver.checks_calls or type(parent) is not cst.Call or parent.func is not node \
+                or not full.startswith("tensorflow."):
             return
         if api_table.changed_signature(path) is not None or api_table.diverged(path) is not None:
             return
-        self._deliver(rule, lambda: rule.check_call(parent, path, full.startswith("tensorflow.compat.v1")))
+        self.receiver.api_call(parent, path, full.startswith("tensorflow.compat.v1"))
 
     def _diverged_prefix(self, node, path: str) -> None:
         """`tf.losses.Reduction.MEAN` through compat.v1: the diverged object is a prefix."""
@@ -404,25 +343,8 @@ class References:
                     if not isinstance(target, cst.Attribute):
                         return
                     target = target.value
-                self._dispatch(Ref(target, ".".join(parts[:-cut]), "diverged", entry, True, None))
+                self.receiver.table_ref(TF1Ref(target, ".".join(parts[:-cut]), "diverged", entry, True, None))
                 return
-
-    def _dispatch(self, ref: Ref) -> None:
-        if _functional_layer_call(ref):
-            return  # TFM101 reports it, with a fix that builds the Keras layer object
-        if ref.spelled_v2 and owner(ref.path) == "TFM299":
-            return  # not removed API there
-        debt = runs_on_route(self.ctx, ref)
-        if not debt and protected(self.ctx, ref.node, ref.path, _access_fails(ref)):
-            return  # a version probe: runs only where the name exists, or never under TF 2.21
-        rule = self.rules.get(owner(ref.path))
-        if rule is None or (rule.FULL_PATHS and own_path(ref.path)):
-            return  # (the whole-path route hands it over with its whole path)
-        # (a probe never hides migration debt: the TF1 code is still there)
-        program = self.ctx.program
-        if not ref.spelled_v1 and program.graph and not program.v2_disabled:
-            ref = replace(ref, routed=True)
-        self._describe(rule, ref, ref.anchor or ref.node, debt)
 
     def rebound(self, local: str) -> bool:
         """Whether the module also binds `local` other than by import (an assignment, a
@@ -494,9 +416,7 @@ class References:
             return
         if ref.statement is None and protected(self.ctx, ref.node, ref.path, True):
             return  # a version probe (`hasattr(tf, "contrib")`, `try: ... except AttributeError`)
-        rule = self.rules.get(owner(ref.path))
-        if rule is not None and rule.FULL_PATHS:
-            self._describe(rule, ref, ref.node)
+        self.receiver.whole_ref(ref)
 
 
 def _import_ref(node, path, statement, alias, local) -> GoneRef:
@@ -504,7 +424,7 @@ def _import_ref(node, path, statement, alias, local) -> GoneRef:
                    statement=statement, alias=alias, local=local)
 
 
-def _access_fails(ref: Ref) -> bool:
+def access_fails(ref: TF1Ref) -> bool:
     """Whether merely naming the reference raises under TF 2.21 (AttributeError and the like)."""
     if ref.section == "gone" or ref.section == "contrib":
         return True
@@ -513,11 +433,11 @@ def _access_fails(ref: Ref) -> bool:
     return not ref.spelled_v1 or not ref.entry.get("v1_available")
 
 
-def runs_on_route(ctx, ref: Ref) -> bool:
+def runs_on_route(ctx, ref: TF1Ref) -> bool:
     """Migration debt, not breakage: TF1 API spelled through `tf.compat.v1` that runs as it did:
     on the compat route (with legacy Keras where Keras 3 lacks it), or in eager code when it
     needs no graph (a placeholder or a session does)."""
-    program = ctx.program
+    program = ctx.fact(ProgramMode)
     if ref.spelled_v2:
         return True  # `tf.compat.v2` has it: it runs
     if not ref.spelled_v1 or ref.section not in ("removed", "changed", "diverged"):

@@ -12,10 +12,11 @@ A function is traced when it is
 Nested defs and lambdas inside a traced function are not traced by this alone (they are often
 handed to `tf.py_function`), so code in them is never reported.
 
-Rules derive from `TracedRule`: its visit_ methods feed one collector per file (the fact
-`ctx.fact(_Collector)`, so several rules feed it without double work) and `self.traced()` answers in
-`leave_Module`. It also keeps, per function, the names that hold tensors by evidence (assigned
-from a TensorFlow call, map elements, `input_signature` parameters): `self.tensor(expr, fn)`.
+`TracedFunctions` is a fact fed by the engine's walk (a walk step, run before the rules whenever
+an enabled rule reads it), so it is the same whatever rules are on. Rules read it in
+`leave_Module`: `ctx.fact(TracedFunctions).kind(fn)`. It also keeps, per function, the names that
+hold tensors by evidence (assigned from a TensorFlow call, map elements, `input_signature`
+parameters): `.tensor(expr, fn)`.
 """
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ import libcst as cst
 
 from tfmigrate.facts.functions import SCOPES as _SCOPES
 from tfmigrate.facts.functions import FunctionTable, element_params, positional, target_names
-from tfmigrate.facts.names import _statements, dotted
-from tfmigrate.rules.base import Rule
+from tfmigrate.facts.datasets import DatasetNames
+from tfmigrate.facts.names import dotted, statements_of
 
 FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 MAP = "a `Dataset.map` function"
@@ -34,13 +35,18 @@ TF_FUNCTION = "a `tf.function`"
 _TF_FUNCTION_APIS = frozenset({"function", "python.eager.def_function.function", "contrib.eager.defun"})
 
 
-class _Collector:
-    """Defs, map/tf.function sites and calls of one file, resolved once in `result()`."""
+class TracedFunctions:
+    """A walk step: the defs, map/tf.function sites and calls of one file, seen at each node of
+    the engine's walk and resolved once, on the first question after it."""
+
+    needs = (DatasetNames,)
+    walked = True  # fed by the engine's walk, which starts it when an enabled rule reads it
+    code = "traced functions"  # the step's name in a TFM000 finding, should it fail
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.functions = FunctionTable(ctx)
-        self.seen: Set[int] = set()
+        self._done: Set[int] = set()  # functions whose tensor names are complete
         self.roots: List[Tuple[cst.CSTNode, str, frozenset]] = []  # (function, kind, tensor params)
         self.wrapped: List[Tuple[cst.BaseExpression, tuple, str]] = []  # (expr, scope chain, kind)
         self.calls: Dict[int, List[Tuple[cst.BaseExpression, tuple]]] = {}
@@ -48,11 +54,8 @@ class _Collector:
         self._result: Optional[Dict[int, Tuple[cst.CSTNode, str]]] = None
         self._tensors: Dict[int, Set[str]] = {}
 
-    def first(self, node) -> bool:
-        if id(node) in self.seen:
-            return False
-        self.seen.add(id(node))
-        return True
+    def handlers(self) -> List[str]:
+        return ["visit_FunctionDef", "visit_Call", "visit_Assign"]
 
     def chain(self) -> tuple:
         return tuple(n for n in self.ctx.stack if type(n) in _SCOPES)
@@ -60,7 +63,7 @@ class _Collector:
     def is_tf_function(self, expr) -> bool:
         return self.ctx.names.api(expr) in _TF_FUNCTION_APIS
 
-    def function_def(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.add(node)
         for decorator in node.decorators:
             expr = decorator.decorator
@@ -77,7 +80,7 @@ class _Collector:
             params = params[1:]
         return frozenset(params)
 
-    def call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         fn = self.ctx.enclosing(FUNCTIONS)
         if fn is not None and (type(func) is cst.Name or (
@@ -88,22 +91,23 @@ class _Collector:
             target = next((a.value for a in node.args if a.keyword and a.keyword.value == "map_func"), None)
             if target is None and node.args and node.args[0].keyword is None and not node.args[0].star:
                 target = node.args[0].value
-            if target is not None and self.ctx.datasets.receiver(node, "map") is not None:
+            if target is not None and self.ctx.fact(DatasetNames).receiver(node, "map") is not None:
                 self.wrapped.append((target, self.chain(), MAP))
         elif node.args and not node.args[0].star and node.args[0].keyword is None and self.is_tf_function(func):
             self.wrapped.append((node.args[0].value, self.chain(), TF_FUNCTION))
 
-    def assign(self, targets, value) -> None:
+    def visit_Assign(self, node: cst.Assign) -> None:
         fn = self.ctx.enclosing(FUNCTIONS)
-        names = [n for t in targets for n in target_names(t)]
-        self.assigns.setdefault(id(fn) if fn is not None else 0, []).append((names, value))
+        names = [n for t in node.targets for n in target_names(t.target)]
+        self.assigns.setdefault(id(fn) if fn is not None else 0, []).append((names, node.value))
 
     def map_sites(self) -> List[Tuple[cst.BaseExpression, tuple]]:
         """(function argument, scope chain) of every `Dataset.map` call, in source order."""
         return [(expr, chain) for expr, chain, kind in self.wrapped if kind == MAP]
 
     # -- resolution -----------------------------------------------------------------------------
-    def result(self) -> Dict[int, Tuple[cst.CSTNode, str]]:
+    def traced(self) -> Dict[int, Tuple[cst.CSTNode, str]]:
+        """id(function or lambda) -> (node, MAP or TF_FUNCTION) for every traced function."""
         if self._result is not None:
             return self._result
         found: Dict[int, Tuple[cst.CSTNode, str]] = {}
@@ -138,8 +142,8 @@ class _Collector:
         (`counter = tf.Variable(0)` at the top level)."""
         key = id(fn) if fn is not None else 0
         names = self._tensors.setdefault(key, set())
-        if ("done", key) not in self.seen:
-            self.seen.add(("done", key))  # type: ignore[arg-type]
+        if key not in self._done:
+            self._done.add(key)
             if key != 0:
                 names |= self.tensor_names(None)
             assigns = self.assigns.get(key, [])
@@ -174,6 +178,15 @@ class _Collector:
             return self.is_tensor(expr.value, names)
         return False
 
+    def kind(self, fn) -> Optional[str]:
+        """MAP or TF_FUNCTION when `fn` (a def or lambda) is traced, else None."""
+        hit = self.traced().get(id(fn)) if fn is not None else None
+        return hit[1] if hit else None
+
+    def tensor(self, expr, fn) -> bool:
+        """Whether `expr`, in traced function `fn`, is a tensor by evidence."""
+        return self.is_tensor(expr, self.tensor_names(fn))
+
 
 # TensorFlow calls whose result is not a tensor (or not always one).
 _NOT_TENSOR_APIS = ("keras.", "data.", "io.gfile.", "gfile.", "train.", "estimator.", "config.",
@@ -184,51 +197,18 @@ get_static_value name_scope variable_scope device control_dependencies get_defau
 TensorShape group no_op Print cond while_loop""".split())
 
 
-def collector(ctx) -> _Collector:
-    return ctx.fact(_Collector)
+class NumpyAliases:
+    """Local names bound to the numpy module (`import numpy as np`): `.names`."""
 
+    needs = ()
 
-class TracedRule(Rule):
-    """Base for rules about code in traced functions; subclasses call super() in the visit_
-    methods they override, and ask `self.traced()` / `self.tensor()` in leave_Module."""
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        c = collector(self.ctx)
-        if c.first(node):
-            c.function_def(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        c = collector(self.ctx)
-        if c.first(node):
-            c.call(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        c = collector(self.ctx)
-        if c.first(node):
-            c.assign([t.target for t in node.targets], node.value)
-
-    def traced(self) -> Dict[int, Tuple[cst.CSTNode, str]]:
-        """id(function or lambda) -> (node, MAP or TF_FUNCTION) for every traced function."""
-        return collector(self.ctx).result()
-
-    def traced_kind(self, fn) -> Optional[str]:
-        hit = self.traced().get(id(fn)) if fn is not None else None
-        return hit[1] if hit else None
-
-    def tensor(self, expr, fn) -> bool:
-        """Whether `expr`, in traced function `fn`, is a tensor by evidence."""
-        c = collector(self.ctx)
-        return c.is_tensor(expr, c.tensor_names(fn))
-
-
-def numpy_aliases(ctx) -> Set[str]:
-    """Local names bound to the numpy module (`import numpy as np`)."""
-    return ctx.fact(_numpy_aliases)
+    def __init__(self, ctx):
+        self.names = _numpy_aliases(ctx)
 
 
 def _numpy_aliases(ctx) -> Set[str]:
     found = set()
-    for stmt in _statements(ctx.module.body):
+    for stmt in statements_of(ctx.module.body):
         for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
             if type(small) is cst.Import:
                 for alias in small.names:

@@ -1,5 +1,5 @@
 """Fixes that rename a reference to TF1 API to its measured replacement (tfmigrate.facts.references'
-`Ref`s, api_table's `replacement`), with the arguments the replacement takes: the TF2-native
+`TF1Ref`s, api_table's `replacement`), with the arguments the replacement takes: the TF2-native
 target when it is a drop-in (and the generator ran it on a sample), else the compat.v1
 fallback; TF1 keywords of a changed signature renamed or dropped; `tf.to_float(x)` as
 `tf.cast(x, tf.float32)`."""
@@ -13,12 +13,11 @@ import libcst as cst
 from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import EQUAL, joined, keyword
-from tfmigrate.facts.keras_classes import keras_class_obstacle
-from tfmigrate.facts.names import Reference
-from tfmigrate.facts.references import Ref, labels_arg
+from tfmigrate.facts.names import Spelling, dotted
+from tfmigrate.facts.references import TF1Ref, labels_arg
 
 
-def reference_like(ref: Ref, ctx, api: str) -> Reference:
+def spelling_like(ref: TF1Ref, ctx, api: str) -> Spelling:
     """How to spell `api` in the rewrite: through the alias the code itself used when that alias
     is `tensorflow` (`tf.Session` -> `tf.compat.v1.Session`, never another alias of the same
     module), else whatever `ImportTable.reference` picks (with the import it needs)."""
@@ -26,11 +25,11 @@ def reference_like(ref: Ref, ctx, api: str) -> Reference:
     while isinstance(head, cst.Attribute):
         head = head.value
     if isinstance(head, cst.Name) and ctx.names.aliases.get(head.value) == "tensorflow":
-        return Reference(f"{head.value}.{api}", None)
-    return ctx.names.reference(api)
+        return Spelling(f"{head.value}.{api}", None)
+    return ctx.names.spelling(api)
 
 
-def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
+def generic_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
     """A rename to the measured replacement: TF2-native when it is a drop-in, else the
     compat.v1 fallback (only where the code does not already go through compat.v1)."""
     if ref.section == "changed":
@@ -57,7 +56,7 @@ def generic_fix(ref: Ref, ctx) -> Optional[Fix]:
             return None
     elif ref.call is None and native and replacement.get("positional_ok") is not None:
         pass  # a reference that is not called (e.g. passed as a class): the rename is enough
-    reference = reference_like(ref, ctx, replacement["target"])
+    reference = spelling_like(ref, ctx, replacement["target"])
     new = reference.expression()
     if args_fix is not None:
         new_call, unsafe = args_fix
@@ -112,7 +111,7 @@ def rename_arguments(call: cst.Call, replacement: dict):
 _CAST_DTYPE = re.compile(r"tf\.cast\(x, tf\.(\w+)\)")
 
 
-def cast_fix(ref: Ref, ctx, replacement: dict) -> Optional[Fix]:
+def cast_fix(ref: TF1Ref, ctx, replacement: dict) -> Optional[Fix]:
     """`tf.to_float(x)` -> `tf.cast(x, tf.float32)` (TF2-native, same result); `name=` is kept.
     Only a call with the tensor as its one positional argument (or `x=`) is rewritten."""
     call = ref.call
@@ -132,8 +131,8 @@ def cast_fix(ref: Ref, ctx, replacement: dict) -> Optional[Fix]:
             return None
     if tensor is None:
         return None
-    cast = reference_like(ref, ctx, "cast")
-    dtype_ref = reference_like(ref, ctx, dtype.group(1))
+    cast = spelling_like(ref, ctx, "cast")
+    dtype_ref = spelling_like(ref, ctx, dtype.group(1))
     space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     args = [tensor.with_changes(comma=space), cst.Arg(dtype_ref.expression())]
     for arg in rest:
@@ -169,7 +168,7 @@ def _one_minus(value: cst.BaseExpression) -> cst.BaseExpression:
     )
 
 
-def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
+def changed_fix(ref: TF1Ref, ctx=None) -> Optional[Fix]:
     """Rename the TF1 keywords to TF2's (`keep_prob=p` -> `rate=1 - p`); drop removed keywords
     (safe only for the performance hints TF2 ignores). The callee is unchanged. Through
     `tf.compat.v1`, a new keyword is used only where TF1's signature takes it too (so the call
@@ -200,7 +199,7 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
     if "labels-gradient" in ref.evidence:
         if ctx is None:
             return None
-        stop = reference_like(ref, ctx, "stop_gradient")
+        stop = spelling_like(ref, ctx, "stop_gradient")
     labels = labels_arg(call) if stop is not None else None
     unsafe = False
     unproven = []
@@ -256,3 +255,39 @@ def changed_fix(ref: Ref, ctx=None) -> Optional[Fix]:
 
 def _code(node) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+# What every Keras 3 layer takes besides its own parameters (keras.layers.Layer.__init__).
+_KERAS_LAYER_KWARGS = frozenset({"activity_regularizer", "trainable", "dtype", "autocast", "name",
+                                 "input_dim", "input_shape"})
+# TF1's `tf.layers` objects were also `tf.layers.Layer`s: what Keras 3's lack.
+_TF1_LAYER_METHODS = ("apply",)
+
+
+def keras_class_obstacle(ref: TF1Ref, ctx, replacement: dict) -> Optional[str]:
+    """Why a TF1 `tf.layers` class cannot become its Keras 3 namesake at this reference, or
+    None. A subclass inherits TF1's API (`fused=` passed to `super().__init__`, `.apply`,
+    variable scopes) that Keras 3's class rejects or lacks; a call passing a keyword Keras 3's
+    class does not take raises ValueError; an instance used through `.apply` fails."""
+    target = replacement.get("target", "")
+    if not (ref.path.startswith("layers.") and target.startswith("keras.layers.")):
+        return None
+    parent = ctx.stack[-1] if ctx.stack else None
+    if isinstance(parent, cst.Arg) and len(ctx.stack) > 1 and isinstance(ctx.stack[-2], cst.ClassDef) \
+            and parent in ctx.stack[-2].bases:
+        return "as a base class it brings TF1's layer API (`fused=`, `.apply`, variable scopes) that Keras 3's lacks"
+    call = ref.call
+    if call is None:
+        return None
+    signature = api_table.call_signature(target)
+    if signature is not None:
+        names = set(signature[0]) | _KERAS_LAYER_KWARGS
+        unknown = [a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value not in names]
+        if unknown:
+            return f"it takes no {', '.join(f'`{k}=`' for k in unknown)} (ValueError)"
+    owner_assign = ctx.enclosing(cst.Assign)
+    if owner_assign is not None and owner_assign.value is call and len(owner_assign.targets) == 1:
+        local = dotted(owner_assign.targets[0].target)
+        if local and any(re.search(rf"(?<![\w.]){re.escape(local)}\.{m}\(", ctx.source) for m in _TF1_LAYER_METHODS):
+            return f"`{local}` is used through `.apply(...)`, which Keras 3 layers do not have"
+    return None

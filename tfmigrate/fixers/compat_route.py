@@ -17,7 +17,7 @@ import libcst as cst
 
 from tfmigrate.findings import Replace
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.program import LEGACY_KERAS_LINE
+from tfmigrate.facts.program import LEGACY_KERAS_LINE, ProgramMode
 
 
 # With --native a helper that a rewritten script imports stays eager TF2 (runner._unless_rewritten),
@@ -32,7 +32,7 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = (), dat
     top-level TensorFlow import to anchor the route on. `v2_only`: (node, path) of references
     through a plain `tensorflow` alias that `tf.compat.v1` does not have. `dataset_attributes`:
     `x.output_types` / `output_shapes` / `output_classes` nodes (with --native only)."""
-    program = ctx.program
+    program = ctx.fact(ProgramMode)
     imports = program.tf_imports()
     if not imports:
         return None
@@ -58,7 +58,7 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = (), dat
             done.append(f"call `{switch[1]}.disable_v2_behavior()` after the import (TensorFlow's compat route)")
         else:
             return None
-    if switch is not None and getattr(ctx, "native", False) and program.graph_by_import:
+    if switch is not None and ctx.native and program.graph_by_import:
         # With --native, a script importing this helper may be rewritten as eager TF2; the
         # importers that keep the route turn v2 behaviour off themselves.
         switch = None

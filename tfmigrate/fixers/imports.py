@@ -15,6 +15,8 @@ class NameCounts:
     """Per file (`ctx.fact(NameCounts)`): how often each name is used as a NAME token not after
     a dot (strings and comments do not count); -1 when the source cannot be tokenized."""
 
+    needs = ()
+
     def __init__(self, ctx):
         self.source = ctx.source
         self._counts: Dict[str, int] = {}

@@ -12,6 +12,7 @@ import libcst as cst
 
 from tfmigrate.fixers import layers as fx
 from tfmigrate.facts.functions import bound_names, local_names
+from tfmigrate.facts.keras_classes import KerasClasses
 
 # Loops and comprehensions: a layer built inside one is built once per iteration.
 REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -125,7 +126,7 @@ class ClassBook:
         self._info: Dict[int, ClassInfo] = {}
 
     def is_keras(self, classdef: cst.ClassDef) -> bool:
-        return self.ctx.keras_classes.kind(classdef) is not None
+        return self.ctx.fact(KerasClasses).kind(classdef) is not None
 
     def ancestors(self, classdef: cst.ClassDef):
         """The class and its same-file base classes."""
@@ -137,7 +138,7 @@ class ClassBook:
             out.append(cls)
             for base in cls.bases:
                 if isinstance(base.value, cst.Name):
-                    parent = self.ctx.keras_classes.classes.get(base.value.value)
+                    parent = self.ctx.fact(KerasClasses).classes.get(base.value.value)
                     if parent is not None:
                         todo.append(parent)
         return out

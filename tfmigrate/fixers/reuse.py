@@ -11,10 +11,10 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.facts.names import ImportTable, Reference
+from tfmigrate.facts.names import ImportTable, Spelling
 
 
-def auto_reuse(scope_call: cst.Call, names: ImportTable) -> Reference:
+def auto_reuse(scope_call: cst.Call, names: ImportTable) -> Spelling:
     """How to spell AUTO_REUSE next to this `variable_scope` call.
 
     `tf.AUTO_REUSE` when `tf` is `tensorflow.compat.v1` (or TF1's own `tensorflow.python.ops
@@ -26,13 +26,13 @@ def auto_reuse(scope_call: cst.Call, names: ImportTable) -> Reference:
         prefix = cst.Module([]).code_for_node(func.value)
         target = names.full_name(func.value)
         if target in ("tensorflow.compat.v1", "tensorflow.python.ops.variable_scope"):
-            return Reference(f"{prefix}.AUTO_REUSE", None)
+            return Spelling(f"{prefix}.AUTO_REUSE", None)
         if target == "tensorflow":
-            return Reference(f"{prefix}.compat.v1.AUTO_REUSE", None)
+            return Spelling(f"{prefix}.compat.v1.AUTO_REUSE", None)
     for local, target in sorted(names.aliases.items()):
         if target == "tensorflow.compat.v1":
-            return Reference(f"{local}.AUTO_REUSE", None)
-    return names.reference("compat.v1.AUTO_REUSE")
+            return Spelling(f"{local}.AUTO_REUSE", None)
+    return names.spelling("compat.v1.AUTO_REUSE")
 
 
 def with_reuse(scope_call: cst.Call, value: cst.BaseExpression) -> Optional[cst.Call]:

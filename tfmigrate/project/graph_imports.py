@@ -17,19 +17,10 @@ from typing import Container, Dict, Iterable, List, Optional
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
+from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES
 
-# A module that imports TensorFlow and uses a TF1 graph construct (a cheap stand-in for
-# program.ProgramMode.evidence, which needs the parsed module).
+# A module that imports TensorFlow and uses a TF1 graph construct (graph_words.HELPER_GRAPH_CALLS).
 _TF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+tensorflow\b|from[ \t]+tensorflow\b)", re.MULTILINE)
-_GRAPH = re.compile(
-    rb"\.(?:placeholder|Session|InteractiveSession|get_variable|variable_scope|get_collection|"
-    rb"add_to_collection|global_variables_initializer|start_queue_runners|disable_v2_behavior|"
-    rb"disable_eager_execution)\s*\(|\bfeed_dict\s*="
-)
-# Substring tests first (C speed): the regexes then scan only the likely graph modules.
-_GRAPH_WORDS = (b"placeholder", b"Session", b"get_variable", b"variable_scope", b"get_collection",
-                b"add_to_collection", b"global_variables_initializer", b"start_queue_runners",
-                b"disable_v2_behavior", b"disable_eager_execution", b"feed_dict")
 _IMPORT_WORD = re.compile(rb"import")
 _IMPORT_LINE = re.compile(rb"(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)")
 
@@ -42,7 +33,7 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), 
     and reused while no file's size or modification time changed (a warm check reads nothing)."""
     files = [f for f in files if f.endswith(".py")]
     if cache_dir is None or read is not None or exclude:
-        return _graph_importers(files, read or _read, star, exclude)
+        return _graph_importers(files, read or read_source, star, exclude)
     stamp = _stamp(files, star)
     entry = os.path.join(cache_dir, "graph_imports.json")
     try:
@@ -52,7 +43,7 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), 
             return cached["importers"]
     except (OSError, ValueError, AttributeError):
         pass
-    found = _graph_importers(files, _read, star)
+    found = _graph_importers(files, read_source, star)
     try:
         make_cache_folder(cache_dir)
         write_atomic(entry, json.dumps({"stamp": stamp, "importers": found}).encode("utf-8"), new=True)
@@ -80,9 +71,9 @@ def _graph_importers(files: List[str], read, star: Container[str], exclude: Cont
         if path in exclude:
             continue
         data = read(path)
-        if not data or not any(word in data for word in _GRAPH_WORDS):
+        if not data or not any(word in data for word in HELPER_GRAPH_BYTES):
             continue
-        if not ((b"tensorflow" in data and _TF_IMPORT.search(data)) or path in star) or not _GRAPH.search(data):
+        if not ((b"tensorflow" in data and _TF_IMPORT.search(data)) or path in star) or not HELPER_GRAPH_CALL_BYTES.search(data):
             continue
         for module in _imported_modules(data):
             target = resolve(module, path, known)
@@ -139,7 +130,7 @@ def resolve(module: str, importer: str, known: Dict[str, str]) -> Optional[str]:
     return None
 
 
-def _read(path: str) -> bytes:
+def read_source(path: str) -> bytes:
     try:
         with open(path, "rb") as handle:
             return handle.read()

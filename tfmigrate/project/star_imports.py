@@ -8,7 +8,7 @@ graph_imports: for each checked `.py` file with a star import of another checked
 TensorFlow aliases that module binds at its top level (`tf` -> `tensorflow`, `tf` ->
 `tensorflow.compat.v1`, `layers` -> `tensorflow.keras.layers`, ...), following the module's own
 star imports of checked modules one level further. The fact reaches names.ImportTable through
-shims.Shims (`star`), binding the names where the star import stands.
+project_imports.ProjectImports (`star`), binding the names where the star import stands.
 
 Cost: every file is searched once for the bytes `import *`; only a file that has one reads the
 modules it names, which are parsed with `ast` (never libcst) once per content: what a parse found
@@ -24,17 +24,17 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder
-from tfmigrate.project.graph_imports import _read, resolve
+from tfmigrate.facts.graph_words import LEGACY_KERAS_SET_BYTES, LEGACY_KERAS_VARIABLE, V2_OFF_CALL_BYTES
+from tfmigrate.project.graph_imports import read_source, resolve
 
 _HINT = re.compile(rb"import[ \t]*\*")
 _STAR = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
 _TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 _LEVELS = 2  # the star-imported module, and the modules it star-imports in turn
-# What importing a module does to the whole program (program.py's _V2_OFF and _LEGACY_SET, on
-# bytes: program.py imports libcst, which a cached run must not pay for).
+# What importing a module does to the whole program (what the program fact reads from text, on bytes).
 _PROGRAM = (  # (flag, a literal every match contains, the pattern)
-    ("v2_off", b"disable_", re.compile(rb"\b(?:disable_v2_behavior|disable_eager_execution)\s*\(")),
-    ("legacy_keras", b"TF_USE_LEGACY_KERAS", re.compile(rb"""["']TF_USE_LEGACY_KERAS["']""")),
+    ("v2_off", b"disable_", V2_OFF_CALL_BYTES),
+    ("legacy_keras", LEGACY_KERAS_VARIABLE.encode(), LEGACY_KERAS_SET_BYTES),
 )
 _SCAN_FORMAT = "star-1"  # the layout of a kept scan (see _Kept); a new one ignores older files
 
@@ -55,7 +55,7 @@ def star_aliases(files: Iterable[str], read: Optional[Callable[[str], bytes]] = 
     """path -> what its star imports of checked modules bring in, for the files whose star
     imports bring TensorFlow names. `cache_dir`: where parses are kept between runs (None: not
     kept)."""
-    read = read or _read
+    read = read or read_source
     files = [f for f in files if f.endswith(".py")]
     modules = _Modules(files, read, cache_dir)
     found: Dict[str, StarFact] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.references import GoneRef, Ref
+from tfmigrate.facts.references import GoneRef, TF1Ref
 from tfmigrate.rules._removed_api import RemovedApiRule
 
 
@@ -21,7 +21,7 @@ class GoneApiRule(RemovedApiRule):
     FULL_PATHS = True
 
 
-def spelled_gone(ref: Ref) -> str:
+def spelled_gone(ref: TF1Ref) -> str:
     """How to name the reference in a message: the code as written when short, else tf.<path>."""
     code = dotted(ref.node) if isinstance(ref.node, (cst.Name, cst.Attribute)) else None
     if isinstance(ref, GoneRef) and ref.statement is not None:

@@ -11,17 +11,17 @@ from typing import Optional, Tuple
 
 from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
-from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.facts.keras_classes import keras_class_obstacle
+from tfmigrate.fixers.api_rename import generic_fix, keras_class_obstacle
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.references import Ref, ReferenceRule
+from tfmigrate.facts.references import TF1Ref
+from tfmigrate.rules.base import ReferenceRule
 
 
 class RemovedApiRule(ReferenceRule):
     """Base of the TFM2xx rules: subclasses set CLAIMS and may override describe(). TFM299, which
     claims nothing, is handed every reference no other rule claims."""
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         if ref.section == "missing":
             return missing_message(ref), None
         fix = generic_fix(ref, self.ctx)
@@ -35,7 +35,7 @@ _KERAS_GONE = {"learning_phase": _NO_PHASE, "set_learning_phase": _NO_PHASE,
                "get_session": _NO_SESSION, "set_session": _NO_SESSION}
 
 
-def missing_message(ref: Ref) -> str:
+def missing_message(ref: TF1Ref) -> str:
     """What a reference that exists nowhere in TensorFlow 2.21 is, and what to use instead."""
     missing, v1 = ref.path, ref.entry["v1"]
     code = dotted(ref.node) or ""
@@ -83,7 +83,7 @@ def spelled(path: str) -> str:
     return f"tf.{path}"
 
 
-def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
+def generic_message(ref: TF1Ref, ctx, fix: Optional[Fix] = None) -> str:
     """`fix`: what generic_fix offers for `ref` (a changed signature's message describes it)."""
     entry = ref.entry
     name = f"`{spelled(ref.path)}`"
@@ -128,7 +128,7 @@ def generic_message(ref: Ref, ctx, fix: Optional[Fix] = None) -> str:
 
 # What every Keras 3 layer takes besides its own parameters (keras.layers.Layer.__init__).
 
-def _describe_evidence(ref: Ref) -> str:
+def _describe_evidence(ref: TF1Ref) -> str:
     entry = ref.entry
     renames = entry.get("args", {})
     v1_params, v2_params = entry.get("v1_params") or [], entry.get("v2_params") or []
@@ -167,7 +167,7 @@ def _describe_evidence(ref: Ref) -> str:
     return "; ".join(parts)
 
 
-def _fails_in_tf2(ref: Ref) -> bool:
+def _fails_in_tf2(ref: TF1Ref) -> bool:
     """Whether TF2's signature rejects this call: a keyword it does not take, more positional
     arguments than it takes, or `name_scope(None)`. The other evidence (TF1's gradient of
     softmax cross-entropy, a position read as another parameter) is a call TF2 runs differently."""
@@ -185,7 +185,7 @@ def _fails_in_tf2(ref: Ref) -> bool:
     return False
 
 
-def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
+def changed_message(ref: TF1Ref, fix: Optional[Fix] = None) -> str:
     entry = ref.entry
     code = dotted(ref.node) or spelled(ref.path)
     name = f"`{code}`"
@@ -231,11 +231,11 @@ def changed_message(ref: Ref, fix: Optional[Fix] = None) -> str:
 
 
 # Messages of the TF1-idiom rules (TFM201-TFM211) ----------------------------------------------
-def v1_spelling(ref: Ref) -> str:
+def v1_spelling(ref: TF1Ref) -> str:
     return f"`tf.compat.v1.{ref.path}`" if ref.spelled_v1 else f"`{spelled(ref.path)}`"
 
 
-def fallback_message(ref: Ref, what: str, todo: str, fix: Optional[Fix] = None, caveat: str = "") -> str:
+def fallback_message(ref: TF1Ref, what: str, todo: str, fix: Optional[Fix] = None, caveat: str = "") -> str:
     """`<name> <what>, and TensorFlow 2 removed it. <todo>; <what the fix does>.` The last clause
     says whether the fix is TF2-native or the compat.v1 fallback (or that there is none)."""
     name = v1_spelling(ref)

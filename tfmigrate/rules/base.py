@@ -7,14 +7,16 @@ smallest node that is wrong. Metadata (name, severity, rationale, examples) live
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, List, Optional, Sequence
+from typing import TYPE_CHECKING, ClassVar, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from tfmigrate.facts.references import References
 from tfmigrate.findings import Fix
 
 if TYPE_CHECKING:
     from tfmigrate.facts.context import FileContext
+    from tfmigrate.facts.references import TF1Ref
 
 
 @dataclass
@@ -31,6 +33,9 @@ class Report:
 
 class Rule:
     code: ClassVar[str] = ""
+    # The facts it reads (`self.ctx.fact(Kind)`, its fixes' reads included): tests/test_facts.py
+    # holds every rule to it, and the engine walks those fed by the walk before the rules.
+    reads: ClassVar[Tuple[type, ...]] = ()
 
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
@@ -46,6 +51,24 @@ class Rule:
         return [a for a in dir(type(self)) if a.startswith(("visit_", "leave_"))]
 
     @classmethod
+    def facts_read(cls) -> Tuple[type, ...]:
+        """`reads` of the rule and of its base classes."""
+        return tuple(kind for klass in reversed(cls.__mro__) for kind in vars(klass).get("reads", ()))
+
+    @classmethod
     def applies_to(cls, ctx: "FileContext") -> bool:
         """Cheap per-file precondition; rules that cannot fire are not walked at all."""
         return ctx.names.has_tensorflow
+
+
+class ReferenceRule(Rule):
+    """A rule that reads the file's TF1 references (tfmigrate.facts.references): the API path
+    prefixes it CLAIMS, and what it says about each reference handed to it (`describe`).
+    FULL_PATHS: it is handed whole paths under OWN_PREFIXES (`GoneRef`s)."""
+
+    reads = (References,)
+    CLAIMS: ClassVar[Tuple[str, ...]] = ()
+    FULL_PATHS: ClassVar[bool] = False
+
+    def describe(self, ref: "TF1Ref") -> Tuple[str, Optional[Fix]]:
+        raise NotImplementedError

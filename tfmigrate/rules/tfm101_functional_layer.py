@@ -16,12 +16,15 @@ from tfmigrate.findings import Fix, Insert, Replace
 from tfmigrate.fixers import layers as fx
 from tfmigrate.fixers.keras_init import REPEATING, ClassBook, ConstructorReads, self_param, takes_positional
 from tfmigrate.facts.functions import head_name
-from tfmigrate.facts.names import Reference
+from tfmigrate.facts.names import Spelling
 from tfmigrate.rules.base import Rule
+from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.keras_classes import KerasClasses
 
 
 class FunctionalLayer(Rule):
     code = "TFM101"
+    reads = (ProgramMode, KerasClasses)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -62,7 +65,7 @@ class FunctionalLayer(Rule):
             return
         function = api[7:]
         spelled = self.ctx.module.code_for_node(node.func)
-        ref = self._reference(node.func, f"keras.layers.{fx.SPECS[function].cls}")
+        ref = self._spelling(node.func, f"keras.layers.{fx.SPECS[function].cls}")
         wrong = (f"`{spelled}` does not exist under TensorFlow 2.21 / Keras 3 "
                  "(`tf.compat.v1.layers` raises AttributeError).")
         mapped = fx.map_call(function, node)
@@ -77,7 +80,7 @@ class FunctionalLayer(Rule):
             fix, caveats = result
             unsafe = f"; the fix is unsafe because {'; '.join(caveats)}" if caveats else ""
             return self.report(node.func, f"{wrong} {todo}{unsafe}.", fix)
-        if place is None and self.ctx.program.graph:
+        if place is None and self.ctx.fact(ProgramMode).graph:
             return self._graph_code(node, spelled, ref)
         if isinstance(place, str) or isinstance(mapped, str):
             why = place if isinstance(place, str) else mapped
@@ -99,11 +102,11 @@ class FunctionalLayer(Rule):
                 + "".join(f" ({n})" for n in mapped.caveats + mapped.caveats_safe), tuple(edits)),
         )
 
-    def _graph_code(self, node: cst.Call, spelled: str, ref: Reference) -> None:
+    def _graph_code(self, node: cst.Call, spelled: str, ref: Spelling) -> None:
         """In TF1 graph code a Keras 3 object built inline would lose what the rest of the graph
         relies on (variable_scope reuse, UPDATE_OPS, regularization losses, a placeholder
         `training` flag): the module keeps TF1's layers on the compat route instead."""
-        program = self.ctx.program
+        program = self.ctx.fact(ProgramMode)
         native = (f"The TF2-native form, a `{ref.code}` object created once, belongs with a rewrite of the "
                   "whole graph code (weight sharing, UPDATE_OPS, regularization losses, a `training` flag)")
         v1 = self.ctx.names.full_name(node.func) or ""
@@ -121,13 +124,13 @@ class FunctionalLayer(Rule):
             f"on `tf.compat.v1.layers` with legacy Keras, so weight sharing and the graph collections keep working. {native}.",
         )
 
-    def _reference(self, func, api: str) -> Reference:
+    def _spelling(self, func, api: str) -> Spelling:
         """Spell the class with the alias the call itself used (`tfv1.layers.dense` ->
         `tfv1.keras.layers.Dense`) when that alias is TensorFlow; else the table's choice."""
         head = head_name(func)
         if self.ctx.names.aliases.get(head) in ("tensorflow", "tensorflow.compat.v1"):
-            return Reference(f"{head}.{api}", None)
-        return self.ctx.names.reference(api)
+            return Spelling(f"{head}.{api}", None)
+        return self.ctx.names.spelling(api)
 
     def _class_fix(self, node, function, mapped, ref, classdef, method):
         info = self._book.class_info(classdef)

@@ -78,6 +78,7 @@ def _contained(value, boxed: bool = False) -> Iterator[tuple]:
 
 class UntrackedVariable(Rule):
     code = "TFM102"
+    reads = (KerasClasses,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
@@ -101,7 +102,7 @@ class UntrackedVariable(Rule):
                 if any(_name(d.decorator) == "staticmethod" for d in method.decorators):
                     return None
                 if self._keras is None:
-                    self._keras = KerasClasses(self.ctx.module, self.ctx.names)
+                    self._keras = self.ctx.fact(KerasClasses)
                 kind = self._keras.kind(stack[i])
                 return (stack[i], kind, method, method.params.params[0].name.value) if kind else None
         return None
@@ -160,7 +161,7 @@ class UntrackedVariable(Rule):
     def _report(self, call: cst.Call, api: str, where, attr: str, plain: bool) -> None:
         cls, kind, method, self_name = where
         spelled = self.ctx.module.code_for_node(call.func)
-        keras_var = self.ctx.names.reference("keras.Variable")
+        keras_var = self.ctx.names.spelling("keras.Variable")
         keras_func = keras_var.expression()
         if api == "Variable":
             full = self.ctx.names.full_name(call.func) or ""

@@ -12,7 +12,6 @@ a caller doing one of these, a `try`) silences the rule. One walk records creati
 from __future__ import annotations
 
 import builtins
-import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -21,11 +20,9 @@ import libcst as cst
 from tfmigrate.fixers.reuse import auto_reuse, share_in_scope
 from tfmigrate.facts.names import dotted
 from tfmigrate.rules.base import Rule
+from tfmigrate.facts.graph_words import GRAPH_MODE
+from tfmigrate.facts.source_search import SourceSearch
 
-_GRAPH_MODE = re.compile(
-    r"disable_eager_execution|disable_v2_behavior|Session\(|\bplaceholder\("
-    r"|\bGraph\(\)|\.as_default\(\)|EstimatorSpec\("
-)
 _HARMLESS_DECORATORS = ("staticmethod", "classmethod", "add_arg_scope")
 _BUILTINS = frozenset(dir(builtins))
 _SUMMARY_CAP = 64
@@ -114,6 +111,7 @@ def _single_iteration(loop) -> bool:
 
 class DuplicateGetVariable(Rule):
     code = "TFM103"
+    reads = (SourceSearch,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
@@ -549,7 +547,7 @@ class DuplicateGetVariable(Rule):
 
     def _remedy(self, item: _Expanded, case: str, first: Optional[_Expanded]):
         create = item.create
-        if not self.ctx.search(_GRAPH_MODE):
+        if not self.ctx.fact(SourceSearch).found(GRAPH_MODE):
             return ("Create the variable once (for example as an attribute or a Keras layer) "
                     "and use that object, or pass distinct names; `reuse` is ignored in eager "
                     "mode."), None

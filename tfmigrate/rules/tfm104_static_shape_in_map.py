@@ -4,7 +4,7 @@
 are `None`: `if img.shape[-1] == 1:` is decided at trace time and never fires (FACTS.md).
 `tf.shape(img)[-1]` is the size at run time, and AutoGraph turns the branch into a `tf.cond`.
 
-During the walk the traced-function collector (tfmigrate.facts.traced, shared with TFM106-TFM108)
+During the walk the traced-functions fact (tfmigrate.facts.traced, shared with TFM106-TFM108)
 records function definitions (by scope and name) and the function arguments of dataset `.map`
 calls; `leave_Module` resolves each one (tfmigrate.facts.functions) and runs a forward taint pass over
 that function alone, so the cost stays linear in the file.
@@ -20,7 +20,8 @@ from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.shapes import dynamic_dims, dynamic_shape
 from tfmigrate.facts.functions import element_params, positional, target_names
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.traced import TracedRule, collector
+from tfmigrate.rules.base import Rule
+from tfmigrate.facts.traced import TracedFunctions
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Walking up from a scalar read through these keeps "the value is used by TensorFlow or a test".
@@ -400,8 +401,9 @@ def _accepts_tensor(api: str) -> bool:
     return not api.startswith(("keras.", "layers.", "contrib.", "estimator.", "data.", "feature_column."))
 
 
-class StaticShapeInMap(TracedRule):
+class StaticShapeInMap(Rule):
     code = "TFM104"
+    reads = (TracedFunctions,)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -409,7 +411,7 @@ class StaticShapeInMap(TracedRule):
         self._reported: Set[cst.Name] = set()
 
     def leave_Module(self, node: cst.Module) -> None:
-        traced = collector(self.ctx)
+        traced = self.ctx.fact(TracedFunctions)
         self._functions = traced.functions
         for fn, chain in traced.map_sites():
             if isinstance(fn, cst.Lambda):
@@ -456,7 +458,7 @@ class StaticShapeInMap(TracedRule):
 
     # --- findings ----------------------------------------------------------------------------
     def _report(self, flow: _Flow) -> None:
-        ref = self.ctx.names.reference("shape")
+        ref = self.ctx.names.spelling("shape")
         for read in flow.reads:
             tensor_code = flow.code(read.tensor)
             if read.name in self._reported or tensor_code in flow.guards:

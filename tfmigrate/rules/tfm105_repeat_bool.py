@@ -4,6 +4,7 @@ import libcst as cst
 from tfmigrate.fixers.calls import drop_method_call, without_arguments
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.rules.base import Rule
+from tfmigrate.facts.datasets import DatasetNames
 
 
 def _bool_count(call: cst.Call):
@@ -20,13 +21,14 @@ def _bool_count(call: cst.Call):
 
 class RepeatBool(Rule):
     code = "TFM105"
+    reads = (DatasetNames,)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "repeat"):
             return
         count = _bool_count(node)
-        if count is None or self.ctx.datasets.receiver(node, "repeat") is None:
+        if count is None or self.ctx.fact(DatasetNames).receiver(node, "repeat") is None:
             return
         if count:
             self.report(

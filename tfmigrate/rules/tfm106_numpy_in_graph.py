@@ -13,7 +13,8 @@ from typing import Dict, Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.facts.traced import FUNCTIONS, MAP, TracedRule, numpy_aliases
+from tfmigrate.rules.base import Rule
+from tfmigrate.facts.traced import FUNCTIONS, MAP, NumpyAliases, TracedFunctions
 
 # NumPy function -> (TensorFlow API, reduction?, safe?). Safe: same values and dtype for every
 # dtype, or TensorFlow raises where NumPy would differ (exp of an int32). Unsafe: integer input
@@ -41,8 +42,9 @@ def _twin_args(call: cst.Call, reduction: bool) -> bool:
     )
 
 
-class NumpyInGraph(TracedRule):
+class NumpyInGraph(Rule):
     code = "TFM106"
+    reads = (TracedFunctions, NumpyAliases)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -50,7 +52,6 @@ class NumpyInGraph(TracedRule):
         self._np_calls = []  # (node, numpy function name, enclosing function)
 
     def visit_Call(self, node: cst.Call) -> None:
-        super().visit_Call(node)
         func = node.func
         if not isinstance(func, cst.Attribute):
             return
@@ -59,12 +60,12 @@ class NumpyInGraph(TracedRule):
             return
         if func.attr.value == "numpy" and not node.args:
             self._numpy_calls.append((node, fn))
-        elif isinstance(func.value, cst.Name) and func.value.value in numpy_aliases(self.ctx) and node.args:
+        elif isinstance(func.value, cst.Name) and func.value.value in self.ctx.fact(NumpyAliases).names and node.args:
             self._np_calls.append((node, func.attr.value, fn))
 
     def leave_Module(self, node: cst.Module) -> None:
         for call, fn in self._numpy_calls:
-            kind = self.traced_kind(fn)
+            kind = self.ctx.fact(TracedFunctions).kind(fn)
             if kind is None:
                 continue
             spelled = self.ctx.module.code_for_node(call)
@@ -74,9 +75,9 @@ class NumpyInGraph(TracedRule):
                 f"{_advice(kind)}",
             )
         for call, name, fn in self._np_calls:
-            kind = self.traced_kind(fn)
+            kind = self.ctx.fact(TracedFunctions).kind(fn)
             first = call.args[0]
-            if kind is None or first.keyword is not None or first.star or not self.tensor(first.value, fn):
+            if kind is None or first.keyword is not None or first.star or not self.ctx.fact(TracedFunctions).tensor(first.value, fn):
                 continue
             spelled = self.ctx.module.code_for_node(call.func)
             wrong = f"`{spelled}(...)` on a tensor fails inside {kind}: NumPy cannot read a symbolic tensor."
@@ -91,7 +92,7 @@ class NumpyInGraph(TracedRule):
         if twin is None or not _twin_args(call, twin[1]):
             return None
         api, _, safe = twin
-        ref = self.ctx.names.reference(api)
+        ref = self.ctx.names.spelling(api)
         edits = [Replace(call.func, ref.expression())]
         edits.extend(ref.import_edits())
         note = "" if safe else " (on integer tensors the result's dtype or value differs from NumPy's)"

@@ -21,7 +21,9 @@ import libcst as cst
 from tfmigrate.findings import Fix, Insert, Replace
 from tfmigrate.fixers import layers as fx
 from tfmigrate.fixers.keras_init import REPEATING, ClassBook, ConstructorReads, self_param, takes_positional
-from tfmigrate.facts.traced import FUNCTIONS, TracedRule
+from tfmigrate.rules.base import Rule
+from tfmigrate.facts.traced import FUNCTIONS, TracedFunctions
+from tfmigrate.facts.keras_classes import KerasClasses
 
 # keras.layers classes that own weights once built (Keras 3.15; wrappers such as Bidirectional
 # hold the weights of the layer they wrap, which is reported itself).
@@ -40,8 +42,9 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-class LayerInCall(TracedRule):
+class LayerInCall(Rule):
     code = "TFM107"
+    reads = (TracedFunctions, KerasClasses)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -49,7 +52,6 @@ class LayerInCall(TracedRule):
         self._traced: List[Tuple[cst.Call, str, cst.CSTNode]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        super().visit_Call(node)
         api = self.ctx.names.api(node.func)
         if api is None or not api.startswith("keras.layers.") or api.rsplit(".", 1)[-1] not in WEIGHTED:
             return
@@ -74,7 +76,7 @@ class LayerInCall(TracedRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         for call, cls, fn in self._traced:
-            kind = self.traced_kind(fn)
+            kind = self.ctx.fact(TracedFunctions).kind(fn)
             if kind is None:
                 continue
             self.report(
@@ -97,7 +99,7 @@ class LayerInCall(TracedRule):
         if not (isinstance(method, cst.FunctionDef) and method.name.value == "call" and i >= 2):
             return None
         classdef = stack[i - 2]
-        if not isinstance(classdef, cst.ClassDef) or self.ctx.keras_classes.kind(classdef) is None:
+        if not isinstance(classdef, cst.ClassDef) or self.ctx.fact(KerasClasses).kind(classdef) is None:
             return None
         if self_param(method) is None:
             return "`call` has no `self`"

@@ -21,7 +21,8 @@ import libcst as cst
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.facts.names import dotted
 from tfmigrate.facts.functions import local_names
-from tfmigrate.facts.traced import FUNCTIONS, TracedRule
+from tfmigrate.rules.base import Rule
+from tfmigrate.facts.traced import FUNCTIONS, TracedFunctions
 
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
 _STATIC_ATTRS = frozenset({"shape", "dtype", "name", "get_shape", "ndim", "device"})
@@ -69,8 +70,9 @@ def _module_imports_sys(module: cst.Module) -> bool:
     return False
 
 
-class TfFunctionSideEffect(TracedRule):
+class TfFunctionSideEffect(Rule):
     code = "TFM108"
+    reads = (TracedFunctions,)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -80,7 +82,6 @@ class TfFunctionSideEffect(TracedRule):
         self._declared: Dict[int, Set[str]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
-        super().visit_Call(node)
         fn = self.ctx.enclosing(FUNCTIONS)
         if fn is None:
             return
@@ -108,18 +109,17 @@ class TfFunctionSideEffect(TracedRule):
         self._store(node.target)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        super().visit_Assign(node)
         for target in node.targets:
             self._store(target.target)
 
     def leave_Module(self, node: cst.Module) -> None:
         for call, fn in self._prints:
-            kind = self.traced_kind(fn)
+            kind = self.ctx.fact(TracedFunctions).kind(fn)
             if kind is not None:
                 self._print(call, fn, kind)
         locals_of: Dict[int, Set[str]] = {}
         for call, owner, fn in self._appends:
-            kind = self.traced_kind(fn)
+            kind = self.ctx.fact(TracedFunctions).kind(fn)
             if kind is None or not isinstance(fn, cst.FunctionDef):
                 continue
             if id(fn) not in locals_of:
@@ -135,7 +135,7 @@ class TfFunctionSideEffect(TracedRule):
                 "`tf.TensorArray` (or return them) instead.",
             )
         for target, name, fn in self._globals:
-            kind = self.traced_kind(fn)
+            kind = self.ctx.fact(TracedFunctions).kind(fn)
             if kind is None or name not in self._declared.get(id(fn), ()):
                 continue
             self.report(
@@ -164,7 +164,7 @@ class TfFunctionSideEffect(TracedRule):
         for value in values:
             if _formatted(value):
                 return "the text is formatted in Python, once, at trace time; pass the tensors to `tf.print` as separate arguments"
-        ref = self.ctx.names.reference("print")
+        ref = self.ctx.names.spelling("print")
         edits = []
         edits.extend(ref.import_edits())
         if not _module_imports_sys(self.ctx.module):
@@ -181,7 +181,7 @@ class TfFunctionSideEffect(TracedRule):
             comma=last.comma,
         ))
         edits.insert(0, Replace(call, call.with_changes(func=ref.expression(), args=args)))
-        unsure = [v for v in values if not (_is_literal(v) or _is_static(v) or self.tensor(v, fn))]
+        unsure = [v for v in values if not (_is_literal(v) or _is_static(v) or self.ctx.fact(TracedFunctions).tensor(v, fn))]
         if unsure:
             what = self.ctx.module.code_for_node(unsure[0])
             return Fix("unsafe", f"Replace with `{ref.code}(..., output_stream=sys.stdout)` (`{what}` may not be "

@@ -16,7 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.facts.names import _statements, dotted
+from tfmigrate.facts.names import statements_of, dotted
 from tfmigrate.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef,)
@@ -102,7 +102,7 @@ class LoadWeightsByName(Rule):
         scope = self.ctx.enclosing(_FUNCTIONS)
         body = scope.body.body if scope is not None and isinstance(scope.body, cst.IndentedBlock) else self.ctx.module.body
         values = []
-        for stmt in _statements(body):
+        for stmt in statements_of(body):
             for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
                 if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
                     targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]

@@ -99,8 +99,8 @@ class Uint8Reduce(Rule):
             wrong = f"`{spelled}` of a uint8 tensor adds in uint8 and wraps around past 255, silently."
         else:
             wrong = f"`{spelled}` of a uint8 tensor rounds the mean down to a whole number, silently."
-        cast = self.ctx.names.reference("cast")
-        kind = self.ctx.names.reference(dtype)
+        cast = self.ctx.names.spelling("cast")
+        kind = self.ctx.names.spelling(dtype)
         new_code = f"{cast.code}({tensor}, {kind.code})"
         edits = [Replace(arg.value, cst.parse_expression(new_code))]
         for imp in {cast.import_statement, kind.import_statement} - {None}:

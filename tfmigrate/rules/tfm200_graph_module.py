@@ -16,16 +16,18 @@ from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.compat_route import DATASET_ATTRIBUTES, compat_route_edits
 from tfmigrate.rules.base import Rule
+from tfmigrate.facts.program import ProgramMode
 
 _MAX_EVIDENCE = 3
 
 
 class GraphModule(Rule):
     code = "TFM200"
+    reads = (ProgramMode,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
-        program = ctx.names.has_tensorflow and ctx.program
+        program = ctx.names.has_tensorflow and ctx.fact(ProgramMode)
         return bool(program) and program.graph and not program.on_compat_route
 
     def __init__(self, ctx):
@@ -37,7 +39,7 @@ class GraphModule(Rule):
         """Names spelled through a plain `tensorflow` alias that only TF2 has: the route keeps
         them working as `tf.compat.v2.<name>`. With `--native`, also a dataset's TF1-only
         attributes (`ds.output_types`): see fixers.compat_route.DATASET_ATTRIBUTES."""
-        if getattr(self.ctx, "native", False) and node.attr.value in DATASET_ATTRIBUTES:
+        if self.ctx.native and node.attr.value in DATASET_ATTRIBUTES:
             self.dataset_attributes.append(node)
         parent = self.ctx.stack[-1] if self.ctx.stack else None
         if type(parent) is cst.Attribute and parent.value is node:
@@ -53,7 +55,7 @@ class GraphModule(Rule):
             self.v2_only.append((node, path))
 
     def leave_Module(self, node: cst.Module) -> None:
-        program = self.ctx.program
+        program = self.ctx.fact(ProgramMode)
         imports = program.tf_imports()
         if not imports:
             return

@@ -8,6 +8,8 @@ import libcst as cst
 
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
+from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.source_search import SourceSearch
 
 _CONFIG = ("ConfigProto", "GPUOptions", "RunOptions", "RunMetadata", "GraphOptions", "OptimizerOptions")
 # Receivers that are sessions by name: `sess.run(...)`, `self._session.run(...)`.
@@ -19,6 +21,7 @@ _EVIDENT = re.compile(r"\b(?:Session|InteractiveSession|MonitoredTrainingSession
 
 class Session(RemovedApiRule):
     code = "TFM201"
+    reads = (ProgramMode, SourceSearch)
     CLAIMS = (
         "Session",
         "InteractiveSession",
@@ -85,12 +88,12 @@ class Session(RemovedApiRule):
                 f"`{_short(self.ctx, func)}(...)` runs a TF1 graph in a session, which TensorFlow 2 does not build. "
                 f"Call the computation as a function and use its result (wrap it in `tf.function` for graph speed){feed}; "
                 "there is no automatic fix.",
-                debt=self.ctx.program.on_compat_route,
+                debt=self.ctx.fact(ProgramMode).on_compat_route,
             )
             return
         if positional or not keywords <= {"feed_dict", "session"}:
             return
-        if not self.ctx.search(_EVIDENT) or not (keywords or self._is_tensor(receiver)):
+        if not self.ctx.fact(SourceSearch).found(_EVIDENT) or not (keywords or self._is_tensor(receiver)):
             return
         if method == "eval":
             todo = "In TF2 an eager tensor already holds its value: use `.numpy()` (or return it from a `tf.function`)"
@@ -100,7 +103,7 @@ class Session(RemovedApiRule):
             func.attr,
             f"`{_short(self.ctx, func)}()` runs a TF1 graph element in the default session, which TensorFlow 2 does not have. "
             f"{todo}; there is no automatic fix.",
-            debt=self.ctx.program.on_compat_route,
+            debt=self.ctx.fact(ProgramMode).on_compat_route,
         )
 
 

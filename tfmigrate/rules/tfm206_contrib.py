@@ -17,9 +17,10 @@ from tfmigrate.facts import api_table
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.fixers.arguments import joined
-from tfmigrate.facts.references import GoneRef, Ref
-from tfmigrate.fixers.imports import remove_import_fix
+from tfmigrate.facts.references import GoneRef, TF1Ref
+from tfmigrate.fixers.imports import NameCounts, remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
+from tfmigrate.facts.program import ProgramMode
 
 # Module -> what to use instead (one sentence, no trailing period).
 MODULES = {
@@ -112,9 +113,10 @@ EAGER_HINTS = {
 
 class Contrib(GoneApiRule):
     code = "TFM206"
+    reads = (NameCounts, ProgramMode)
     CLAIMS = ("contrib",)
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         parts = ref.path.split(".")
         module = parts[1] if len(parts) > 1 else None
         name = spelled_gone(ref)
@@ -149,14 +151,14 @@ class Contrib(GoneApiRule):
             return f"use `tf.{EAGER[leaf][0]}`"
         return MODULES.get(module or "", "use a TF2 API or a maintained package instead")
 
-    def _usage_fix(self, ref: Ref, module: Optional[str], parts) -> Optional[Fix]:
+    def _usage_fix(self, ref: TF1Ref, module: Optional[str], parts) -> Optional[Fix]:
         if ref.section == "contrib":  # TensorFlow's own rename, still resolving
-            table_ref = Ref(node=ref.node, path=ref.path, section="removed", entry=ref.entry, spelled_v1=False, call=ref.call)
+            table_ref = TF1Ref(node=ref.node, path=ref.path, section="removed", entry=ref.entry, spelled_v1=False, call=ref.call)
             return _native_rename(self.ctx, table_ref)
         if len(parts) != 3:
             return None
         leaf = parts[2]
-        if module == "layers" and self.ctx.program.graph and leaf in SLIM_LAYERS:
+        if module == "layers" and self.ctx.fact(ProgramMode).graph and leaf in SLIM_LAYERS:
             return _slim_fix(self.ctx, ref, leaf)
         if module == "layers":
             return _layers_fix(self.ctx, ref, leaf)
@@ -177,7 +179,7 @@ class Contrib(GoneApiRule):
 
 
 def _rename(ctx, node, target: str, applicability: str, args=None, call=None) -> Fix:
-    reference = ctx.names.reference(target)
+    reference = ctx.names.spelling(target)
     new = reference.expression()
     if call is not None:
         edits = [Replace(call, call.with_changes(func=new, args=args if args is not None else call.args))]
@@ -187,7 +189,7 @@ def _rename(ctx, node, target: str, applicability: str, args=None, call=None) ->
     return Fix(applicability, f"Replace with `{reference.code}` (TF2-native)", tuple(edits))
 
 
-def _native_rename(ctx, ref: Ref) -> Optional[Fix]:
+def _native_rename(ctx, ref: TF1Ref) -> Optional[Fix]:
     replacement = api_table.replacement(ref.path)
     if replacement is None:
         return None
@@ -204,7 +206,7 @@ def _number(node) -> Optional[float]:
     return None
 
 
-def _layers_fix(ctx, ref: Ref, leaf: str) -> Optional[Fix]:
+def _layers_fix(ctx, ref: TF1Ref, leaf: str) -> Optional[Fix]:
     """contrib.layers initializers and regularizers, measured under TF 2.21 with
     tf.compat.v1.get_variable in graph and eager mode and as Keras layer arguments."""
     call = ref.call
@@ -245,7 +247,7 @@ def _layers_fix(ctx, ref: Ref, leaf: str) -> Optional[Fix]:
     return None
 
 
-def _slim_fix(ctx, ref: Ref, leaf: str) -> Fix:
+def _slim_fix(ctx, ref: TF1Ref, leaf: str) -> Fix:
     """In TF1 graph code, `tf.contrib.layers.X` -> `tf_slim.X`: the same function, moved to the
     tf-slim package, so variables, collections and numbers are TF1's."""
     edits = (Replace(ref.node, cst.parse_expression(f"tf_slim.{leaf}")), AddImport("import tf_slim"))

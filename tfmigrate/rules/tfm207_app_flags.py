@@ -20,8 +20,8 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
-from tfmigrate.fixers.api_rename import reference_like
-from tfmigrate.facts.references import Ref
+from tfmigrate.fixers.api_rename import spelling_like
+from tfmigrate.facts.references import TF1Ref
 from tfmigrate.rules._removed_api import RemovedApiRule
 
 FLAG_MODULES = ("app.flags", "flags")
@@ -110,6 +110,8 @@ def _params(params: cst.Parameters):
 class _Plan:
     """Per file: the local names the fix binds to absl's `flags` and `app` modules."""
 
+    needs = ()
+
     def __init__(self, ctx):
         self.ctx = ctx
         names = ctx.names
@@ -162,13 +164,14 @@ class _Plan:
 
 class AppFlags(RemovedApiRule):
     code = "TFM207"
+    reads = (_Plan,)
     CLAIMS = ("app", "flags")
 
     def _plan(self) -> _Plan:
         """The file's plan, made on the first reference this rule describes."""
         return self.ctx.fact(_Plan)
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         path = ref.path
         name = f"`tf.{path}`"
         if ref.spelled_v1:  # runs under TF 2.21: TF1 API left for absl, not removed API
@@ -207,7 +210,7 @@ class AppFlags(RemovedApiRule):
         return ("This module does not call `app.run`: absl's `FLAGS` raises UnparsedFlagAccessError until "
                 "something parses the command line, TF's wrapper parses it on first use")
 
-    def _module_node(self, ref: Ref, levels: int):
+    def _module_node(self, ref: TF1Ref, levels: int):
         node = ref.node
         for _ in range(levels):
             if not isinstance(node, cst.Attribute):
@@ -215,7 +218,7 @@ class AppFlags(RemovedApiRule):
             node = node.value
         return node
 
-    def _flags_fix(self, ref: Ref, module: str, rest: str) -> Optional[Fix]:
+    def _flags_fix(self, ref: TF1Ref, module: str, rest: str) -> Optional[Fix]:
         plan = self._plan()
         local = plan.flags
         if local is None:
@@ -238,17 +241,17 @@ class AppFlags(RemovedApiRule):
             (Replace(node, cst.Name(local)), AddImport(plan.import_for("flags"))),
         )
 
-    def _compat_fix(self, ref: Ref) -> Optional[Fix]:
+    def _compat_fix(self, ref: TF1Ref) -> Optional[Fix]:
         """`tf.app.flags.FLAGS` -> `tf.compat.v1.app.flags.FLAGS`: TF1's wrapper, which parses
         `sys.argv` on first access (it wraps absl's FLAGS, so absl's DEFINE_* and `app.run` fill it)."""
         if ref.spelled_v1 or ref.routed:
             return None  # runs as it is; in a TF1 graph module TFM200 moves it with the rest
-        reference = reference_like(ref, self.ctx, f"compat.v1.{ref.path}")
+        reference = spelling_like(ref, self.ctx, f"compat.v1.{ref.path}")
         return Fix("safe", f"Replace with `{reference.code}` (a compat.v1 fallback, not TF2-native: "
                            "it parses the command line on first use, as TF1's did)",
                    (Replace(ref.node, reference.expression()), *reference.import_edits()))
 
-    def _run_fix(self, ref: Ref) -> Optional[Fix]:
+    def _run_fix(self, ref: TF1Ref) -> Optional[Fix]:
         plan = self._plan()
         if ref.path != "app.run" or plan.app is None:
             return None

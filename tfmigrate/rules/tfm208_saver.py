@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix, Replace
-from tfmigrate.facts.references import Ref
+from tfmigrate.facts.references import TF1Ref
 from tfmigrate.rules._removed_api import RemovedApiRule
 
 GUIDANCE = (
@@ -19,14 +19,14 @@ class Saver(RemovedApiRule):
     code = "TFM208"
     CLAIMS = ("train.Saver",)
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         if ref.spelled_v1:
             return (
                 f"`tf.compat.v1.train.Saver` is TF1-only (graph mode, name-based checkpoints): {GUIDANCE}. "
                 "No automatic fix.",
                 None,
             )
-        reference = self.ctx.names.reference("compat.v1.train.Saver")
+        reference = self.ctx.names.spelling("compat.v1.train.Saver")
         edits = [Replace(ref.node, reference.expression())]
         edits.extend(reference.import_edits())
         fix = Fix("safe", f"Replace with `{reference.code}` (compat.v1 fallback, same meaning)", tuple(edits))

@@ -12,13 +12,13 @@ Keras at 0) is never offered, the compat.v1 fallback is.
 """
 from __future__ import annotations
 
-import re
 from typing import Optional, Tuple
 
 from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.api_rename import generic_fix
-from tfmigrate.facts.references import Ref
+from tfmigrate.facts.graph_words import TF1_OPTIMIZER_USE
+from tfmigrate.facts.references import TF1Ref
 from tfmigrate.rules._removed_api import RemovedApiRule
 
 OPTIMIZERS = (
@@ -35,22 +35,17 @@ OPTIMIZERS = (
     "train.RMSPropOptimizer",
     "train.SyncReplicasOptimizer",
 )
-# Evidence the code is TF1 graph-style or uses optimizer API Keras 3 lacks.
-_TF1_USES = re.compile(
-    r"\.minimize\(|compute_gradients|get_slot|global_step|Session\(|placeholder|disable_eager_execution"
-    r"|disable_v2_behavior|get_collection|\.variables\(\)|MonitoredTrainingSession|Estimator"
-)
 
 
 def eager_by_evidence(source: str) -> bool:
-    return "GradientTape" in source and "apply_gradients" in source and not _TF1_USES.search(source)
+    return "GradientTape" in source and "apply_gradients" in source and not TF1_OPTIMIZER_USE.search(source)
 
 
 class V1Optimizer(RemovedApiRule):
     code = "TFM209"
     CLAIMS = OPTIMIZERS
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         name = f"`tf.{ref.path}`"
         replacement = api_table.replacement(ref.path)
         native = replacement if replacement and replacement.get("native") else None
@@ -77,8 +72,8 @@ class V1Optimizer(RemovedApiRule):
         )
         return f"{name} was removed in TensorFlow 2. {fix.description}; {why}.", fix
 
-    def _fallback(self, ref: Ref) -> Fix:
-        reference = self.ctx.names.reference(f"compat.v1.{ref.path}")
+    def _fallback(self, ref: TF1Ref) -> Fix:
+        reference = self.ctx.names.spelling(f"compat.v1.{ref.path}")
         edits = [Replace(ref.node, reference.expression())]
         edits.extend(reference.import_edits())
         return Fix("safe", f"Replace with `{reference.code}` (compat.v1 fallback, same meaning)", tuple(edits))

@@ -1,17 +1,13 @@
 """TFM211: `tf.enable_eager_execution()` and the other switches to TF2 behaviour, which TF2 has
 on by default: the call statement is removed."""
-import re
 
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.statements import remove_call_statement
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.rules._removed_api import RemovedApiRule, fallback_message
+from tfmigrate.facts.graph_words import SWITCH_OFF_WORD
+from tfmigrate.facts.source_search import SourceSearch
 
-# Something in the file turns TF2 behaviour off: an `enable_*` call may then switch it back on.
-_DISABLES = re.compile(
-    r"\b(?:disable_eager_execution|disable_v2_behavior|disable_resource_variables|"
-    r"disable_v2_tensorshape|disable_control_flow_v2)\b"
-)
 _WHAT = {
     "enable_eager_execution": "turns on eager execution",
     "enable_v2_behavior": "turns on TF2 behaviour",
@@ -23,6 +19,7 @@ _WHAT = {
 
 class EnableEager(RemovedApiRule):
     code = "TFM211"
+    reads = (SourceSearch,)
     CLAIMS = (
         *_WHAT,
         "contrib.eager.enable_eager_execution",
@@ -31,7 +28,7 @@ class EnableEager(RemovedApiRule):
 
     def describe(self, ref):
         fix = None
-        if ref.call is not None and not self.ctx.search(_DISABLES):
+        if ref.call is not None and not self.ctx.fact(SourceSearch).found(SWITCH_OFF_WORD):
             removal = remove_call_statement(ref.call, self.ctx.stack)
             if removal is not None:
                 # Arguments (a device policy, a ConfigProto) configure more than the switch.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
-from tfmigrate.facts.references import GoneRef, Ref
+from tfmigrate.facts.references import GoneRef, TF1Ref
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 
 V2 = (
@@ -22,7 +22,7 @@ class DebuggerWrapper(GoneApiRule):
     code = "TFM212"
     CLAIMS = ("python.debug",)
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         leaf = ref.path.split(".")[-1]
         if isinstance(ref, GoneRef) and ref.statement is not None:
             return (

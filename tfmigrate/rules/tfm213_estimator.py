@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
-from tfmigrate.facts.references import GoneRef, Ref
+from tfmigrate.facts.references import GoneRef, TF1Ref
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 
 FIT = "train a Keras model with `model.fit` (or a custom `tf.GradientTape` loop)"
@@ -39,7 +39,7 @@ class Estimator(GoneApiRule):
         "contrib.tpu.TPUConfig",
     )
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         parts = ref.path.split(".")
         if parts[0] == "contrib":
             where = "was removed with `tf.contrib`"

@@ -17,9 +17,11 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import joined, keyword
-from tfmigrate.facts.references import GoneRef, Ref
-from tfmigrate.fixers.imports import remove_import_fix
+from tfmigrate.facts.references import GoneRef, TF1Ref
+from tfmigrate.fixers.imports import NameCounts, remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
+from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.source_search import SourceSearch
 
 _TRUE = "True"
 # cell -> (Keras target, accepted keywords -> Keras keyword (None: drop), keywords to add)
@@ -63,6 +65,7 @@ KERAS = "run Keras cells with `tf.keras.layers.RNN`, or use `tf.keras.layers.LST
 
 class RnnCell(GoneApiRule):
     code = "TFM214"
+    reads = (NameCounts, ProgramMode, SourceSearch)
     CLAIMS = (
         "nn.rnn_cell",
         "nn.dynamic_rnn",
@@ -72,7 +75,7 @@ class RnnCell(GoneApiRule):
         "contrib.rnn",
     )
 
-    def describe(self, ref: Ref) -> Tuple[str, Optional[Fix]]:
+    def describe(self, ref: TF1Ref) -> Tuple[str, Optional[Fix]]:
         parts = ref.path.split(".")
         leaf = parts[2] if len(parts) > 2 else parts[-1]
         name = spelled_gone(ref)
@@ -83,10 +86,10 @@ class RnnCell(GoneApiRule):
             if fix is not None:
                 return f"Importing `{name}` fails under TensorFlow 2 and nothing here uses `{ref.local}` any more. Remove the import.", fix
             return f"Importing `{name}` fails under TensorFlow 2: `tf.contrib` was removed. Instead, {KERAS}. No automatic fix.", None
-        program = self.ctx.program
+        program = self.ctx.fact(ProgramMode)
         if contrib and program.v2_disabled and len(parts) == 3 and parts[2] in CORE_RNN:
             target = CORE_RNN[parts[2]]
-            reference = self.ctx.names.reference(target)
+            reference = self.ctx.names.spelling(target)
             edits = (Replace(ref.node, reference.expression()),) + reference.import_edits()
             fix = Fix("safe", f"Replace with `{reference.code}`, the same class in TF1 graph code (needs tf-keras, "
                               "which TFM200's fix sets up)", edits, requires=("tf-keras",))
@@ -99,7 +102,7 @@ class RnnCell(GoneApiRule):
             return (f"`{name}` {why} without TensorFlow's legacy Keras. In this TF1 graph module TFM200's fix keeps it "
                     f"on `tf.compat.v1` with legacy Keras (tf-keras), with its cell, wrappers and `zero_state`. {native}."), None
         if leaf in CELLS and len(parts) == (3 if contrib or parts[1] == "rnn_cell" else 2):
-            if self.ctx.search(_RNN_PIECES):
+            if self.ctx.fact(SourceSearch).found(_RNN_PIECES):
                 return (f"`{name}` {why}: use `tf.{CELLS[leaf][0]}`. No automatic fix: this module also uses "
                         "`dynamic_rnn`, a cell wrapper or `zero_state`, which a Keras cell does not work with, "
                         "so the cell cannot move alone."), None
@@ -114,7 +117,7 @@ class RnnCell(GoneApiRule):
         hint = HINTS.get(leaf, KERAS)
         return f"`{name}` {why}: {hint}. No automatic fix.", None
 
-    def _cell_fix(self, ref: Ref, leaf: str) -> Optional[Fix]:
+    def _cell_fix(self, ref: TF1Ref, leaf: str) -> Optional[Fix]:
         call = ref.call
         if call is None:
             return None
@@ -143,7 +146,7 @@ class RnnCell(GoneApiRule):
             if key not in passed:
                 args.append(keyword(key, cst.parse_expression(value)))
         args = joined(call, args)
-        reference = self.ctx.names.reference(target)
+        reference = self.ctx.names.spelling(target)
         edits = [Replace(call, call.with_changes(func=reference.expression(), args=args))]
         edits.extend(reference.import_edits())
         return Fix("unsafe", f"Replace with `{reference.code}` (TF2-native)", tuple(edits))

@@ -19,6 +19,7 @@ from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.facts.names import dotted
 from tfmigrate.rules._removed_api import RemovedApiRule
+from tfmigrate.facts.program import ProgramMode
 
 # TF1 keyword -> TF2 keyword of the same meaning (TensorFlow's upgrade tables, Keras 3's notes).
 RENAMES = {"dim": "axis", "keep_dims": "keepdims", "reduction_indices": "axis", "lr": "learning_rate"}
@@ -28,6 +29,7 @@ _STRICT_KWARGS = ("keras.optimizers.",)
 
 class UnexpectedArgument(RemovedApiRule):
     code = "TFM215"
+    reads = (ProgramMode,)
 
     def check_call(self, call: cst.Call, path: str, v1: bool) -> None:
         signature = api_table.call_signature(path, v1)
@@ -70,7 +72,7 @@ class UnexpectedArgument(RemovedApiRule):
 
     def _through_v1(self, call: cst.Call, path: str, unknown: Sequence[cst.Arg], positional: int) -> Optional[Fix]:
         """In TF1 graph code, a call that fits TF1's signature of the same name meant TF1's."""
-        program = self.ctx.program
+        program = self.ctx.fact(ProgramMode)
         if not (program.graph or program.v2_disabled):
             return None
         v1 = api_table.call_signature(path, True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.rules.base import Rule
+from tfmigrate.facts.program import ProgramMode
 
 _HOW = {  # a word of the construct -> how to migrate that part by hand
     "summar": "write summaries with `tf.summary.create_file_writer(...)` and `tf.summary.scalar(..., step=)`",
@@ -24,10 +25,11 @@ _HOW = {  # a word of the construct -> how to migrate that part by hand
 
 class NotNative(Rule):
     code = "TFM216"
+    reads = (ProgramMode,)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
-        return bool(getattr(ctx, "native", False)) and ctx.names.has_tensorflow and ctx.program.graph
+        return bool(ctx.native) and ctx.names.has_tensorflow and ctx.fact(ProgramMode).graph
 
     def leave_Module(self, node: cst.Module) -> None:
         from tfmigrate.native import rewrite
@@ -35,7 +37,7 @@ class NotNative(Rule):
         outcome = rewrite(self.ctx.source)
         if outcome.blocker is None:
             return
-        imports = self.ctx.program.tf_imports()
+        imports = self.ctx.fact(ProgramMode).tf_imports()
         if not imports:
             return
         target = imports[0][1]

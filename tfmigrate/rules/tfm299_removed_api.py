@@ -25,7 +25,7 @@ class RemovedApi(RemovedApiRule):
         if self.ctx.names.api(func) is not None:
             return  # a tf.* path: the table's business
         method = func.attr.value
-        reference = self.ctx.names.reference(f"compat.v1.data.{method}")
+        reference = self.ctx.names.spelling(f"compat.v1.data.{method}")
         edits = [Replace(node, cst.Call(func=reference.expression(), args=[cst.Arg(func.value)]))]
         edits.extend(reference.import_edits())
         self.report(

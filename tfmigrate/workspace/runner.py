@@ -36,7 +36,7 @@ class Task:
     key: str = ""  # cache key of the settings; empty: no cache
     cache_dir: Optional[str] = None
     data: Optional[bytes] = None  # stdin
-    shims: Optional[object] = None  # names.Shims: the project's re-exports of TensorFlow
+    shims: Optional[object] = None  # project_imports.ProjectImports: the project's re-exports of TensorFlow
     graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
     max_size: int = 0  # max-file-size in bytes (0: no limit)
     native: bool = False  # rewrite TF1 graph scripts to eager TF2 (tfmigrate.native)
@@ -874,10 +874,10 @@ def _shims(settings: Settings, path: str, star=None):
     imports bring in (a star_imports.StarFact); None if neither."""
     if not settings.tensorflow_aliases and star is None:
         return None
-    from tfmigrate.facts.shims import Shims, module_name
+    from tfmigrate.facts.project_imports import ProjectImports, module_name
 
     modules, program = star if star is not None else ((), ())
     if not settings.tensorflow_aliases:
-        return Shims(star=modules, star_program=program)
+        return ProjectImports(star=modules, star_program=program)
     module, is_package = module_name(path)
-    return Shims(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)
+    return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)

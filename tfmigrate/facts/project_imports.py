@@ -1,7 +1,7 @@
-"""A file's ways to TensorFlow beyond its own `import tensorflow`: the project's configured
-re-exports (the `tensorflow-aliases` setting) and what its star imports of checked modules bring
-in (star_imports). Kept apart from names.py so that the runner builds them without importing
-libcst (a cached run never pays for it)."""
+"""A file's ways to TensorFlow through its project, beyond its own `import tensorflow`: the
+project's configured re-exports (the `tensorflow-aliases` setting), the file's module name, and
+what its star imports of checked modules bring in (star_imports). Kept apart from names.py so
+that the runner builds them without importing libcst (a cached run never pays for it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,7 +10,7 @@ from typing import Optional, Tuple
 
 
 @dataclass(frozen=True)
-class Shims:
+class ProjectImports:
     """A project's own re-exports of TensorFlow (the `tensorflow-aliases` setting), e.g.
     (("tensorpack.compat.tfv1", "tensorflow.compat.v1"),), and the dotted module name of the
     file being linted (to resolve `from ..compat import tfv1`), None outside a package.

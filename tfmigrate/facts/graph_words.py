@@ -1,0 +1,77 @@
+"""The words that say "TF1 graph code", in one place: named sets, and the text and bytes regexes
+that the program fact, the project scans and the rules build from them (compiled once, here).
+
+Consumers ask different questions, so they compose different sets; where two differ, the
+difference is a named set below with its reason. Imports only `re`: the project scans read
+bytes before anything is parsed, and a cached run must not pay for libcst.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+# Calls that turn TF2 behaviour off for the whole program (the compat route's switch).
+V2_OFF = ("disable_v2_behavior", "disable_eager_execution")
+# Each turns one TF2 behaviour off: a file calling one may switch it back on with `enable_*`.
+SWITCHES_OFF = V2_OFF + ("disable_resource_variables", "disable_v2_tensorshape", "disable_control_flow_v2")
+# What only TF1 graph code does (a graph is built, then run by a session), as API paths after a
+# TensorFlow alias (`tf.` or `tf.compat.v1.`). One of these makes the module graph code.
+GRAPH_ONLY = (
+    "placeholder", "placeholder_with_default", "sparse_placeholder", "Session", "InteractiveSession",
+    "train.MonitoredTrainingSession", "train.MonitoredSession", "get_collection", "get_collection_ref",
+    "add_to_collection", "get_default_graph", "reset_default_graph", "train.start_queue_runners",
+    "train.Coordinator", "train.string_input_producer", "train.slice_input_producer", "train.shuffle_batch",
+    "train.batch", "FIFOQueue", "RandomShuffleQueue", "summary.FileWriter", "summary.merge_all",
+)
+# TF1 constructs that TF1's eager mode ran too: evidence shown alongside, never decisive alone
+# (`tf.layers.conv2d` in an eager script is not graph code). Patterns: some name a family.
+TF1_STYLE = (
+    "GraphKeys", "get_variable", "variable_scope", "global_variables_initializer", "local_variables_initializer",
+    "initialize_all_variables", "variables_initializer", r"train\.Saver", r"train\.\w+Optimizer", r"nn\.dynamic_rnn",
+    r"nn\.static_rnn", r"nn\.bidirectional_dynamic_rnn", r"nn\.rnn_cell\.\w+", r"layers\.[a-z]\w*",
+)
+# The broad word test (any spelling, no alias needed) of a file that may run TF1 graphs at all:
+# sessions of every kind, graph inputs, graphs entered, tf.test's graph-mode helpers, Estimators.
+SESSIONS = ("Session", "InteractiveSession", "MonitoredSession", "MonitoredTrainingSession", "SingularMonitoredSession")
+PLACEHOLDERS = ("placeholder", "placeholder_with_default")
+GRAPHS_ENTERED = ("Graph", "as_default", "feed_dict")
+GRAPH_TESTS = ("test_session", "cached_session", "graph_mode", "run_deprecated_v1")
+ESTIMATORS = ("Estimator", "EstimatorSpec")
+# Calls a graph helper module shows most: the project scan's cheap stand-in, on bytes, for the
+# program fact's evidence (which needs the parsed module), so it needs no alias.
+HELPER_GRAPH_CALLS = ("placeholder", "Session", "InteractiveSession", "get_variable", "variable_scope",
+                      "get_collection", "add_to_collection", "global_variables_initializer", "start_queue_runners") + V2_OFF
+LEGACY_KERAS_VARIABLE = "TF_USE_LEGACY_KERAS"  # set, TF 2.21 runs TensorFlow's legacy Keras (tf-keras)
+
+
+def either(words: Iterable[str]) -> str:
+    """A regex alternation of the words, escaped (dotted paths match their dots only)."""
+    return "|".join(re.escape(word) for word in words)
+
+
+# Text ---------------------------------------------------------------------------------------
+GRAPH_ONLY_TEXT = either(GRAPH_ONLY)
+GRAPH_CALLS_TEXT = GRAPH_ONLY_TEXT + "|" + "|".join(TF1_STYLE)  # the program fact's evidence
+V2_OFF_CALL = re.compile(rf"\b(?:{either(V2_OFF)})\s*\(")
+V2_OFF_WORD = re.compile(rf"\b(?:{either(V2_OFF)})\b")
+SWITCH_OFF_WORD = re.compile(rf"\b(?:{either(SWITCHES_OFF)})\b")
+GRAPH_WORD = re.compile(rf"\b(?:{either(SWITCHES_OFF + SESSIONS + PLACEHOLDERS + GRAPHS_ENTERED + GRAPH_TESTS + ESTIMATORS)})\b")
+LEGACY_KERAS_SET = re.compile(rf"""["']{LEGACY_KERAS_VARIABLE}["']""")
+# TFM103: variables may be shared by graph-mode reuse: a switch, or a graph made or entered.
+GRAPH_MODE = re.compile(either(V2_OFF) + r"|Session\(|\bplaceholder\(|\bGraph\(\)|\.as_default\(\)|EstimatorSpec\(")
+# TFM209: an optimizer used the TF1 way: in graph code, or through API Keras 3 optimizers lack.
+TF1_OPTIMIZER_USE = re.compile(
+    r"\.minimize\(|compute_gradients|get_slot|global_step|\.variables\(\)|"
+    r"Session\(|placeholder|get_collection|MonitoredTrainingSession|Estimator|" + either(V2_OFF)
+)
+
+# Bytes (the project scans, before any parse) ---------------------------------------------------
+V2_OFF_CALL_BYTES = re.compile(V2_OFF_CALL.pattern.encode())
+LEGACY_KERAS_SET_BYTES = re.compile(LEGACY_KERAS_SET.pattern.encode())
+HELPER_GRAPH_CALL_BYTES = re.compile(rf"\.(?:{either(HELPER_GRAPH_CALLS)})\s*\(|\bfeed_dict\s*=".encode())
+# Substring tests first (C speed): the regex then scans only the likely graph modules. A word
+# containing another (InteractiveSession, Session) needs no test of its own.
+HELPER_GRAPH_BYTES = tuple(
+    word.encode() for word in HELPER_GRAPH_CALLS + ("feed_dict",)
+    if not any(other != word and other in word for other in HELPER_GRAPH_CALLS)
+)
