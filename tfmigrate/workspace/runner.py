@@ -1,45 +1,25 @@
-"""Runs check or fix over many files: a process pool (`--jobs`), results in input order, and a
-per-file cache keyed by content hash, tool version and settings, so a re-run on unchanged files
-neither parses nor imports libcst.
+"""Runs check or fix over many files: a process pool (`--jobs`), results in input order, the
+per-file cache (workspace/cache.py), signals held while a file is written, and the report of an
+interrupted run. What to run comes from workspace/plan.py.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import stat
 import sys
 import tokenize
 from dataclasses import dataclass, field
 from io import BytesIO
-from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
-from tfmigrate import __version__
+from tfmigrate.workspace import plan
+from tfmigrate.workspace.cache import Cache, fingerprint
 from tfmigrate.workspace.config import Settings
-from tfmigrate.atomic import TEMP_SUFFIX, NotWritten, make_cache_folder, write_atomic
-from tfmigrate.workspace.files import discover, display_path
+from tfmigrate.atomic import TEMP_SUFFIX, NotWritten, write_atomic
+from tfmigrate.workspace.files import display_path, read_regular
+from tfmigrate.workspace.plan import Task
 from tfmigrate.findings import Finding
-
-CACHE_DIR = ".tfmigrate_cache"
-
-
-@dataclass
-class Task:
-    path: str
-    shown: str
-    codes: List[str]
-    mode: str  # "check" | "fix"
-    unsafe: bool = False
-    diff: bool = False
-    key: str = ""  # cache key of the settings; empty: no cache
-    cache_dir: Optional[str] = None
-    data: Optional[bytes] = None  # stdin
-    shims: Optional[object] = None  # names.Shims: the project's re-exports of TensorFlow
-    graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
-    max_size: int = 0  # max-file-size in bytes (0: no limit)
-    native: bool = False  # rewrite TF1 graph scripts to eager TF2 (tfmigrate.native)
 
 
 @dataclass
@@ -63,41 +43,6 @@ def source_text(data: bytes) -> str:
         return data.decode("utf-8", errors="replace")
 
 
-class Cache:
-    """One small JSON file per source path, holding the content hash, key and findings.
-    A corrupt or foreign entry is ignored (and rewritten), never fatal."""
-
-    def __init__(self, folder: str):
-        self.folder = Path(folder)
-
-    def _entry(self, path: str) -> Path:
-        digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
-        return self.folder / __version__ / digest[:2] / f"{digest}.json"
-
-    def get(self, path: str, fingerprint: str) -> Optional[List[Finding]]:
-        try:
-            entry = json.loads(self._entry(path).read_text(encoding="utf-8"))
-            if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint:
-                return None
-            return [Finding.from_json(f) for f in entry["findings"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
-
-    def put(self, path: str, fingerprint: str, findings: Sequence[Finding]) -> None:
-        entry = self._entry(path)
-        try:
-            make_cache_folder(str(self.folder))
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            payload = {"fingerprint": fingerprint, "findings": [f.to_json() for f in findings]}
-            write_atomic(str(entry), json.dumps(payload).encode("utf-8"), new=True)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
-
-
-def _fingerprint(data: bytes, key: str) -> str:
-    return hashlib.sha256(data).hexdigest() + "|" + key
-
-
 def _unreadable(task: Task, error: OSError) -> Outcome:
     from tfmigrate.catalogue import catalogue
 
@@ -110,7 +55,7 @@ def _unreadable(task: Task, error: OSError) -> Outcome:
     return Outcome(task.shown, [finding])
 
 
-def _too_large(task: Task, data: bytes) -> Optional[Outcome]:
+def too_large(task: Task, data: bytes) -> Optional[Outcome]:
     """TFM001 for a file over max-file-size that could have findings, skipped before parsing:
     libcst takes 0.7 to 1 GB of memory and seconds per MB of source (bench/large_files.py)."""
     if not task.max_size or len(data) <= task.max_size:
@@ -184,18 +129,11 @@ def process(task: Task) -> Outcome:
     return _process_file(task)
 
 
-def _read(path: str) -> bytes:
-    if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, a device never end
-        raise OSError(0, "Not a regular file")
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _from_cache(task: Task, data: bytes, cache: Optional["Cache"], fingerprint: str) -> Optional[Outcome]:
+def _from_cache(task: Task, data: bytes, cache: Optional["Cache"], entry_key: str) -> Optional[Outcome]:
     """The cached outcome when the file is unchanged (and, for fix, has nothing to fix)."""
     if cache is None:
         return None
-    cached = cache.get(task.path, fingerprint)
+    cached = cache.get(task.path, entry_key)
     if cached is None or not (task.mode == "check" or not _fixable(cached, task.unsafe)):
         return None
     findings = [_moved(f, task.shown) for f in cached]
@@ -208,12 +146,12 @@ def cached_outcome(task: Task) -> Optional[Outcome]:
     if not (task.cache_dir and task.key) or task.data is not None or task.shown.endswith(".ipynb"):
         return None
     try:
-        data = _read(task.path)
+        data = read_regular(task.path)
     except OSError:
         return None
     if task.max_size and len(data) > task.max_size:
         return None
-    return _from_cache(task, data, Cache(task.cache_dir), _fingerprint(data, task.key))
+    return _from_cache(task, data, Cache(task.cache_dir), fingerprint(data, task.key))
 
 
 def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
@@ -221,15 +159,15 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
         data = task.data
     else:
         try:
-            data = _read(task.path)
+            data = read_regular(task.path)
         except OSError as error:
             return _unreadable(task, error)
-    too_large = _too_large(task, data)
-    if too_large is not None:
-        return too_large
+    over = too_large(task, data)
+    if over is not None:
+        return over
     cache = Cache(task.cache_dir) if task.cache_dir and task.key and task.data is None else None
-    fingerprint = _fingerprint(data, task.key) if cache else ""
-    hit = _from_cache(task, data, cache, fingerprint)
+    key = fingerprint(data, task.key) if cache else ""
+    hit = _from_cache(task, data, cache, key)
     if hit is not None:
         return hit
     from tfmigrate.core import engine  # imported only on a cache miss
@@ -238,12 +176,12 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     fix_source = fix_source or engine.fix_source
 
     if task.mode == "check":
-        findings = [f.portable() for f in check_source(data, task.shown, task.codes, **_facts(task))]
+        findings = [f.portable() for f in check_source(data, task.shown, task.codes, **engine_facts(task))]
         if cache:
-            cache.put(task.path, fingerprint, findings)
+            cache.put(task.path, key, findings)
         return Outcome(task.shown, findings, source_text(data) if findings else None)
 
-    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, **_facts(task))
+    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, **engine_facts(task))
     findings = [f.portable() for f in result.findings]
     outcome = Outcome(task.shown, findings, applied=result.applied, requires=getattr(result, "requires", ()),
                       fixed_rules=tuple(getattr(result, "fixed_rules", ())))
@@ -272,7 +210,7 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
                 write_atomic(task.path, result.fixed, expect=data)  # not over an edit saved meanwhile
                 final = result.fixed
             except OSError as error:
-                findings = [f.portable() for f in check_source(data, task.shown, task.codes, **_facts(task))]
+                findings = [f.portable() for f in check_source(data, task.shown, task.codes, **engine_facts(task))]
                 outcome.findings = [_not_written(task, error, outcome.applied)] + findings
                 outcome.changed = False
                 outcome.applied = 0
@@ -280,13 +218,13 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     elif task.data is not None:
         outcome.output = data
     if cache and final is not data and not task.diff:
-        cache.put(task.path, _fingerprint(final, task.key), findings)
+        cache.put(task.path, fingerprint(final, task.key), findings)
     if findings:
         outcome.text = source_text(data if task.diff else final)
     return outcome
 
 
-def _facts(task: Task) -> dict:
+def engine_facts(task: Task) -> dict:
     """What the engine is told about the file beyond its bytes (only what is set, so notebook
     entry points need not take every fact)."""
     facts = {"shims": task.shims}
@@ -295,12 +233,6 @@ def _facts(task: Task) -> dict:
     if task.native:
         facts["native"] = True
     return facts
-
-
-def _replace_message(finding: Finding, message: str) -> Finding:
-    from dataclasses import replace
-
-    return replace(finding, message=message)
 
 
 def _moved(finding: Finding, shown: str) -> Finding:
@@ -313,41 +245,6 @@ def _moved(finding: Finding, shown: str) -> Finding:
 
 def _fixable(findings: Sequence[Finding], unsafe: bool) -> bool:
     return any(f.fix is not None and (unsafe or f.fix.applicability == "safe") for f in findings)
-
-
-def gitignored(files: Sequence[str]) -> set:
-    """The files git ignores (empty outside a git checkout or without git)."""
-    if not files:
-        return set()
-    import subprocess
-
-    try:
-        result = subprocess.run(
-            ["git", "check-ignore", "--stdin", "-z"],
-            input="\0".join(files).encode("utf-8", "surrogateescape"),
-            capture_output=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    if result.returncode not in (0, 1):
-        return set()
-    return set(result.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
-
-
-def collect(paths: Sequence[str], settings: Settings) -> List[str]:
-    """Files to visit: directories walked, less excluded globs and (with respect-gitignore) what
-    git ignores; files named explicitly too, unless force-exclude (pre-commit names every file).
-    Each path is judged by its own nearest configuration."""
-    explicit = {p for p in paths if not os.path.isdir(p)}
-
-    def excluded(path: str) -> bool:
-        own = settings.for_path(path)
-        return (path not in explicit or own.force_exclude) and own.excluded(path)
-
-    files = [f for f in discover(paths, excluded) if not excluded(f)]
-    ignored = gitignored([f for f in files if f not in explicit and settings.for_path(f).respect_gitignore])
-    return [f for f in files if f not in ignored]
 
 
 def run(
@@ -779,10 +676,20 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGINT, _quit)
 
 
-def _prepare(tasks: List[Task], settings: Settings) -> List[Task]:
-    """Each task's size limit; before `fix` writes, the temporary files a killed run left."""
-    for task in tasks:
-        task.max_size = settings.for_path(task.path).max_file_size
+def tasks_for(
+    files: Iterable[str],
+    settings: Settings,
+    mode: str,
+    unsafe: Optional[bool] = None,
+    diff: bool = False,
+    use_cache: bool = True,
+) -> List[Task]:
+    """The plan's tasks (workspace/plan.py), and before `fix` writes, the temporary files a
+    killed run left removed."""
+    return _prepare(plan.tasks(files, settings, mode, unsafe, diff, use_cache))
+
+
+def _prepare(tasks: List[Task]) -> List[Task]:
     if tasks and tasks[0].mode == "fix" and not tasks[0].diff:
         from tfmigrate.atomic import stale_temporaries
 
@@ -799,85 +706,3 @@ def _prepare(tasks: List[Task], settings: Settings) -> List[Task]:
                              f"left by an interrupted run: {_names(removed)}\n")
     return tasks
 
-
-def tasks_for(
-    files: Iterable[str],
-    settings: Settings,
-    mode: str,
-    unsafe: Optional[bool] = None,
-    diff: bool = False,
-    use_cache: bool = True,
-) -> List[Task]:
-    """One task per file, with its own nearest configuration's codes, target, aliases and (when
-    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
-    from tfmigrate.project.graph_imports import graph_importers
-    from tfmigrate.project.star_imports import cache_key as star_key, star_aliases
-
-    files = list(files)
-    cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
-    star = star_aliases(files, cache_dir=cache_dir)  # `from ops import *` of a checked module that imports tf
-    importers = graph_importers(files, star=star, cache_dir=cache_dir)
-    if settings.native:
-        importers = _unless_rewritten(files, star, importers)
-    enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
-    tasks = []
-    for path in files:
-        own = settings.for_path(path)
-        if id(own) not in enabled:
-            enabled[id(own)] = own.codes()
-        file_codes = own.codes_for(path, enabled[id(own)])
-        importer = importers.get(path)
-        key = own.cache_key(file_codes) if use_cache else ""
-        if key and importer is not None:
-            key += "|imported by graph code: " + importer
-        if key and path in star:
-            key += star_key(star[path])
-        if key and own.native:
-            key += "|native"
-        tasks.append(
-            Task(path, display_path(path), file_codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
-                 key=key, cache_dir=cache_dir, shims=_shims(own, path, star.get(path)),
-                 graph_importer=display_path(importer) if importer else None, native=own.native)
-        )
-    return _prepare(tasks, settings)
-
-
-def _unless_rewritten(files, star, importers: dict) -> dict:
-    """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
-    graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
-    leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
-    route, without `disable_v2_behavior()` (see fixers.compat_route)."""
-    from tfmigrate.project.graph_imports import graph_importers
-    from tfmigrate.native import rewrite
-
-    rewritten = set()
-    for path in files:
-        if not path.endswith(".py"):
-            continue
-        try:
-            data = _read(path)
-            if (b"Session" in data or b"placeholder" in data) and rewrite(data.decode("utf-8")).code is not None:
-                rewritten.add(path)
-        except (OSError, UnicodeDecodeError):
-            continue
-    if not rewritten:
-        return importers
-    importers = graph_importers(files, star=star, exclude=rewritten)
-    # A helper a rewritten script imports must stay eager TF2, even if a graph script imports it
-    # too: that one reads its datasets through `tf.data.get_output_types` (fixers.compat_route).
-    own = set(graph_importers(files, star=star, exclude=set(files) - rewritten))
-    return {path: importer for path, importer in importers.items() if path not in own}
-
-
-def _shims(settings: Settings, path: str, star=None):
-    """The configured re-exports of TensorFlow, with this file's module name, and what its star
-    imports bring in (a star_imports.StarFact); None if neither."""
-    if not settings.tensorflow_aliases and star is None:
-        return None
-    from tfmigrate.facts.shims import Shims, module_name
-
-    modules, program = star if star is not None else ((), ())
-    if not settings.tensorflow_aliases:
-        return Shims(star=modules, star_program=program)
-    module, is_package = module_name(path)
-    return Shims(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)
