@@ -79,8 +79,8 @@ def test_the_server_gives_the_cli_findings(tree, cli):
                 "uri": uri, "languageId": "python", "version": 1, "text": TREE[name]}})
             for d in client.diagnostics(uri, 1):
                 message = d["message"][:-len(DEBT)] if d["data"]["kind"] == "debt" else d["message"]
-                start = d["range"]["start"]
-                found.append((name, start["line"] + 1, start["character"] + 1, d["code"], message))
+                at = d["range"]["start"]
+                found.append((name, at["line"] + 1, at["character"] + 1, d["code"], message))
     finally:
         client.close()
     assert sorted(found) == sorted(cli)
