@@ -5,6 +5,7 @@ it, `native`). Every front end gets its files' facts from here, through tfmigrat
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
@@ -138,7 +139,6 @@ def _unless_rewritten(files, star, importers: dict, read=None) -> dict:
     leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
     route, without `disable_v2_behavior()` (see fixers.compat_route)."""
     from tfmigrate.project.graph_imports import graph_importers
-    from tfmigrate.native import rewrite
 
     rewritten = set()
     for path in files:
@@ -146,7 +146,7 @@ def _unless_rewritten(files, star, importers: dict, read=None) -> dict:
             continue
         try:
             data = (read or read_regular)(path)
-            if (b"Session" in data or b"placeholder" in data) and rewrite(data.decode("utf-8")).code is not None:
+            if (b"Session" in data or b"placeholder" in data) and _rewrites(data):
                 rewritten.add(path)
         except (OSError, UnicodeDecodeError):
             continue
@@ -157,6 +157,15 @@ def _unless_rewritten(files, star, importers: dict, read=None) -> dict:
     # too: that one reads its datasets through `tf.data.get_output_types` (fixers.compat_route).
     own = set(graph_importers(files, read=read, star=star, exclude=set(files) - rewritten))
     return {path: importer for path, importer in importers.items() if path not in own}
+
+
+@functools.lru_cache(maxsize=64)
+def _rewrites(data: bytes) -> bool:
+    """Whether `fix --native` rewrites this script; remembered, as an editor asks again at every
+    keystroke for the workspace's unchanged files."""
+    from tfmigrate.native import rewrite
+
+    return rewrite(data.decode("utf-8")).code is not None
 
 
 def file_shims(settings: Settings, path: str, star=None):
