@@ -30,7 +30,7 @@ from tfmigrate.workspace import runner
 from tfmigrate.workspace.config import Settings
 from tfmigrate.workspace.files import read_regular
 from tfmigrate.workspace.plan import Task as Job
-from tfmigrate.workspace.runner import Outcome
+from tfmigrate.workspace.outcome import Outcome
 
 __all__ = ["Job", "Outcome", "Workspace", "Linted", "plan", "stdin_job", "run", "check", "fix", "lint", "fix_one",
            "UNSILENCEABLE", "noqa_directives", "noqa_codes_end"]

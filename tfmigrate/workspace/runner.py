@@ -1,6 +1,8 @@
-"""Runs check or fix over many files: a process pool (`--jobs`), results in input order, the
-per-file cache (workspace/cache.py), signals held while a file is written, and the report of an
-interrupted run. What to run comes from workspace/plan.py.
+"""Runs check or fix over many files, in input order: one file at a time here, or in the worker
+pool of `--jobs` (workspace/pool.py); answered from the findings cache when unchanged
+(workspace/cache.py); a fixed file written atomically, with SIGINT/SIGTERM held meanwhile
+(workspace/signals.py), and what was written reported when a run is interrupted. What to run comes
+from workspace/plan.py.
 """
 from __future__ import annotations
 
@@ -9,30 +11,17 @@ import os
 import re
 import sys
 import tokenize
-from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
-from tfmigrate.workspace import plan
+from tfmigrate.workspace import plan, pool, signals
 from tfmigrate.workspace.cache import Cache, fingerprint
 from tfmigrate.workspace.config import Settings
-from tfmigrate.atomic import TEMP_SUFFIX, NotWritten, write_atomic
+from tfmigrate.atomic import NotWritten, write_atomic
 from tfmigrate.workspace.files import display_path, read_regular
+from tfmigrate.workspace.outcome import Outcome
 from tfmigrate.workspace.plan import Task
 from tfmigrate.findings import Finding
-
-
-@dataclass
-class Outcome:
-    shown: str
-    findings: List[Finding] = field(default_factory=list)
-    text: Optional[str] = None  # the source, kept only when there is something to show
-    applied: int = 0
-    changed: bool = False
-    diff: str = ""
-    output: Optional[bytes] = None  # fixed bytes, for stdin mode
-    requires: tuple = ()  # packages the applied fixes make the code need
-    fixed_rules: tuple = ()  # the rule of each fix applied, for --show-fixes
 
 
 def source_text(data: bytes) -> str:
@@ -203,9 +192,7 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
             outcome.output = result.fixed
             final = result.fixed
         else:
-            _hold()  # SIGINT/SIGTERM wait until this write is done and reported
-            if _on_write is not None:
-                _on_write()
+            signals.begin_write()  # SIGINT/SIGTERM wait until this write is done and reported
             try:
                 write_atomic(task.path, result.fixed, expect=data)  # not over an edit saved meanwhile
                 final = result.fixed
@@ -258,26 +245,26 @@ def run(
     behind), a file being written is finished first (every file is untouched or completely
     fixed), and what was and was not written is printed before KeyboardInterrupt goes on."""
     outcomes: List[Outcome] = []
-    ledger = _Ledger(tasks)
-    restore = _defer_signals()
+    ledger = Ledger(tasks)
+    restore = signals.defer_signals()
     try:
         for outcome in _iterate(tasks, jobs, ledger):
             outcomes.append(outcome)
-            _release()
+            signals.release()
             if on_result:
                 on_result(outcome)
     except KeyboardInterrupt:
-        _ignore_signals()  # a second Ctrl-C must not cut the report short
+        signals.ignore_signals()  # a second Ctrl-C must not cut the report short
         sys.stderr.write(ledger.report())
         sys.stderr.flush()
         raise
     finally:
-        _release(reraise=False)
+        signals.release(reraise=False)
         restore()
     return outcomes
 
 
-class _Ledger:
+class Ledger:
     """What the run has done so far, for the report of an interrupted run."""
 
     def __init__(self, tasks: Sequence[Task]):
@@ -313,8 +300,8 @@ def _names(names: Sequence[str], shown: int = 10) -> str:
     return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
-def _iterate(tasks: Sequence[Task], jobs: int, ledger: Optional[_Ledger] = None) -> Iterator[Outcome]:
-    ledger = ledger or _Ledger(tasks)
+def _iterate(tasks: Sequence[Task], jobs: int, ledger: Optional[Ledger] = None) -> Iterator[Outcome]:
+    ledger = ledger or Ledger(tasks)
     if jobs <= 1 or len(tasks) < 4:
         for task in tasks:
             yield ledger.add(process(task))
@@ -325,355 +312,10 @@ def _iterate(tasks: Sequence[Task], jobs: int, ledger: Optional[_Ledger] = None)
         for i in range(len(tasks)):
             yield ledger.add(hits[i] if i in hits else process(tasks[i]))
         return
-    computed = _pooled([tasks[i] for i in misses], jobs, ledger)
+    computed = pool.pooled([tasks[i] for i in misses], jobs, process, ledger)
     for i in range(len(tasks)):
         yield ledger.add(hits[i] if i in hits else next(computed))
 
-
-# --- signals: a write and the report of it happen together, or neither does ---------------
-_held = {"depth": 0, "pending": None}
-
-
-def _hold() -> None:
-    """From here until `_release`, SIGINT/SIGTERM wait (a file being written is finished and
-    reported). Only handlers installed by tfmigrate (run, the workers) honour it."""
-    _held["depth"] += 1
-
-
-def _release(reraise: bool = True) -> None:
-    pending, _held["depth"], _held["pending"] = _held["pending"], 0, None
-    if pending is not None and reraise:
-        pending()
-
-
-def _defer_signals() -> Callable[[], None]:
-    """In the main thread, SIGINT and SIGTERM raise KeyboardInterrupt, except while a write is
-    held; returns what restores the previous handlers."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def interrupt() -> None:
-        raise KeyboardInterrupt
-
-    def handler(signum, frame) -> None:
-        if _held["depth"]:
-            _held["pending"] = interrupt
-        else:
-            interrupt()
-
-    names = [n for n in ("SIGINT", "SIGTERM") if hasattr(signal, n)]
-    previous = {n: signal.signal(getattr(signal, n), handler) for n in names}
-    _held.update(depth=0, pending=None)
-
-    def restore() -> None:
-        for name, old in previous.items():
-            signal.signal(getattr(signal, name), old)
-
-    return restore
-
-
-def _ignore_signals() -> None:
-    import signal
-    import threading
-
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGINT", "SIGTERM"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_IGN)
-
-
-# --- the worker pool ------------------------------------------------------------------------
-# Not concurrent.futures: a worker that dies (a native crash, the OOM killer) costs only its own
-# file, reported as TFM000, and a new worker takes its place; the parent knows which file each
-# worker holds and whether it is writing it, so an interrupted run says what was written.
-GRACE = 1.0  # seconds a stopped worker has to finish the file it is writing
-_on_write: Optional[Callable[[], None]] = None  # set in a worker: tells the parent a write begins
-
-
-class _Worker:
-    def __init__(self, context, parent: int):
-        self.conn, child = context.Pipe(duplex=True)
-        self.process = context.Process(target=_serve, args=(child, parent), daemon=True, name="tfmigrate-worker")
-        self.process.start()
-        child.close()
-        self.index: Optional[int] = None  # the task it holds
-        self.writing = False
-
-    def give(self, index: int, task: Task) -> bool:
-        self.index, self.writing = index, False
-        try:
-            self.conn.send(task)
-            return True
-        except (OSError, ValueError):
-            return False
-
-    def receive(self) -> Optional[Outcome]:
-        """The outcome of its task, or None if it died without one (`writing` tells whether it
-        had begun writing). Returns after a message or the worker's end."""
-        while True:
-            try:
-                kind, value = self.conn.recv()
-            except (EOFError, OSError):
-                return None
-            if kind == "writing":
-                self.writing = True
-                if not self.conn.poll(0):
-                    return _WAITING
-                continue
-            return value
-
-    def close(self, kill: bool = False) -> None:
-        if kill and self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=5)
-        self.conn.close()
-
-
-_WAITING = Outcome("")  # a message that is not the outcome yet
-
-
-def _pooled(tasks: Sequence[Task], jobs: int, ledger: Optional[_Ledger] = None) -> Iterator[Outcome]:
-    import multiprocessing
-    from multiprocessing.connection import wait
-
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    parent = os.getpid()
-    # Largest files first, one per message: no worker is left with a big file at the end while
-    # the others idle. Results still come back in task order.
-    queue = sorted(range(len(tasks)), key=lambda i: _size(tasks[i]))
-    workers: List[_Worker] = []
-    ready: dict = {}
-    finished = False
-
-    def feed(worker: _Worker) -> None:
-        if not queue:
-            worker.index = None
-            return
-        index = queue.pop()
-        for _ in range(3):
-            if worker.give(index, tasks[index]):
-                return
-            worker = _replace(worker)  # it died between two files
-        raise RuntimeError("cannot start worker processes")
-
-    def _replace(worker: _Worker) -> _Worker:
-        worker.close(kill=True)
-        fresh = _Worker(context, parent)
-        workers[workers.index(worker)] = fresh
-        return fresh
-
-    try:
-        for _ in range(min(jobs, len(tasks))):
-            workers.append(_Worker(context, parent))
-            feed(workers[-1])
-        for index in range(len(tasks)):
-            while index not in ready:
-                busy = {w.conn: w for w in workers if w.index is not None}
-                for conn in wait(list(busy)):
-                    worker = busy[conn]
-                    held = worker.index
-                    outcome = worker.receive()
-                    if outcome is _WAITING:
-                        continue
-                    if outcome is None:  # it died: a native crash, the OOM killer
-                        worker.process.join(timeout=5)
-                        outcome = _crashed(tasks[held], worker.process, worker.writing)
-                        worker = _replace(worker)
-                    ready[held] = outcome
-                    worker.index = None
-                    feed(worker)
-            yield ready.pop(index)
-        finished = True
-    finally:
-        if finished:
-            for worker in workers:
-                try:
-                    worker.conn.send(None)
-                except (OSError, ValueError):
-                    pass
-            for worker in workers:
-                worker.close()
-        else:  # Ctrl-C, SIGTERM, or the consumer stopped: stop every worker now
-            _stop(workers, tasks, ledger, ready)
-
-
-def _stop(workers: List[_Worker], tasks: Sequence[Task], ledger: Optional[_Ledger], ready: dict) -> None:
-    """Ask every worker to stop (SIGTERM: a worker writing a file finishes and reports it), give
-    them GRACE seconds, then kill the rest; none outlives the run."""
-    import time
-    from multiprocessing.connection import wait
-
-    _ignore_signals()  # a second Ctrl-C must not leave workers behind; run() restores them
-    for worker in workers:
-        if worker.process.is_alive():
-            worker.process.terminate()
-    deadline = time.monotonic() + GRACE
-    while True:
-        busy = {w.conn: w for w in workers if w.index is not None and w.process.is_alive()}
-        left = deadline - time.monotonic()
-        if not busy or left <= 0:
-            break
-        for conn in wait(list(busy), timeout=left):
-            worker = busy[conn]
-            outcome = worker.receive()
-            if outcome is None or outcome is _WAITING:
-                if outcome is None:
-                    if worker.writing:  # it died mid-write: a file either untouched or complete
-                        _unsure(ledger, tasks[worker.index])
-                    worker.index = None
-                continue
-            ready[worker.index] = outcome
-            worker.index = None
-    for worker in workers:
-        if worker.index is not None and worker.writing:
-            _unsure(ledger, tasks[worker.index])
-        worker.close(kill=True)
-        if worker.index is not None:
-            _remove_temporaries(tasks[worker.index], worker.process.pid)
-    if ledger is not None:
-        for index in sorted(ready):
-            ledger.add(ready[index])
-
-
-def _unsure(ledger: Optional[_Ledger], task: Task) -> None:
-    if ledger is not None and task.shown not in ledger.unsure:
-        ledger.unsure.append(task.shown)
-
-
-def _remove_temporaries(task: Task, pid: Optional[int]) -> None:
-    """The temporary file a killed worker may have left next to the file it was writing."""
-    if pid is None or task.data is not None or task.mode != "fix":
-        return
-    import glob
-
-    target = os.path.realpath(task.path)
-    pattern = os.path.join(glob.escape(os.path.dirname(target)), f".{glob.escape(os.path.basename(target))}.{pid}.*")
-    for leftover in glob.glob(pattern):
-        if leftover.endswith(TEMP_SUFFIX):
-            try:
-                os.unlink(leftover)
-            except OSError:
-                pass
-
-
-def _crashed(task: Task, process, writing: bool = False) -> Outcome:
-    """TFM000 for a file whose worker died: the rest of the run goes on."""
-    from tfmigrate.catalogue import catalogue
-
-    code = process.exitcode
-    how = f"exit code {code}"
-    if code is not None and code < 0:
-        import signal
-
-        try:
-            how = f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"signal {-code}"
-    hint = " (out of memory?)" if code == -9 else ""
-    info = catalogue()["TFM000"]
-    finding = Finding(
-        "TFM000", info.name, task.shown, 1, 1, 1, 1, info.severity,
-        f"Cannot check this file: the worker process checking it died ({how}){hint}, so it was not "
-        + ("checked (it died while writing the fixed file: the file is either untouched or completely fixed)"
-           if writing else "checked and not written")
-        + "; the rest of the run went on. Please report this with the file.",
-    )
-    return Outcome(task.shown, [finding])
-
-
-def _serve(conn, parent: int) -> None:
-    """A worker: takes tasks one at a time until told to stop or the parent is gone."""
-    global _on_write
-    _die_with_parent(parent)
-    _worker_signals()
-
-    def writing() -> None:
-        conn.send(("writing", None))
-
-    _on_write = writing
-    try:
-        while True:
-            task = conn.recv()
-            if task is None:
-                return
-            try:
-                outcome = process(task)
-            except Exception as error:  # a bug, not a bad file: that file only
-                outcome = _failed(task, error)
-            conn.send(("done", outcome))
-            _release()
-    except (EOFError, OSError):  # the parent is gone
-        return
-
-
-def _failed(task: Task, error: Exception) -> Outcome:
-    from tfmigrate.catalogue import catalogue
-
-    info = catalogue()["TFM000"]
-    finding = Finding(
-        "TFM000", info.name, task.shown, 1, 1, 1, 1, info.severity,
-        f"Internal error while processing this file: {type(error).__name__}: {error}. "
-        "The rest of the run went on; please report this with the file.",
-    )
-    return Outcome(task.shown, [finding])
-
-
-def _die_with_parent(parent: int) -> None:
-    """A worker gets SIGTERM when its parent dies, however it dies (SIGKILL too), so no worker
-    is left holding a CI step's output pipes: prctl(PR_SET_PDEATHSIG) on Linux, a watchdog
-    thread elsewhere."""
-    import signal
-
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(1, int(signal.SIGTERM), 0, 0, 0) == 0  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:  # it died before the above took effect
-        os._exit(0)
-    if not armed:
-        import threading
-        import time
-
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(0.25)
-            os.kill(os.getpid(), getattr(signal, "SIGTERM", 15))
-
-        threading.Thread(target=watch, name="tfmigrate-watchdog", daemon=True).start()
-
-
-def _size(task: Task) -> int:
-    if task.data is not None:
-        return len(task.data)
-    try:
-        return os.stat(task.path).st_size
-    except OSError:
-        return 0
-
-
-def _quit(signum, frame):
-    if _held["depth"]:  # writing a file: finish it and report it first
-        _held["pending"] = lambda: _quit(signum, None)
-        return
-    raise SystemExit(128 + signum)  # unwinds (atomic writes clean up) and exits without a traceback
-
-
-def _worker_signals() -> None:
-    """Workers leave on SIGINT/SIGTERM quietly; the parent reports the interruption."""
-    import signal
-
-    _held.update(depth=0, pending=None)
-    signal.signal(signal.SIGTERM, _quit)
-    signal.signal(signal.SIGINT, _quit)
 
 
 def tasks_for(
