@@ -197,7 +197,7 @@ class Checked:
 class Linter:
     """Findings and fixes for a document's text, with the configuration its path takes and the
     cross-file facts of its project's files (tfmigrate.api.Workspace: the files `tfmigrate check`
-    visits from the folder of the document's configuration, or the server's folder without one)."""
+    visits from the folder of the document's configuration, or from its own folder without one)."""
 
     def __init__(self):
         self.workspaces: Dict[str, object] = {}  # project folder -> api.Workspace
@@ -225,7 +225,8 @@ class Linter:
         if chosen is None:
             return None
         settings, anchor = chosen
-        root = str(settings.root)
+        # Without a configuration file, the document's folder (not the server's whole folder).
+        root = str(settings.root) if settings.source is not None else os.path.dirname(anchor)
         if root not in self.workspaces:
             self.workspaces[root] = api.Workspace([root])
         return self.workspaces[root].job(anchor, data, settings)
