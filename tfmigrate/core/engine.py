@@ -142,3 +142,11 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
         return _lint(current, path, codes, parsed, shims, imported_by, native)
 
     return run_deep(fix_to_fixed_point, data, path, codes, lint, unsafe, record, native)
+
+
+def lint_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
+                native: bool = False):
+    """check_source's whole pass: the findings with their fixes, and the parsed module and
+    positions those fixes refer to (`module` is None when the file was not parsed), for a caller
+    that applies one fix at a time (the editor's quick fixes, through tfmigrate.api)."""
+    return run_deep(_lint, data, path, codes, None, shims, imported_by, native)

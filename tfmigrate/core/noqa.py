@@ -177,3 +177,10 @@ def unused_findings(module: cst.Module, stale, path: str, make_finding, position
         col = d.column + d.comment.upper().find(unused[0])
         out.append(make_finding(UNUSED_NOQA, path, message, (d.line, col), (d.line, col + len(unused[0])), fix))
     return out
+
+
+def codes_end(line: str, directive: Directive) -> Optional[int]:
+    """Where the codes of the line's `# noqa: CODES` end (more codes go there); None for a bare
+    `# noqa`."""
+    match = _NOQA.search(line, directive.column)
+    return None if match is None or match.group("codes") is None else match.end("codes")

@@ -20,7 +20,7 @@ from tfmigrate.facts.names import dotted
 from tfmigrate.facts.program import LEGACY_KERAS_LINE, ProgramMode
 
 
-# With --native a helper that a rewritten script imports stays eager TF2 (runner._unless_rewritten),
+# With --native a helper that a rewritten script imports stays eager TF2 (workspace.plan: rewritten scripts are left out of the graph importers),
 # so a graph module on the route may get TF2 datasets from it, which have no `output_types`:
 # `tf.data.get_output_types(ds)` (tf.compat.v1) reads both kinds (measured: stanford-07).
 DATASET_ATTRIBUTES = {"output_types": "get_output_types", "output_shapes": "get_output_shapes",

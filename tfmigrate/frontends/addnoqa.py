@@ -19,12 +19,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tfmigrate.core import noqa
+from tfmigrate import api
 from tfmigrate.findings import Finding
 
-# Never silenced by a line's noqa (tfmigrate/core/noqa.py): a file that does not parse, an internal
-# error, a stale noqa.
-UNSILENCEABLE = frozenset({"TFM000", "TFM001", noqa.UNUSED_NOQA})
+UNSILENCEABLE = api.UNSILENCEABLE
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _LINE_BYTES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _CELL = re.compile(r"^cell (\d+): ")
@@ -65,7 +63,7 @@ def plan(text: str, findings: Sequence[Finding], reason: Optional[str] = None,
     with its magics masked)."""
     lines = _LINE.findall(text)
     commentable = _commentable(tokenized if tokenized is not None else text)
-    existing = noqa.directives(text)
+    existing = api.noqa_directives(text)
     wanted: Dict[int, List[str]] = defaultdict(list)
     left: List[Finding] = []
     for f in findings:
@@ -79,18 +77,18 @@ def plan(text: str, findings: Sequence[Finding], reason: Optional[str] = None,
         line = lines[number - 1]
         directive = existing.get(number)
         if directive is not None and directive.codes is not None:
-            match = noqa._NOQA.search(line, directive.column)
+            at = api.noqa_codes_end(line, directive)
             new = [c for c in codes if c not in directive.codes]
-            if match is None or not new:
+            if at is None or not new:
                 continue
-            insertions[number] = (match.end("codes"), ", " + ", ".join(new))
+            insertions[number] = (at, ", " + ", ".join(new))
             continue
         body = line.rstrip("\r\n")
         end = len(body.rstrip(" \t\f"))
         insertions[number] = (end, ("  " if end else "") + _comment(codes, reason))
     # Read back: every line must now carry a directive the noqa matcher finds, with its codes.
     new_text = apply_text(lines, insertions)
-    back = noqa.directives(new_text)
+    back = api.noqa_directives(new_text)
     for number in list(insertions):
         directive = back.get(number)
         if directive is None or (directive.codes is not None and not set(wanted[number]) <= set(directive.codes)):
@@ -168,10 +166,10 @@ def add_to_notebook(data: bytes, findings: Sequence[Finding], reason: Optional[s
 
     findings = list(findings)
     try:
-        nb = notebooks._load(data)
+        nb = notebooks.load_notebook(data)
     except ValueError:
         return Result(None, 0, findings)
-    cells = {cell.index: cell for cell in notebooks._python_cells(nb)}
+    cells = {cell.index: cell for cell in notebooks.python_cells(nb)}
     by_cell: Dict[int, List[Finding]] = defaultdict(list)
     left: List[Finding] = []
     for f in findings:

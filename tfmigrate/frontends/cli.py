@@ -1,5 +1,5 @@
 """The `tfmigrate` command: check | fix | rules | explain | clean. Thin: parse flags, resolve
-settings, hand files to the runner, render. Exit codes as Ruff: 0 clean, 1 findings (with
+settings, plan and run them through tfmigrate.api, render. Exit codes as Ruff: 0 clean, 1 findings (with
 `fix --diff`: changes), 2 usage, configuration or internal error.
 """
 from __future__ import annotations
@@ -142,7 +142,7 @@ def _settings(paths, config, select, extend_select, ignore, target, unsafe=None,
 def _tasks(paths: List[str], settings, mode: str, diff=False, no_cache=False, stdin_name=None):
     """A task per file, each with its own nearest configuration's settings (a configuration
     met on the way that is wrong stops the run, as the first one would)."""
-    from tfmigrate.workspace import runner
+    from tfmigrate import api
     from tfmigrate.workspace.config import ConfigError
 
     if "-" in paths and paths != ["-"]:
@@ -152,12 +152,8 @@ def _tasks(paths: List[str], settings, mode: str, diff=False, no_cache=False, st
         _fail(f"no such file or directory: {', '.join(missing)}")
     try:
         if paths == ["-"]:
-            shown = stdin_name or "-"
-            own = settings.for_path(stdin_name) if stdin_name else settings
-            codes = own.codes_for(shown, own.codes()) if stdin_name else own.codes()
-            return [runner.Task(shown, shown, codes, mode, own.unsafe_fixes, diff, data=sys.stdin.buffer.read(),
-                                native=own.native)]
-        return runner.tasks_for(runner.collect(paths, settings), settings, mode, diff=diff, use_cache=not no_cache)
+            return [api.stdin_job(settings, mode, sys.stdin.buffer.read(), stdin_name, diff)]
+        return api.plan(paths, settings, mode, diff=diff, use_cache=not no_cache)
     except ConfigError as error:
         _fail(str(error))
 
@@ -187,8 +183,8 @@ def _warn(message: str) -> None:
 def _warn_empty(paths: List[str], settings) -> None:
     """Nothing to check is not a clean run: say so (exit code 0, as Ruff), and why when the
     paths hold source files that the excludes or git took away."""
-    from tfmigrate.workspace import runner
     from tfmigrate.workspace.files import discover
+    from tfmigrate.workspace.plan import gitignored
 
     message = "No Python files found under the given path(s)"
     present = [f for f in discover(paths) if os.path.isfile(f)]
@@ -196,7 +192,7 @@ def _warn_empty(paths: List[str], settings) -> None:
         _warn(message + ".")
         return
     excluded = [f for f in present if settings.for_path(f).excluded(f)]
-    ignored = runner.gitignored([f for f in present if f not in set(excluded)])
+    ignored = gitignored([f for f in present if f not in set(excluded)])
     reasons = []
     if excluded:
         reasons.append(f"{len(excluded)} by exclude / extend-exclude")
@@ -223,7 +219,7 @@ def _describe(tasks, settings) -> None:
 
 
 def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
-    from tfmigrate.workspace import runner
+    from tfmigrate import api
 
     jobs = _workers(jobs, len(tasks))
     if verbose:
@@ -238,12 +234,12 @@ def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
             fixed = f", {outcome.applied} fixed" if outcome.applied else ""
             _say(f"tfmigrate: [{done[0]}/{len(tasks)}] {outcome.shown}: {n} finding{'s' * (n != 1)}{fixed}")
 
-        outcomes = runner.run(tasks, jobs, on_result=tell)
+        outcomes = api.run(tasks, jobs, on_result=tell)
         _say(f"tfmigrate: {len(tasks)} file{'s' * (len(tasks) != 1)} in {time.perf_counter() - start:.2f} s "
              f"({jobs} worker{'s' * (jobs != 1)})")
         return outcomes
     if not (show_progress and len(tasks) > 8 and sys.stderr.isatty()):
-        return runner.run(tasks, jobs)
+        return api.run(tasks, jobs)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -251,7 +247,7 @@ def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
         console=_stderr(), transient=True,
     ) as progress:
         bar = progress.add_task("files", total=len(tasks))
-        return runner.run(tasks, jobs, on_result=lambda _: progress.advance(bar))
+        return api.run(tasks, jobs, on_result=lambda _: progress.advance(bar))
 
 
 def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fixed=0, fixed_files=0, extra="",
@@ -570,7 +566,7 @@ def clean(config: Optional[str] = CONFIG) -> None:
     """Remove the .tfmigrate_cache folder."""
     import shutil
 
-    from tfmigrate.workspace.runner import CACHE_DIR
+    from tfmigrate.workspace.cache import CACHE_DIR
 
     settings = _settings(["."], config, None, None, None, None)
     folder = settings.root / CACHE_DIR

@@ -1,8 +1,11 @@
 """tfmigrate as a flake8 plugin (entry point `TFM` in the `flake8.extension` group): the same
-engine and the same configuration as `tfmigrate check` (the nearest `[tool.tfmigrate]` /
-tfmigrate.toml: select, ignore, per-file-ignores, target-version, tensorflow-aliases), reported
-as flake8 reports its own codes, so flake8's `--select`, `--extend-ignore`, `--per-file-ignores`
-and `# noqa` apply on top. Never imports TensorFlow.
+findings as `tfmigrate check` on the same paths, through tfmigrate.api: the same configuration
+(the nearest `[tool.tfmigrate]` / tfmigrate.toml: select, ignore, per-file-ignores,
+target-version, tensorflow-aliases, native, max-file-size) and the same cross-file facts, gathered
+from the files `tfmigrate check` would visit under the paths flake8 was given (star imports of a
+module that imports TensorFlow, the graph module importing a helper). Reported as flake8 reports
+its own codes, so flake8's `--select`, `--extend-ignore`, `--per-file-ignores` and `# noqa` apply
+on top. Never imports TensorFlow.
 
     pip install tfmigrate flake8
     flake8 --extend-select TFM src/
@@ -15,6 +18,7 @@ from typing import Iterator, List, Optional, Tuple
 from tfmigrate import __version__
 
 _SETTINGS = None  # one resolver per process: each config file is read once, whatever the files
+_WORKSPACE = None  # the files of flake8's run, read once per process for their cross-file facts
 
 
 def _settings_for(path: str):
@@ -45,27 +49,43 @@ class Plugin:
     name = "tfmigrate"
     version = __version__
 
+    paths: List[str] = ["."]  # the paths flake8 was given (parse_options)
+
     def __init__(self, tree, filename: str, lines: List[str]):
         self.filename = filename
         self.lines = lines
 
-    def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        from tfmigrate.workspace.config import ConfigError
-        from tfmigrate.core.engine import check_source
-        from tfmigrate.workspace.files import display_path
-        from tfmigrate.workspace.runner import _shims
+    @classmethod
+    def parse_options(cls, options) -> None:
+        """flake8 hands every plugin its options, in each worker process too: the run's paths."""
+        cls.paths = list(getattr(options, "filenames", None) or ["."])
 
-        path = self.filename if self.filename not in ("stdin", "-") else "stdin.py"
+    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        from tfmigrate import api
+        from tfmigrate.workspace.config import ConfigError
+
+        stdin = self.filename in ("stdin", "-")
+        path = "stdin.py" if stdin else self.filename
+        data = _source(self.filename, self.lines)
         try:
-            settings = _settings_for(path)
-            codes = settings.codes_for(path, settings.codes())
+            job = _workspace(stdin).job(path, data, _settings_for(path))
         except ConfigError as error:
             yield 1, 0, f"TFM000 tfmigrate configuration error: {error}", type(self)
             return
-        data = _source(self.filename, self.lines)
-        shown = display_path(path)
-        for finding in check_source(data, shown, codes, shims=_shims(settings, path)):
+        for finding in api.check(job).findings:
             yield finding.line, max(finding.column - 1, 0), f"{finding.rule} {_message(finding)}", type(self)
+
+
+def _workspace(stdin: bool):
+    """The run's files (standard input, as `tfmigrate check -`, takes none of them)."""
+    global _WORKSPACE
+    from tfmigrate import api
+
+    if stdin:
+        return api.Workspace([])
+    if _WORKSPACE is None:
+        _WORKSPACE = api.Workspace([p for p in Plugin.paths if p != "-"])
+    return _WORKSPACE
 
 
 def _message(finding) -> str:
@@ -79,5 +99,5 @@ def _message(finding) -> str:
 
 def reset(settings: Optional[object] = None) -> None:
     """Forget the configuration read (tests that change folders)."""
-    global _SETTINGS
-    _SETTINGS = settings
+    global _SETTINGS, _WORKSPACE
+    _SETTINGS, _WORKSPACE = settings, None

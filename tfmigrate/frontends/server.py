@@ -11,7 +11,10 @@ typed (the editor's text, saved or not), and offers as code actions:
 Each document takes the same configuration as on the command line: the nearest
 `[tool.tfmigrate]` / tfmigrate.toml at or above its file, read again at every check, so an edit
 to it counts at the next keystroke. A file that the configuration excludes gets no findings. It
-never imports TensorFlow. Positions are sent in the encoding the client and server agreed
+goes through tfmigrate.api as the command line does, so a document also gets the cross-file facts
+of its project's files (star imports of a module importing TensorFlow, the graph module importing
+it; the document's unsaved text counts, the other files as on disk), `native`, and the room for
+deeply nested code. It never imports TensorFlow. Positions are sent in the encoding the client and server agreed
 (UTF-16 code units unless the client offers another).
 
 The computations (findings, fixes, edits) need no pygls: `Linter` holds them; `serve()` wires
@@ -139,8 +142,7 @@ class Checked:
     findings: Dict[str, List[Finding]] = field(default_factory=dict)  # uri -> findings (lines in that text)
     texts: Dict[str, str] = field(default_factory=dict)  # uri -> the text the findings are about
     error: Optional[str] = None  # a configuration error, shown once
-    fixes: Dict[int, Finding] = field(default_factory=dict, repr=False)  # id(finding) -> it, with its edits
-    lint: object = field(default=None, repr=False)  # the engine's pass (module, positions)
+    linted: object = field(default=None, repr=False)  # api.Linted: what applying one fix needs
     fix_all_source: Optional[object] = field(default=None, repr=False)  # unsafe -> {uri: new text} or None
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -152,25 +154,17 @@ class Checked:
         return self._memo[key]
 
     def _build(self, uri: str, finding: Finding) -> List[Action]:
+        from tfmigrate import api
         from tfmigrate.frontends import addnoqa
 
         text = self.texts[uri]
         out = []
-        raw = self.fixes.get(id(finding))
-        if raw is not None and raw.fix is not None and raw.fix.edits and getattr(self.lint, "module", None) is not None:
-            try:
-                import libcst as cst
-
-                from tfmigrate.core.apply import apply_fixes
-
-                new_text, taken, _ = apply_fixes(self.lint.module, [raw.fix], self.lint.positions)
-                if new_text is not None and taken:
-                    cst.parse_module(new_text)  # a fix that would not parse is not offered
-                    label = "" if raw.fix.applicability == "safe" else " (unsafe: may change behaviour)"
-                    out.append(Action(f"tfmigrate {finding.rule}: {raw.fix.description}{label}", "quickfix",
-                                      {uri: [minimal_edit(text, new_text)]}, finding, raw.fix.applicability == "safe"))
-            except Exception:  # noqa: BLE001 - an action that cannot be built is not offered
-                pass
+        new_text = api.fix_one(self.linted, finding) if self.linted is not None else None
+        if new_text is not None:  # a fix that cannot be applied or would not parse is not offered
+            safe = finding.fix.applicability == "safe"
+            label = "" if safe else " (unsafe: may change behaviour)"
+            out.append(Action(f"tfmigrate {finding.rule}: {finding.fix.description}{label}", "quickfix",
+                              {uri: [minimal_edit(text, new_text)]}, finding, safe))
         if finding.rule not in addnoqa.UNSILENCEABLE:
             insertions, _ = addnoqa.plan(text, [finding])
             starts = line_starts(text)
@@ -201,44 +195,60 @@ class Checked:
 
 
 class Linter:
-    """Findings and fixes for a document's text, with the configuration its path takes."""
+    """Findings and fixes for a document's text, with the configuration its path takes and the
+    cross-file facts of its project's files (tfmigrate.api.Workspace: the files `tfmigrate check`
+    visits from the folder of the document's configuration, or from its own folder without one)."""
+
+    def __init__(self):
+        self.workspaces: Dict[str, object] = {}  # project folder -> api.Workspace
+
+    def forget(self) -> None:
+        """Files changed on disk: read the projects' files again at the next check."""
+        for workspace in self.workspaces.values():
+            workspace.forget()
 
     def settings(self, path: Optional[str]):
-        """(settings, codes, shown path) or raises ConfigError; None when the file is excluded."""
+        """(settings, anchor path) or raises ConfigError; None when the file is excluded."""
         from tfmigrate.workspace.config import resolve
-        from tfmigrate.workspace.files import display_path
 
         anchor = path or os.path.join(os.getcwd(), "untitled.py")
         settings = resolve([anchor]).for_path(anchor)
         if path is not None and settings.excluded(path):
             return None
-        codes = settings.codes_for(anchor, settings.codes())
-        return settings, codes, display_path(anchor) if path else "untitled.py"
+        return settings, anchor
+
+    def job(self, path: Optional[str], data: bytes):
+        """The document's api.Job (ConfigError for a bad configuration); None when excluded."""
+        from tfmigrate import api
+
+        chosen = self.settings(path)
+        if chosen is None:
+            return None
+        settings, anchor = chosen
+        # Without a configuration file, the document's folder (not the server's whole folder).
+        root = str(settings.root) if settings.source is not None else os.path.dirname(anchor)
+        if root not in self.workspaces:
+            self.workspaces[root] = api.Workspace([root])
+        return self.workspaces[root].job(anchor, data, settings)
 
     def check_python(self, uri: str, text: str) -> Checked:
-        from tfmigrate.core import engine
+        from tfmigrate import api
         from tfmigrate.workspace.config import ConfigError
-        from tfmigrate.workspace.runner import _shims
 
-        path = uri_to_path(uri)
+        data = _encode(text)
         try:
-            chosen = self.settings(path)
+            job = self.job(uri_to_path(uri), data)
         except ConfigError as error:
             return Checked({uri: []}, {uri: text}, error=str(error))
-        if chosen is None:
+        if job is None:
             return Checked({uri: []}, {uri: text})
-        settings, codes, shown = chosen
-        shims = _shims(settings, path or shown)
-        data = _encode(text)
-        lint = engine._lint(data, shown, codes, shims=shims)
-        portable = [f.portable() for f in lint.findings]
+        linted = api.lint(job)
 
         def fix_all(unsafe: bool):
-            result = engine.fix_source(data, shown, codes, unsafe=unsafe, shims=shims)
-            return None if result.fixed is None else {uri: _decode(result.fixed, text)}
+            outcome = api.fix(job, unsafe)
+            return {uri: _decode(outcome.output, text)} if outcome.changed else None
 
-        return Checked({uri: portable}, {uri: text}, fixes={id(p): f for p, f in zip(portable, lint.findings)},
-                       lint=lint, fix_all_source=fix_all)
+        return Checked({uri: linted.findings}, {uri: text}, linted=linted, fix_all_source=fix_all)
 
     def check_notebook(self, cells: Sequence[Tuple[str, str]], notebook_uri: str) -> Checked:
         """`cells`: (uri, text) of the notebook's code cells, in order. Findings are per cell (all
@@ -246,34 +256,29 @@ class Linter:
         they change; a single finding's fix is not offered in a notebook (its noqa is)."""
         from dataclasses import replace
 
-        from tfmigrate.workspace import notebooks
+        from tfmigrate import api
         from tfmigrate.workspace.config import ConfigError
-        from tfmigrate.workspace.runner import _shims
 
-        path = uri_to_path(notebook_uri)
         checked = Checked({uri: [] for uri, _ in cells}, dict(cells))
         try:
-            chosen = self.settings(path)
+            job = self.job(uri_to_path(notebook_uri), _notebook_json(cells))
         except ConfigError as error:
             checked.error = str(error)
             return checked
-        if chosen is None or not cells:
+        if job is None or not cells:
             return checked
-        settings, codes, shown = chosen
-        shims = _shims(settings, path or shown)
-        data = _notebook_json(cells)
         cell = re.compile(r"^cell (\d+): ")
-        for finding in notebooks.check_notebook(data, shown, codes, shims=shims):
+        for finding in api.check(job).findings:
             match = cell.match(finding.message)
             if match and 1 <= int(match.group(1)) <= len(cells):
                 uri = cells[int(match.group(1)) - 1][0]
                 checked.findings[uri].append(replace(finding, message=finding.message[match.end():]))
 
         def fix_all(unsafe: bool):
-            result = notebooks.fix_notebook(data, shown, codes, unsafe=unsafe, shims=shims)
-            if result.fixed is None:
+            outcome = api.fix(job, unsafe)
+            if not outcome.changed:
                 return None
-            sources = [_cell_text(c) for c in json.loads(result.fixed.decode("utf-8"))["cells"]]
+            sources = [_cell_text(c) for c in json.loads(outcome.output.decode("utf-8"))["cells"]]
             return {uri: new for (uri, _), new in zip(cells, sources)}
 
         checked.fix_all_source = fix_all
@@ -392,6 +397,7 @@ def serve() -> None:  # pragma: no cover - run as a process by the tests
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        linter.forget()  # the other files' facts may change with this one's bytes on disk
         if params.text_document.uri in checked:
             check_document(params.text_document.uri)
 
@@ -410,6 +416,7 @@ def serve() -> None:  # pragma: no cover - run as a process by the tests
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_save(params: types.DidSaveNotebookDocumentParams) -> None:
+        linter.forget()
         check_notebook(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
@@ -420,6 +427,7 @@ def serve() -> None:  # pragma: no cover - run as a process by the tests
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def files_changed(params: types.DidChangeWatchedFilesParams) -> None:
         shown_errors.clear()  # a configuration may have changed: check every open document again
+        linter.forget()
         for uri, result in list(checked.items()):
             if result.texts.keys() == {uri}:
                 check_document(uri)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from typing import Callable, Iterable, Iterator, List, Set
 
 SOURCE_SUFFIXES = (".py", ".ipynb")
@@ -55,3 +56,12 @@ def display_path(path: str) -> str:
     except ValueError:  # another drive on Windows
         return path
     return path if relative.startswith("..") else relative
+
+
+def read_regular(path: str) -> bytes:
+    """The file's bytes; OSError for anything but a regular file (a FIFO would block, a device
+    never end)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(0, "Not a regular file")
+    with open(path, "rb") as handle:
+        return handle.read()

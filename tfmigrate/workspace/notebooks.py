@@ -63,7 +63,7 @@ class _Notebook:
         return "".join(parts).encode("utf-8")
 
 
-def _load(data: bytes) -> _Notebook:
+def load_notebook(data: bytes) -> _Notebook:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -158,7 +158,7 @@ def _restore(text: str, cell: _Cell, tag: str) -> Optional[str]:
     return restored if sorted(seen) == list(range(len(cell.magics))) else None
 
 
-def _python_cells(nb: _Notebook) -> List[_Cell]:
+def python_cells(nb: _Notebook) -> List[_Cell]:
     """Code cells that hold Python: a cell magic other than PYTHON_CELL_MAGICS is skipped."""
     from tfmigrate.core.positions import python_ast
 
@@ -240,10 +240,10 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
     if not engine.might_use_tensorflow(data):
         return None, [], []
     try:
-        nb = _load(data)
+        nb = load_notebook(data)
     except _NotNotebook as error:
         return None, [], _invalid(shown, str(error))
-    cells = _python_cells(nb)
+    cells = python_cells(nb)
     if not any(engine.might_use_tensorflow(c.text.encode("utf-8")) for c in cells):
         return None, [], []
     good, broken = [], []

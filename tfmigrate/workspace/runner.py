@@ -1,58 +1,27 @@
-"""Runs check or fix over many files: a process pool (`--jobs`), results in input order, and a
-per-file cache keyed by content hash, tool version and settings, so a re-run on unchanged files
-neither parses nor imports libcst.
+"""Runs check or fix over many files, in input order: one file at a time here, or in the worker
+pool of `--jobs` (workspace/pool.py); answered from the findings cache when unchanged
+(workspace/cache.py); a fixed file written atomically, with SIGINT/SIGTERM held meanwhile
+(workspace/signals.py), and what was written reported when a run is interrupted. What to run comes
+from workspace/plan.py.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import stat
 import sys
 import tokenize
-from dataclasses import dataclass, field
 from io import BytesIO
-from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
-from tfmigrate import __version__
+from tfmigrate.workspace import plan, pool, signals
+from tfmigrate.workspace.cache import Cache, fingerprint
 from tfmigrate.workspace.config import Settings
-from tfmigrate.atomic import TEMP_SUFFIX, NotWritten, make_cache_folder, write_atomic
-from tfmigrate.workspace.files import discover, display_path
+from tfmigrate.atomic import NotWritten, write_atomic
+from tfmigrate.workspace.files import display_path, read_regular
+from tfmigrate.workspace.outcome import Outcome
+from tfmigrate.workspace.plan import Task
 from tfmigrate.findings import Finding
-
-CACHE_DIR = ".tfmigrate_cache"
-
-
-@dataclass
-class Task:
-    path: str
-    shown: str
-    codes: List[str]
-    mode: str  # "check" | "fix"
-    unsafe: bool = False
-    diff: bool = False
-    key: str = ""  # cache key of the settings; empty: no cache
-    cache_dir: Optional[str] = None
-    data: Optional[bytes] = None  # stdin
-    shims: Optional[object] = None  # project_imports.ProjectImports: the project's re-exports of TensorFlow
-    graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
-    max_size: int = 0  # max-file-size in bytes (0: no limit)
-    native: bool = False  # rewrite TF1 graph scripts to eager TF2 (tfmigrate.native)
-
-
-@dataclass
-class Outcome:
-    shown: str
-    findings: List[Finding] = field(default_factory=list)
-    text: Optional[str] = None  # the source, kept only when there is something to show
-    applied: int = 0
-    changed: bool = False
-    diff: str = ""
-    output: Optional[bytes] = None  # fixed bytes, for stdin mode
-    requires: tuple = ()  # packages the applied fixes make the code need
-    fixed_rules: tuple = ()  # the rule of each fix applied, for --show-fixes
 
 
 def source_text(data: bytes) -> str:
@@ -61,41 +30,6 @@ def source_text(data: bytes) -> str:
         return data.decode(encoding, errors="replace")
     except (SyntaxError, LookupError):
         return data.decode("utf-8", errors="replace")
-
-
-class Cache:
-    """One small JSON file per source path, holding the content hash, key and findings.
-    A corrupt or foreign entry is ignored (and rewritten), never fatal."""
-
-    def __init__(self, folder: str):
-        self.folder = Path(folder)
-
-    def _entry(self, path: str) -> Path:
-        digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
-        return self.folder / __version__ / digest[:2] / f"{digest}.json"
-
-    def get(self, path: str, fingerprint: str) -> Optional[List[Finding]]:
-        try:
-            entry = json.loads(self._entry(path).read_text(encoding="utf-8"))
-            if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint:
-                return None
-            return [Finding.from_json(f) for f in entry["findings"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
-
-    def put(self, path: str, fingerprint: str, findings: Sequence[Finding]) -> None:
-        entry = self._entry(path)
-        try:
-            make_cache_folder(str(self.folder))
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            payload = {"fingerprint": fingerprint, "findings": [f.to_json() for f in findings]}
-            write_atomic(str(entry), json.dumps(payload).encode("utf-8"), new=True)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
-
-
-def _fingerprint(data: bytes, key: str) -> str:
-    return hashlib.sha256(data).hexdigest() + "|" + key
 
 
 def _unreadable(task: Task, error: OSError) -> Outcome:
@@ -110,7 +44,7 @@ def _unreadable(task: Task, error: OSError) -> Outcome:
     return Outcome(task.shown, [finding])
 
 
-def _too_large(task: Task, data: bytes) -> Optional[Outcome]:
+def too_large(task: Task, data: bytes) -> Optional[Outcome]:
     """TFM001 for a file over max-file-size that could have findings, skipped before parsing:
     libcst takes 0.7 to 1 GB of memory and seconds per MB of source (bench/large_files.py)."""
     if not task.max_size or len(data) <= task.max_size:
@@ -184,18 +118,11 @@ def process(task: Task) -> Outcome:
     return _process_file(task)
 
 
-def _read(path: str) -> bytes:
-    if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, a device never end
-        raise OSError(0, "Not a regular file")
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _from_cache(task: Task, data: bytes, cache: Optional["Cache"], fingerprint: str) -> Optional[Outcome]:
+def _from_cache(task: Task, data: bytes, cache: Optional["Cache"], entry_key: str) -> Optional[Outcome]:
     """The cached outcome when the file is unchanged (and, for fix, has nothing to fix)."""
     if cache is None:
         return None
-    cached = cache.get(task.path, fingerprint)
+    cached = cache.get(task.path, entry_key)
     if cached is None or not (task.mode == "check" or not _fixable(cached, task.unsafe)):
         return None
     findings = [_moved(f, task.shown) for f in cached]
@@ -208,12 +135,12 @@ def cached_outcome(task: Task) -> Optional[Outcome]:
     if not (task.cache_dir and task.key) or task.data is not None or task.shown.endswith(".ipynb"):
         return None
     try:
-        data = _read(task.path)
+        data = read_regular(task.path)
     except OSError:
         return None
     if task.max_size and len(data) > task.max_size:
         return None
-    return _from_cache(task, data, Cache(task.cache_dir), _fingerprint(data, task.key))
+    return _from_cache(task, data, Cache(task.cache_dir), fingerprint(data, task.key))
 
 
 def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
@@ -221,15 +148,15 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
         data = task.data
     else:
         try:
-            data = _read(task.path)
+            data = read_regular(task.path)
         except OSError as error:
             return _unreadable(task, error)
-    too_large = _too_large(task, data)
-    if too_large is not None:
-        return too_large
+    over = too_large(task, data)
+    if over is not None:
+        return over
     cache = Cache(task.cache_dir) if task.cache_dir and task.key and task.data is None else None
-    fingerprint = _fingerprint(data, task.key) if cache else ""
-    hit = _from_cache(task, data, cache, fingerprint)
+    key = fingerprint(data, task.key) if cache else ""
+    hit = _from_cache(task, data, cache, key)
     if hit is not None:
         return hit
     from tfmigrate.core import engine  # imported only on a cache miss
@@ -238,12 +165,12 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     fix_source = fix_source or engine.fix_source
 
     if task.mode == "check":
-        findings = [f.portable() for f in check_source(data, task.shown, task.codes, **_facts(task))]
+        findings = [f.portable() for f in check_source(data, task.shown, task.codes, **engine_facts(task))]
         if cache:
-            cache.put(task.path, fingerprint, findings)
+            cache.put(task.path, key, findings)
         return Outcome(task.shown, findings, source_text(data) if findings else None)
 
-    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, **_facts(task))
+    result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, **engine_facts(task))
     findings = [f.portable() for f in result.findings]
     outcome = Outcome(task.shown, findings, applied=result.applied, requires=getattr(result, "requires", ()),
                       fixed_rules=tuple(getattr(result, "fixed_rules", ())))
@@ -265,14 +192,12 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
             outcome.output = result.fixed
             final = result.fixed
         else:
-            _hold()  # SIGINT/SIGTERM wait until this write is done and reported
-            if _on_write is not None:
-                _on_write()
+            signals.begin_write()  # SIGINT/SIGTERM wait until this write is done and reported
             try:
                 write_atomic(task.path, result.fixed, expect=data)  # not over an edit saved meanwhile
                 final = result.fixed
             except OSError as error:
-                findings = [f.portable() for f in check_source(data, task.shown, task.codes, **_facts(task))]
+                findings = [f.portable() for f in check_source(data, task.shown, task.codes, **engine_facts(task))]
                 outcome.findings = [_not_written(task, error, outcome.applied)] + findings
                 outcome.changed = False
                 outcome.applied = 0
@@ -280,13 +205,13 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     elif task.data is not None:
         outcome.output = data
     if cache and final is not data and not task.diff:
-        cache.put(task.path, _fingerprint(final, task.key), findings)
+        cache.put(task.path, fingerprint(final, task.key), findings)
     if findings:
         outcome.text = source_text(data if task.diff else final)
     return outcome
 
 
-def _facts(task: Task) -> dict:
+def engine_facts(task: Task) -> dict:
     """What the engine is told about the file beyond its bytes (only what is set, so notebook
     entry points need not take every fact)."""
     facts = {"shims": task.shims}
@@ -295,12 +220,6 @@ def _facts(task: Task) -> dict:
     if task.native:
         facts["native"] = True
     return facts
-
-
-def _replace_message(finding: Finding, message: str) -> Finding:
-    from dataclasses import replace
-
-    return replace(finding, message=message)
 
 
 def _moved(finding: Finding, shown: str) -> Finding:
@@ -315,41 +234,6 @@ def _fixable(findings: Sequence[Finding], unsafe: bool) -> bool:
     return any(f.fix is not None and (unsafe or f.fix.applicability == "safe") for f in findings)
 
 
-def gitignored(files: Sequence[str]) -> set:
-    """The files git ignores (empty outside a git checkout or without git)."""
-    if not files:
-        return set()
-    import subprocess
-
-    try:
-        result = subprocess.run(
-            ["git", "check-ignore", "--stdin", "-z"],
-            input="\0".join(files).encode("utf-8", "surrogateescape"),
-            capture_output=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    if result.returncode not in (0, 1):
-        return set()
-    return set(result.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
-
-
-def collect(paths: Sequence[str], settings: Settings) -> List[str]:
-    """Files to visit: directories walked, less excluded globs and (with respect-gitignore) what
-    git ignores; files named explicitly too, unless force-exclude (pre-commit names every file).
-    Each path is judged by its own nearest configuration."""
-    explicit = {p for p in paths if not os.path.isdir(p)}
-
-    def excluded(path: str) -> bool:
-        own = settings.for_path(path)
-        return (path not in explicit or own.force_exclude) and own.excluded(path)
-
-    files = [f for f in discover(paths, excluded) if not excluded(f)]
-    ignored = gitignored([f for f in files if f not in explicit and settings.for_path(f).respect_gitignore])
-    return [f for f in files if f not in ignored]
-
-
 def run(
     tasks: Sequence[Task],
     jobs: int = 1,
@@ -361,26 +245,26 @@ def run(
     behind), a file being written is finished first (every file is untouched or completely
     fixed), and what was and was not written is printed before KeyboardInterrupt goes on."""
     outcomes: List[Outcome] = []
-    ledger = _Ledger(tasks)
-    restore = _defer_signals()
+    ledger = Ledger(tasks)
+    restore = signals.defer_signals()
     try:
         for outcome in _iterate(tasks, jobs, ledger):
             outcomes.append(outcome)
-            _release()
+            signals.release()
             if on_result:
                 on_result(outcome)
     except KeyboardInterrupt:
-        _ignore_signals()  # a second Ctrl-C must not cut the report short
+        signals.ignore_signals()  # a second Ctrl-C must not cut the report short
         sys.stderr.write(ledger.report())
         sys.stderr.flush()
         raise
     finally:
-        _release(reraise=False)
+        signals.release(reraise=False)
         restore()
     return outcomes
 
 
-class _Ledger:
+class Ledger:
     """What the run has done so far, for the report of an interrupted run."""
 
     def __init__(self, tasks: Sequence[Task]):
@@ -416,8 +300,8 @@ def _names(names: Sequence[str], shown: int = 10) -> str:
     return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
-def _iterate(tasks: Sequence[Task], jobs: int, ledger: Optional[_Ledger] = None) -> Iterator[Outcome]:
-    ledger = ledger or _Ledger(tasks)
+def _iterate(tasks: Sequence[Task], jobs: int, ledger: Optional[Ledger] = None) -> Iterator[Outcome]:
+    ledger = ledger or Ledger(tasks)
     if jobs <= 1 or len(tasks) < 4:
         for task in tasks:
             yield ledger.add(process(task))
@@ -428,361 +312,26 @@ def _iterate(tasks: Sequence[Task], jobs: int, ledger: Optional[_Ledger] = None)
         for i in range(len(tasks)):
             yield ledger.add(hits[i] if i in hits else process(tasks[i]))
         return
-    computed = _pooled([tasks[i] for i in misses], jobs, ledger)
+    computed = pool.pooled([tasks[i] for i in misses], jobs, process, ledger)
     for i in range(len(tasks)):
         yield ledger.add(hits[i] if i in hits else next(computed))
 
 
-# --- signals: a write and the report of it happen together, or neither does ---------------
-_held = {"depth": 0, "pending": None}
 
-
-def _hold() -> None:
-    """From here until `_release`, SIGINT/SIGTERM wait (a file being written is finished and
-    reported). Only handlers installed by tfmigrate (run, the workers) honour it."""
-    _held["depth"] += 1
-
-
-def _release(reraise: bool = True) -> None:
-    pending, _held["depth"], _held["pending"] = _held["pending"], 0, None
-    if pending is not None and reraise:
-        pending()
-
-
-def _defer_signals() -> Callable[[], None]:
-    """In the main thread, SIGINT and SIGTERM raise KeyboardInterrupt, except while a write is
-    held; returns what restores the previous handlers."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def interrupt() -> None:
-        raise KeyboardInterrupt
-
-    def handler(signum, frame) -> None:
-        if _held["depth"]:
-            _held["pending"] = interrupt
-        else:
-            interrupt()
-
-    names = [n for n in ("SIGINT", "SIGTERM") if hasattr(signal, n)]
-    previous = {n: signal.signal(getattr(signal, n), handler) for n in names}
-    _held.update(depth=0, pending=None)
-
-    def restore() -> None:
-        for name, old in previous.items():
-            signal.signal(getattr(signal, name), old)
-
-    return restore
-
-
-def _ignore_signals() -> None:
-    import signal
-    import threading
-
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGINT", "SIGTERM"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_IGN)
-
-
-# --- the worker pool ------------------------------------------------------------------------
-# Not concurrent.futures: a worker that dies (a native crash, the OOM killer) costs only its own
-# file, reported as TFM000, and a new worker takes its place; the parent knows which file each
-# worker holds and whether it is writing it, so an interrupted run says what was written.
-GRACE = 1.0  # seconds a stopped worker has to finish the file it is writing
-_on_write: Optional[Callable[[], None]] = None  # set in a worker: tells the parent a write begins
-
-
-class _Worker:
-    def __init__(self, context, parent: int):
-        self.conn, child = context.Pipe(duplex=True)
-        self.process = context.Process(target=_serve, args=(child, parent), daemon=True, name="tfmigrate-worker")
-        self.process.start()
-        child.close()
-        self.index: Optional[int] = None  # the task it holds
-        self.writing = False
-
-    def give(self, index: int, task: Task) -> bool:
-        self.index, self.writing = index, False
-        try:
-            self.conn.send(task)
-            return True
-        except (OSError, ValueError):
-            return False
-
-    def receive(self) -> Optional[Outcome]:
-        """The outcome of its task, or None if it died without one (`writing` tells whether it
-        had begun writing). Returns after a message or the worker's end."""
-        while True:
-            try:
-                kind, value = self.conn.recv()
-            except (EOFError, OSError):
-                return None
-            if kind == "writing":
-                self.writing = True
-                if not self.conn.poll(0):
-                    return _WAITING
-                continue
-            return value
-
-    def close(self, kill: bool = False) -> None:
-        if kill and self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=5)
-        self.conn.close()
-
-
-_WAITING = Outcome("")  # a message that is not the outcome yet
-
-
-def _pooled(tasks: Sequence[Task], jobs: int, ledger: Optional[_Ledger] = None) -> Iterator[Outcome]:
-    import multiprocessing
-    from multiprocessing.connection import wait
-
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    parent = os.getpid()
-    # Largest files first, one per message: no worker is left with a big file at the end while
-    # the others idle. Results still come back in task order.
-    queue = sorted(range(len(tasks)), key=lambda i: _size(tasks[i]))
-    workers: List[_Worker] = []
-    ready: dict = {}
-    finished = False
-
-    def feed(worker: _Worker) -> None:
-        if not queue:
-            worker.index = None
-            return
-        index = queue.pop()
-        for _ in range(3):
-            if worker.give(index, tasks[index]):
-                return
-            worker = _replace(worker)  # it died between two files
-        raise RuntimeError("cannot start worker processes")
-
-    def _replace(worker: _Worker) -> _Worker:
-        worker.close(kill=True)
-        fresh = _Worker(context, parent)
-        workers[workers.index(worker)] = fresh
-        return fresh
-
-    try:
-        for _ in range(min(jobs, len(tasks))):
-            workers.append(_Worker(context, parent))
-            feed(workers[-1])
-        for index in range(len(tasks)):
-            while index not in ready:
-                busy = {w.conn: w for w in workers if w.index is not None}
-                for conn in wait(list(busy)):
-                    worker = busy[conn]
-                    held = worker.index
-                    outcome = worker.receive()
-                    if outcome is _WAITING:
-                        continue
-                    if outcome is None:  # it died: a native crash, the OOM killer
-                        worker.process.join(timeout=5)
-                        outcome = _crashed(tasks[held], worker.process, worker.writing)
-                        worker = _replace(worker)
-                    ready[held] = outcome
-                    worker.index = None
-                    feed(worker)
-            yield ready.pop(index)
-        finished = True
-    finally:
-        if finished:
-            for worker in workers:
-                try:
-                    worker.conn.send(None)
-                except (OSError, ValueError):
-                    pass
-            for worker in workers:
-                worker.close()
-        else:  # Ctrl-C, SIGTERM, or the consumer stopped: stop every worker now
-            _stop(workers, tasks, ledger, ready)
-
-
-def _stop(workers: List[_Worker], tasks: Sequence[Task], ledger: Optional[_Ledger], ready: dict) -> None:
-    """Ask every worker to stop (SIGTERM: a worker writing a file finishes and reports it), give
-    them GRACE seconds, then kill the rest; none outlives the run."""
-    import time
-    from multiprocessing.connection import wait
-
-    _ignore_signals()  # a second Ctrl-C must not leave workers behind; run() restores them
-    for worker in workers:
-        if worker.process.is_alive():
-            worker.process.terminate()
-    deadline = time.monotonic() + GRACE
-    while True:
-        busy = {w.conn: w for w in workers if w.index is not None and w.process.is_alive()}
-        left = deadline - time.monotonic()
-        if not busy or left <= 0:
-            break
-        for conn in wait(list(busy), timeout=left):
-            worker = busy[conn]
-            outcome = worker.receive()
-            if outcome is None or outcome is _WAITING:
-                if outcome is None:
-                    if worker.writing:  # it died mid-write: a file either untouched or complete
-                        _unsure(ledger, tasks[worker.index])
-                    worker.index = None
-                continue
-            ready[worker.index] = outcome
-            worker.index = None
-    for worker in workers:
-        if worker.index is not None and worker.writing:
-            _unsure(ledger, tasks[worker.index])
-        worker.close(kill=True)
-        if worker.index is not None:
-            _remove_temporaries(tasks[worker.index], worker.process.pid)
-    if ledger is not None:
-        for index in sorted(ready):
-            ledger.add(ready[index])
-
-
-def _unsure(ledger: Optional[_Ledger], task: Task) -> None:
-    if ledger is not None and task.shown not in ledger.unsure:
-        ledger.unsure.append(task.shown)
-
-
-def _remove_temporaries(task: Task, pid: Optional[int]) -> None:
-    """The temporary file a killed worker may have left next to the file it was writing."""
-    if pid is None or task.data is not None or task.mode != "fix":
-        return
-    import glob
-
-    target = os.path.realpath(task.path)
-    pattern = os.path.join(glob.escape(os.path.dirname(target)), f".{glob.escape(os.path.basename(target))}.{pid}.*")
-    for leftover in glob.glob(pattern):
-        if leftover.endswith(TEMP_SUFFIX):
-            try:
-                os.unlink(leftover)
-            except OSError:
-                pass
-
-
-def _crashed(task: Task, process, writing: bool = False) -> Outcome:
-    """TFM000 for a file whose worker died: the rest of the run goes on."""
-    from tfmigrate.catalogue import catalogue
-
-    code = process.exitcode
-    how = f"exit code {code}"
-    if code is not None and code < 0:
-        import signal
-
-        try:
-            how = f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"signal {-code}"
-    hint = " (out of memory?)" if code == -9 else ""
-    info = catalogue()["TFM000"]
-    finding = Finding(
-        "TFM000", info.name, task.shown, 1, 1, 1, 1, info.severity,
-        f"Cannot check this file: the worker process checking it died ({how}){hint}, so it was not "
-        + ("checked (it died while writing the fixed file: the file is either untouched or completely fixed)"
-           if writing else "checked and not written")
-        + "; the rest of the run went on. Please report this with the file.",
-    )
-    return Outcome(task.shown, [finding])
-
-
-def _serve(conn, parent: int) -> None:
-    """A worker: takes tasks one at a time until told to stop or the parent is gone."""
-    global _on_write
-    _die_with_parent(parent)
-    _worker_signals()
-
-    def writing() -> None:
-        conn.send(("writing", None))
-
-    _on_write = writing
-    try:
-        while True:
-            task = conn.recv()
-            if task is None:
-                return
-            try:
-                outcome = process(task)
-            except Exception as error:  # a bug, not a bad file: that file only
-                outcome = _failed(task, error)
-            conn.send(("done", outcome))
-            _release()
-    except (EOFError, OSError):  # the parent is gone
-        return
-
-
-def _failed(task: Task, error: Exception) -> Outcome:
-    from tfmigrate.catalogue import catalogue
-
-    info = catalogue()["TFM000"]
-    finding = Finding(
-        "TFM000", info.name, task.shown, 1, 1, 1, 1, info.severity,
-        f"Internal error while processing this file: {type(error).__name__}: {error}. "
-        "The rest of the run went on; please report this with the file.",
-    )
-    return Outcome(task.shown, [finding])
-
-
-def _die_with_parent(parent: int) -> None:
-    """A worker gets SIGTERM when its parent dies, however it dies (SIGKILL too), so no worker
-    is left holding a CI step's output pipes: prctl(PR_SET_PDEATHSIG) on Linux, a watchdog
-    thread elsewhere."""
-    import signal
-
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(1, int(signal.SIGTERM), 0, 0, 0) == 0  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:  # it died before the above took effect
-        os._exit(0)
-    if not armed:
-        import threading
-        import time
-
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(0.25)
-            os.kill(os.getpid(), getattr(signal, "SIGTERM", 15))
-
-        threading.Thread(target=watch, name="tfmigrate-watchdog", daemon=True).start()
-
-
-def _size(task: Task) -> int:
-    if task.data is not None:
-        return len(task.data)
-    try:
-        return os.stat(task.path).st_size
-    except OSError:
-        return 0
-
-
-def _quit(signum, frame):
-    if _held["depth"]:  # writing a file: finish it and report it first
-        _held["pending"] = lambda: _quit(signum, None)
-        return
-    raise SystemExit(128 + signum)  # unwinds (atomic writes clean up) and exits without a traceback
-
-
-def _worker_signals() -> None:
-    """Workers leave on SIGINT/SIGTERM quietly; the parent reports the interruption."""
-    import signal
-
-    _held.update(depth=0, pending=None)
-    signal.signal(signal.SIGTERM, _quit)
-    signal.signal(signal.SIGINT, _quit)
-
-
-def _prepare(tasks: List[Task], settings: Settings) -> List[Task]:
-    """Each task's size limit; before `fix` writes, the temporary files a killed run left."""
-    for task in tasks:
-        task.max_size = settings.for_path(task.path).max_file_size
+def tasks_for(
+    files: Iterable[str],
+    settings: Settings,
+    mode: str,
+    unsafe: Optional[bool] = None,
+    diff: bool = False,
+    use_cache: bool = True,
+) -> List[Task]:
+    """The plan's tasks (workspace/plan.py), and before `fix` writes, the temporary files a
+    killed run left removed."""
+    return _prepare(plan.tasks(files, settings, mode, unsafe, diff, use_cache))
+
+
+def _prepare(tasks: List[Task]) -> List[Task]:
     if tasks and tasks[0].mode == "fix" and not tasks[0].diff:
         from tfmigrate.atomic import stale_temporaries
 
@@ -799,85 +348,3 @@ def _prepare(tasks: List[Task], settings: Settings) -> List[Task]:
                              f"left by an interrupted run: {_names(removed)}\n")
     return tasks
 
-
-def tasks_for(
-    files: Iterable[str],
-    settings: Settings,
-    mode: str,
-    unsafe: Optional[bool] = None,
-    diff: bool = False,
-    use_cache: bool = True,
-) -> List[Task]:
-    """One task per file, with its own nearest configuration's codes, target, aliases and (when
-    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
-    from tfmigrate.project.graph_imports import graph_importers
-    from tfmigrate.project.star_imports import cache_key as star_key, star_aliases
-
-    files = list(files)
-    cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
-    star = star_aliases(files, cache_dir=cache_dir)  # `from ops import *` of a checked module that imports tf
-    importers = graph_importers(files, star=star, cache_dir=cache_dir)
-    if settings.native:
-        importers = _unless_rewritten(files, star, importers)
-    enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
-    tasks = []
-    for path in files:
-        own = settings.for_path(path)
-        if id(own) not in enabled:
-            enabled[id(own)] = own.codes()
-        file_codes = own.codes_for(path, enabled[id(own)])
-        importer = importers.get(path)
-        key = own.cache_key(file_codes) if use_cache else ""
-        if key and importer is not None:
-            key += "|imported by graph code: " + importer
-        if key and path in star:
-            key += star_key(star[path])
-        if key and own.native:
-            key += "|native"
-        tasks.append(
-            Task(path, display_path(path), file_codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
-                 key=key, cache_dir=cache_dir, shims=_shims(own, path, star.get(path)),
-                 graph_importer=display_path(importer) if importer else None, native=own.native)
-        )
-    return _prepare(tasks, settings)
-
-
-def _unless_rewritten(files, star, importers: dict) -> dict:
-    """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
-    graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
-    leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
-    route, without `disable_v2_behavior()` (see fixers.compat_route)."""
-    from tfmigrate.project.graph_imports import graph_importers
-    from tfmigrate.native import rewrite
-
-    rewritten = set()
-    for path in files:
-        if not path.endswith(".py"):
-            continue
-        try:
-            data = _read(path)
-            if (b"Session" in data or b"placeholder" in data) and rewrite(data.decode("utf-8")).code is not None:
-                rewritten.add(path)
-        except (OSError, UnicodeDecodeError):
-            continue
-    if not rewritten:
-        return importers
-    importers = graph_importers(files, star=star, exclude=rewritten)
-    # A helper a rewritten script imports must stay eager TF2, even if a graph script imports it
-    # too: that one reads its datasets through `tf.data.get_output_types` (fixers.compat_route).
-    own = set(graph_importers(files, star=star, exclude=set(files) - rewritten))
-    return {path: importer for path, importer in importers.items() if path not in own}
-
-
-def _shims(settings: Settings, path: str, star=None):
-    """The configured re-exports of TensorFlow, with this file's module name, and what its star
-    imports bring in (a star_imports.StarFact); None if neither."""
-    if not settings.tensorflow_aliases and star is None:
-        return None
-    from tfmigrate.facts.project_imports import ProjectImports, module_name
-
-    modules, program = star if star is not None else ((), ())
-    if not settings.tensorflow_aliases:
-        return ProjectImports(star=modules, star_program=program)
-    module, is_package = module_name(path)
-    return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)

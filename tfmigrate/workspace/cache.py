@@ -1,0 +1,53 @@
+"""The per-file cache of findings: a re-run on unchanged files neither parses nor imports libcst.
+An entry is keyed by the file's content hash, the tool version and the settings and cross-file
+facts the findings depend on (the plan's `key`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from tfmigrate import __version__
+from tfmigrate.atomic import make_cache_folder, write_atomic
+from tfmigrate.findings import Finding
+
+CACHE_DIR = ".tfmigrate_cache"
+
+
+class Cache:
+    """One small JSON file per source path, holding the content hash, key and findings.
+    A corrupt or foreign entry is ignored (and rewritten), never fatal."""
+
+    def __init__(self, folder: str):
+        self.folder = Path(folder)
+
+    def _entry(self, path: str) -> Path:
+        digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
+        return self.folder / __version__ / digest[:2] / f"{digest}.json"
+
+    def get(self, path: str, fingerprint: str) -> Optional[List[Finding]]:
+        try:
+            entry = json.loads(self._entry(path).read_text(encoding="utf-8"))
+            if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint:
+                return None
+            return [Finding.from_json(f) for f in entry["findings"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def put(self, path: str, fingerprint: str, findings: Sequence[Finding]) -> None:
+        entry = self._entry(path)
+        try:
+            make_cache_folder(str(self.folder))
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            payload = {"fingerprint": fingerprint, "findings": [f.to_json() for f in findings]}
+            write_atomic(str(entry), json.dumps(payload).encode("utf-8"), new=True)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def fingerprint(data: bytes, key: str) -> str:
+    """What a cache entry must match: these bytes under these settings and facts."""
+    return hashlib.sha256(data).hexdigest() + "|" + key

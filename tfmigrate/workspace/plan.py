@@ -1,0 +1,182 @@
+"""What a run visits and what each file is told: the files (walked, excluded, git-ignored), and
+per file a Task with its own configuration's codes and the cross-file facts that change its
+findings (the project's re-exports and star imports of TensorFlow, the graph module that imports
+it, `native`). Every front end gets its files' facts from here, through tfmigrate.api.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
+
+from tfmigrate.workspace.cache import CACHE_DIR
+from tfmigrate.workspace.config import Settings
+from tfmigrate.workspace.files import discover, display_path, read_regular
+
+
+@dataclass
+class Task:
+    path: str
+    shown: str
+    codes: List[str]
+    mode: str  # "check" | "fix"
+    unsafe: bool = False
+    diff: bool = False
+    key: str = ""  # cache key of the settings; empty: no cache
+    cache_dir: Optional[str] = None
+    data: Optional[bytes] = None  # the bytes to check instead of the file's (stdin, an editor's text)
+    shims: Optional[object] = None  # facts.project_imports.ProjectImports: the project's re-exports of TensorFlow
+    graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
+    max_size: int = 0  # max-file-size in bytes (0: no limit)
+    native: bool = False  # rewrite TF1 graph scripts to eager TF2 (tfmigrate.native)
+
+
+class ProjectFacts(NamedTuple):
+    """The cross-file facts of a set of files, each gathered from the bytes of all of them."""
+
+    star: Dict[str, object]  # path -> star_imports.StarFact: TensorFlow names its star imports bring
+    importers: Dict[str, str]  # path -> a graph module among the files that imports it
+
+
+def gitignored(files: Sequence[str]) -> set:
+    """The files git ignores (empty outside a git checkout or without git)."""
+    if not files:
+        return set()
+    import subprocess
+
+    try:
+        result = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input="\0".join(files).encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if result.returncode not in (0, 1):
+        return set()
+    return set(result.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
+
+
+def collect(paths: Sequence[str], settings: Settings) -> List[str]:
+    """Files to visit: directories walked, less excluded globs and (with respect-gitignore) what
+    git ignores; files named explicitly too, unless force-exclude (pre-commit names every file).
+    Each path is judged by its own nearest configuration."""
+    explicit = {p for p in paths if not os.path.isdir(p)}
+
+    def excluded(path: str) -> bool:
+        own = settings.for_path(path)
+        return (path not in explicit or own.force_exclude) and own.excluded(path)
+
+    files = [f for f in discover(paths, excluded) if not excluded(f)]
+    ignored = gitignored([f for f in files if f not in explicit and settings.for_path(f).respect_gitignore])
+    return [f for f in files if f not in ignored]
+
+
+
+def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] = None,
+                  read: Optional[Callable[[str], bytes]] = None) -> ProjectFacts:
+    """The star-import and graph-importer facts of `files`. `read`: the bytes of a file (an
+    editor's unsaved text); None reads the disk (and may keep what it found in `cache_dir`)."""
+    from tfmigrate.project.graph_imports import graph_importers
+    from tfmigrate.project.star_imports import star_aliases
+
+    # `from ops import *` of a checked module that imports tf
+    star = star_aliases(files, read=read, cache_dir=cache_dir)
+    importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir)
+    if native:
+        importers = _unless_rewritten(files, star, importers, read)
+    return ProjectFacts(star, importers)
+
+
+def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: str, unsafe: Optional[bool] = None,
+         diff: bool = False, cache_dir: Optional[str] = None, data: Optional[bytes] = None) -> Task:
+    """The task of one file: `own` its configuration, `codes` the codes it enables for the file;
+    with a `cache_dir`, a cache key covering everything its findings depend on."""
+    from tfmigrate.project.star_imports import cache_key as star_key
+
+    importer = facts.importers.get(path)
+    key = own.cache_key(codes) if cache_dir else ""
+    if key and importer is not None:
+        key += "|imported by graph code: " + importer
+    if key and path in facts.star:
+        key += star_key(facts.star[path])
+    if key and own.native:
+        key += "|native"
+    return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
+                key=key, cache_dir=cache_dir, data=data, shims=file_shims(own, path, facts.star.get(path)),
+                graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
+                native=own.native)
+
+
+def tasks(
+    files: Iterable[str],
+    settings: Settings,
+    mode: str,
+    unsafe: Optional[bool] = None,
+    diff: bool = False,
+    use_cache: bool = True,
+) -> List[Task]:
+    """One task per file, with its own nearest configuration's codes, target, aliases and (when
+    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
+    files = list(files)
+    cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
+    facts = project_facts(files, settings.native, cache_dir)
+    enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
+    found = []
+    for path in files:
+        own = settings.for_path(path)
+        if id(own) not in enabled:
+            enabled[id(own)] = own.codes()
+        found.append(task(path, own, own.codes_for(path, enabled[id(own)]), facts, mode, unsafe, diff, cache_dir))
+    return found
+
+
+def _unless_rewritten(files, star, importers: dict, read=None) -> dict:
+    """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
+    graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
+    leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
+    route, without `disable_v2_behavior()` (see fixers.compat_route)."""
+    from tfmigrate.project.graph_imports import graph_importers
+
+    rewritten = set()
+    for path in files:
+        if not path.endswith(".py"):
+            continue
+        try:
+            data = (read or read_regular)(path)
+            if (b"Session" in data or b"placeholder" in data) and _rewrites(data):
+                rewritten.add(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    if not rewritten:
+        return importers
+    importers = graph_importers(files, read=read, star=star, exclude=rewritten)
+    # A helper a rewritten script imports must stay eager TF2, even if a graph script imports it
+    # too: that one reads its datasets through `tf.data.get_output_types` (fixers.compat_route).
+    own = set(graph_importers(files, read=read, star=star, exclude=set(files) - rewritten))
+    return {path: importer for path, importer in importers.items() if path not in own}
+
+
+@functools.lru_cache(maxsize=64)
+def _rewrites(data: bytes) -> bool:
+    """Whether `fix --native` rewrites this script; remembered, as an editor asks again at every
+    keystroke for the workspace's unchanged files."""
+    from tfmigrate.native import rewrite
+
+    return rewrite(data.decode("utf-8")).code is not None
+
+
+def file_shims(settings: Settings, path: str, star=None):
+    """The configured re-exports of TensorFlow, with this file's module name, and what its star
+    imports bring in (a star_imports.StarFact); None if neither."""
+    if not settings.tensorflow_aliases and star is None:
+        return None
+    from tfmigrate.facts.project_imports import ProjectImports, module_name
+
+    modules, program = star if star is not None else ((), ())
+    if not settings.tensorflow_aliases:
+        return ProjectImports(star=modules, star_program=program)
+    module, is_package = module_name(path)
+    return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)
