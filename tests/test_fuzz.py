@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from fuzz_snippets import tf1_modules
 from tfmigrate.catalogue import select
-from tfmigrate.core.engine import INTERNAL_ERROR, PARSE_ERROR, check_source, fix_source
+from tfmigrate.catalogue import INTERNAL_ERROR, PARSE_ERROR
+from tfmigrate.core.engine import check_source, fix_source
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / ".corpus"

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence
 
+from tfmigrate import catalogue
 from tfmigrate.findings import Finding
 from tfmigrate.workspace import plan as planning
 from tfmigrate.workspace import runner
@@ -164,10 +165,8 @@ def fix_one(linted: Linted, finding: Finding) -> Optional[str]:
 
 
 # --- noqa comments (--add-noqa, the server's "silence" action) -----------------------------------
-# Never silenced by a line's noqa: an internal error, a file that does not parse, a stale noqa
-# (engine.INTERNAL_ERROR, engine.PARSE_ERROR, noqa.UNUSED_NOQA: spelled here, so that importing
-# the api does not import libcst; tests/test_frontends.py keeps them equal).
-UNSILENCEABLE = frozenset({"TFM000", "TFM001", "TFM002"})
+# Never silenced by a line's noqa: an internal error, a file that does not parse, a stale noqa.
+UNSILENCEABLE = catalogue.UNSILENCEABLE
 
 
 def noqa_directives(source: str) -> dict:

@@ -1,10 +1,19 @@
-"""rules.yaml, the one catalogue of rule metadata, and rule selection by code or prefix."""
+"""rules.yaml, the one catalogue of rule metadata; rule selection by code or prefix; and
+`make_finding`, a Finding for a catalogue code (name and severity from the catalogue)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional
+
+from tfmigrate.findings import Finding
+
+# The tool's own codes: reported whatever the selection or noqa.
+INTERNAL_ERROR = "TFM000"
+PARSE_ERROR = "TFM001"
+UNUSED_NOQA = "TFM002"
+UNSILENCEABLE = frozenset({INTERNAL_ERROR, PARSE_ERROR, UNUSED_NOQA})  # by a line's noqa
 
 _FIELDS = ("name", "severity", "summary", "rationale", "bad", "good", "fix")
 _SEVERITIES = ("error", "warning")
@@ -76,3 +85,22 @@ def select(select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str
     chosen = expand(select) if select else [c for c in codes if catalogue()[c].default]
     dropped = set(expand(ignore or ()))
     return [c for c in codes if c in chosen and c not in dropped]
+
+
+def make_finding(code: str, path: str, message: str, start=(1, 0), end=(1, 0), fix=None, debt: bool = False) -> Finding:
+    """A finding of `code` at a span of 0-based columns (`start`, `end`: (line, column)); the
+    default is the file as a whole (line 1, column 1)."""
+    info = catalogue()[code]
+    return Finding(
+        rule=code,
+        name=info.name,
+        path=path,
+        line=start[0],
+        column=start[1] + 1,
+        end_line=end[0],
+        end_column=end[1] + 1,
+        severity=info.severity,
+        message=message,
+        fix=fix,
+        kind="debt" if debt else "breaks",
+    )

@@ -9,10 +9,9 @@ from typing import List, Optional, Sequence
 
 import libcst as cst
 
-from tfmigrate.catalogue import catalogue
 from tfmigrate.core import dispatch, noqa
 from tfmigrate.core.deep import run_deep
-from tfmigrate.core.finding import INTERNAL_ERROR, PARSE_ERROR, make_finding
+from tfmigrate.catalogue import INTERNAL_ERROR, catalogue, make_finding
 from tfmigrate.core.fixloop import FileResult, fix_to_fixed_point
 from tfmigrate.core.positions import Positions
 from tfmigrate.core.registry import all_rules
@@ -23,8 +22,8 @@ from tfmigrate.facts.context import FileContext
 from tfmigrate.findings import Finding
 from tfmigrate.rules.base import Report, Rule
 
-__all__ = ["FileResult", "INTERNAL_ERROR", "PARSE_ERROR", "check_source", "fix_source", "make_finding",
-           "might_use_tensorflow", "parse_error"]
+# The engine's entry points, and what its callers need from core/source.py and core/fixloop.py.
+__all__ = ["FileResult", "check_source", "fix_source", "lint_source", "might_use_tensorflow", "parse_error"]
 
 
 @dataclass

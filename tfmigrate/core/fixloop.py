@@ -9,7 +9,7 @@ from typing import Callable, List, Optional, Sequence
 import libcst as cst
 
 from tfmigrate.core.apply import apply_fixes
-from tfmigrate.core.finding import INTERNAL_ERROR, make_finding
+from tfmigrate.catalogue import INTERNAL_ERROR, make_finding
 from tfmigrate.core.positions import python_ast
 from tfmigrate.core.source import might_use_tensorflow, parse
 from tfmigrate.findings import Finding

@@ -13,9 +13,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from tfmigrate.catalogue import INTERNAL_ERROR, UNUSED_NOQA
 from tfmigrate.findings import Finding, Fix, Replace
-
-UNUSED_NOQA = "TFM002"
 _CODES = r"[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-Z]+[0-9]+)*"
 _NOQA = re.compile(rf"#\s*noqa(?::[ \t]*(?P<codes>{_CODES}))?", re.IGNORECASE)
 # A bare `noqa` turns every rule off; `noqa:` turns off the codes after it, so a colon followed by
@@ -109,7 +108,7 @@ def suppress(
     kept = []
     for f in findings:
         d = table.get(f.line)
-        if d is not None and f.rule not in ("TFM000", UNUSED_NOQA) and (d.codes is None or f.rule in d.codes):
+        if d is not None and f.rule not in (INTERNAL_ERROR, UNUSED_NOQA) and (d.codes is None or f.rule in d.codes):
             used.setdefault(f.line, set()).add(f.rule)
             continue
         kept.append(f)

@@ -12,7 +12,7 @@ from typing import Dict, Optional
 
 import libcst as cst
 
-from tfmigrate.core.finding import PARSE_ERROR, make_finding
+from tfmigrate.catalogue import PARSE_ERROR, make_finding
 from tfmigrate.core.positions import python_ast
 from tfmigrate.findings import Finding
 

@@ -12,7 +12,7 @@ the local name it binds. `api()` turns an expression into a path relative to Ten
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, Optional, Set, Tuple
+from typing import Dict, Iterator, Optional, Set
 
 import libcst as cst
 

@@ -226,7 +226,7 @@ def _split(virtual: bytes, cells: Sequence[_Cell], tag: str) -> Optional[Dict[in
 
 def _invalid(shown: str, reason: str) -> List[Finding]:
     """TFM001 for a notebook that cannot be read, whatever the selection: it was not checked."""
-    from tfmigrate.core.engine import PARSE_ERROR, make_finding
+    from tfmigrate.catalogue import PARSE_ERROR, make_finding
 
     message = f"Cannot check this notebook: not a valid notebook: {reason}."
     return [make_finding(PARSE_ERROR, shown, message, (1, 0), (1, 0))]
@@ -316,7 +316,7 @@ def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = F
 
 
 def _refused(data: bytes, shown: str, codes: Sequence[str], why: str) -> NotebookResult:
-    from tfmigrate.core.engine import INTERNAL_ERROR, make_finding
+    from tfmigrate.catalogue import INTERNAL_ERROR, make_finding
 
     note = make_finding(
         INTERNAL_ERROR, shown,

@@ -8,7 +8,7 @@ import sys
 from typing import Callable, Iterator, List, Optional, Sequence
 
 from tfmigrate.atomic import TEMP_SUFFIX
-from tfmigrate.findings import Finding
+from tfmigrate.catalogue import INTERNAL_ERROR, make_finding
 from tfmigrate.workspace import signals
 from tfmigrate.workspace.outcome import Outcome
 from tfmigrate.workspace.plan import Task
@@ -193,8 +193,6 @@ def _remove_temporaries(task: Task, pid: Optional[int]) -> None:
 
 def _crashed(task: Task, process, writing: bool = False) -> Outcome:
     """TFM000 for a file whose worker died: the rest of the run goes on."""
-    from tfmigrate.catalogue import catalogue
-
     code = process.exitcode
     how = f"exit code {code}"
     if code is not None and code < 0:
@@ -205,9 +203,8 @@ def _crashed(task: Task, process, writing: bool = False) -> Outcome:
         except ValueError:
             how = f"signal {-code}"
     hint = " (out of memory?)" if code == -9 else ""
-    info = catalogue()["TFM000"]
-    finding = Finding(
-        "TFM000", info.name, task.shown, 1, 1, 1, 1, info.severity,
+    finding = make_finding(
+        INTERNAL_ERROR, task.shown,
         f"Cannot check this file: the worker process checking it died ({how}){hint}, so it was not "
         + ("checked (it died while writing the fixed file: the file is either untouched or completely fixed)"
            if writing else "checked and not written")
@@ -241,11 +238,8 @@ def _serve(conn, parent: int, handle: Callable[[Task], Outcome]) -> None:
 
 
 def _failed(task: Task, error: Exception) -> Outcome:
-    from tfmigrate.catalogue import catalogue
-
-    info = catalogue()["TFM000"]
-    finding = Finding(
-        "TFM000", info.name, task.shown, 1, 1, 1, 1, info.severity,
+    finding = make_finding(
+        INTERNAL_ERROR, task.shown,
         f"Internal error while processing this file: {type(error).__name__}: {error}. "
         "The rest of the run went on; please report this with the file.",
     )

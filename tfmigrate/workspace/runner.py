@@ -21,6 +21,7 @@ from tfmigrate.atomic import NotWritten, write_atomic
 from tfmigrate.workspace.files import display_path, read_regular
 from tfmigrate.workspace.outcome import Outcome
 from tfmigrate.workspace.plan import Task
+from tfmigrate.catalogue import PARSE_ERROR, make_finding
 from tfmigrate.findings import Finding
 
 
@@ -33,13 +34,9 @@ def source_text(data: bytes) -> str:
 
 
 def _unreadable(task: Task, error: OSError) -> Outcome:
-    from tfmigrate.catalogue import catalogue
-
-    info = catalogue()["TFM001"]
     reason = error.strerror or type(error).__name__
-    finding = Finding(
-        "TFM001", info.name, task.shown, 1, 1, 1, 1, info.severity,
-        f"Cannot read this file: {reason}. It was skipped; the other files are still checked.",
+    finding = make_finding(
+        PARSE_ERROR, task.shown, f"Cannot read this file: {reason}. It was skipped; the other files are still checked.",
     )
     return Outcome(task.shown, [finding])
 
@@ -52,15 +49,13 @@ def too_large(task: Task, data: bytes) -> Optional[Outcome]:
     size = _code_size(task, data)
     if size <= task.max_size:
         return None
-    from tfmigrate.catalogue import catalogue
     from tfmigrate.core.engine import might_use_tensorflow
 
     if not might_use_tensorflow(data, task.shims):
         return None  # skipped unparsed anyway: it cannot have a finding
-    info = catalogue()["TFM001"]
     what = "its code cells hold" if task.shown.endswith(".ipynb") else "it is"
-    finding = Finding(
-        "TFM001", info.name, task.shown, 1, 1, 1, 1, info.severity,
+    finding = make_finding(
+        PARSE_ERROR, task.shown,
         f"Not checked: {what} {size_text(size)}, over the max-file-size limit of {size_text(task.max_size)} "
         f"(parsing takes up to 1 GB of memory per MB). Raise `max-file-size` in [tool.tfmigrate] or pass "
         "--max-file-size to check it, or exclude it; the other files are still checked.",
@@ -95,15 +90,12 @@ def _code_size(task: Task, data: bytes) -> int:
 
 def _not_written(task: Task, error: OSError, fixes: int) -> Finding:
     """TFM001 for a fixed file that `fix` did not write: refused (atomic.NotWritten) or failed."""
-    from tfmigrate.catalogue import catalogue
-
-    info = catalogue()["TFM001"]
     left = f"The file was left as it was ({fixes} fix{'es' * (fixes != 1)} not applied)."
     if isinstance(error, NotWritten):
         message = f"Not written: {error.strerror}. {left}"
     else:
         message = f"Cannot write the fixed file: {error.strerror or error}. {left}"
-    return Finding("TFM001", info.name, task.shown, 1, 1, 1, 1, info.severity, message)
+    return make_finding(PARSE_ERROR, task.shown, message)
 
 
 def process(task: Task) -> Outcome:
