@@ -44,9 +44,13 @@ def snapshot(root: Path, out: Path) -> None:
     if not where.exists():
         print(f"skipped {root}: not there", file=sys.stderr)
         return
-    for native in ([], ["--native"]):
-        label = "checknative" if native else "check"
-        tfmigrate(["check", "--no-respect-gitignore", *native, *COMMON, str(where)], ROOT, out, f"{label}_{name}")
+    # Every run starts in a scratch folder: started from a checkout, `python -m` would import that
+    # checkout's tfmigrate ahead of PYTHONPATH's.
+    with tempfile.TemporaryDirectory() as scratch:
+        shutil.copytree(where, Path(scratch) / "src", symlinks=True)
+        for native in ([], ["--native"]):
+            label = "checknative" if native else "check"
+            tfmigrate(["check", "--no-respect-gitignore", *native, *COMMON, "src"], scratch, out, f"{label}_{name}")
     for mode, flags in FIX_MODES.items():
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch) / "src"
