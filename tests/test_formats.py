@@ -184,3 +184,22 @@ def test_output_file_in_a_missing_folder_is_a_one_line_error(project):
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "--output-file reports/out.json: no such folder" in result.stderr and result.stderr.count("\n") == 1
     assert out("check", "--output-file", ".").exit_code == 2
+
+
+def test_statistics_in_machine_formats_keep_the_document_parseable(project):
+    # json and json-lines: the statistics themselves, as JSON (as `ruff --statistics --output-format json`)
+    stats = json.loads(out("check", "--statistics", "--format", "json").stdout)
+    assert stats == [{"code": "TFM105", "name": "repeat-bool", "count": 2, "fixable": True, "fixable_count": 2}]
+    lines = out("check", "--statistics", "--format", "json-lines").stdout.splitlines()
+    assert [json.loads(line)["code"] for line in lines] == ["TFM105"]
+    # sarif, github, junit: the document on standard output, the counts on standard error
+    result = out("check", "--statistics", "--format", "sarif")
+    assert len(json.loads(result.stdout)["runs"][0]["results"]) == 2
+    assert result.stderr.split()[:4] == ["2", "TFM105", "[*]", "repeat-bool"]
+    assert ET.fromstring(out("check", "--statistics", "--format", "junit").stdout).tag == "testsuites"
+    assert out("check", "--statistics", "--format", "github").stdout.startswith("::")
+
+
+def test_server_help_names_the_extra_to_install():
+    text = runner.invoke(app, ["server", "--help"], env={"COLUMNS": "250"}).stdout
+    assert "pip install 'tfmigrate[server]'" in text

@@ -44,7 +44,7 @@ OUTPUT = typer.Option(None, "--output-file", "-o", help="Write the report to thi
 JOBS = typer.Option(0, "--jobs", "-j", help="Worker processes, at most one per core and per file (default, 0: one per core).")
 NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write .tfmigrate_cache/.")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="The path to report (and match config against) for '-'.")
-STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings.")
+STATISTICS = typer.Option(False, "--statistics", help="Print the number of findings per rule instead of the findings (json / json-lines: as JSON; sarif, github, junit: the findings, and the counts on standard error).")
 MAX_FILE_SIZE = typer.Option(None, "--max-file-size", metavar="SIZE", help="Skip (and report as TFM001) files larger than this, e.g. 2MB; 0: no limit (default 800KB).")
 FORCE_EXCLUDE = typer.Option(None, "--force-exclude/--no-force-exclude", help="Apply exclude / extend-exclude to files named on the command line too (as pre-commit names them).")
 RESPECT_GITIGNORE = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help="Skip the files git ignores (default: on, or the configuration's respect-gitignore).")
@@ -264,7 +264,9 @@ def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fi
         _fail(f"--output-file {output_file}: cannot write the report: {error.strerror or error}")
     write = handle.write if handle else _emit
     try:
-        if statistics:
+        if statistics and fmt.value in report.STATISTICS_RENDERERS:
+            write(report.STATISTICS_RENDERERS[fmt.value](findings))
+        elif statistics and fmt in (Format.rich, Format.concise):
             write(report.render_statistics(findings))
         elif fmt is Format.rich:
             from rich.console import Console
@@ -273,6 +275,8 @@ def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fi
             report.render_rich(findings, sources, console, files, fixed, fixed_files, extra, listing, quiet)
         else:
             write(report.RENDERERS[fmt.value](findings))
+            if statistics:  # sarif, github, junit: the document stays whole on its stream
+                sys.stderr.write(report.render_statistics(findings))
     finally:
         if handle:
             handle.close()
@@ -550,7 +554,7 @@ def explain(code: str = typer.Argument(..., help="A rule code, e.g. TFM104.")) -
 @app.command()
 def server() -> None:
     """Run the language server (LSP on standard input and output) for editors: findings as you
-    type, fixes and noqa as code actions, fix all. Needs `pip install 'tfmigrate[server]'`."""
+    type, fixes and noqa as code actions, fix all. Needs `pip install 'tfmigrate\\[server]'`."""
     try:
         import lsprotocol  # noqa: F401
         import pygls  # noqa: F401

@@ -155,15 +155,32 @@ def render_sarif(findings: Sequence[Finding]) -> str:
 
 def render_statistics(findings: Sequence[Finding]) -> str:
     """Counts per rule, most frequent first, as `ruff --statistics`."""
+    return "".join(f"{row['count']:6}  {row['code']}  {'[*]' if row['fixable'] else '[ ]'} {row['name']}\n"
+                   for row in statistics_rows(findings))
+
+
+def statistics_rows(findings: Sequence[Finding]) -> List[dict]:
+    """Counts per rule as data, in render_statistics' order (as `ruff --statistics
+    --output-format json`): code, name, count, and how many of them have a fix."""
     counts: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         counts[f.rule].append(f)
-    lines = []
-    for code, items in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        fixable = "[*]" if any(f.fix is not None for f in items) else "[ ]"
-        lines.append(f"{len(items):6}  {code}  {fixable} {items[0].name}\n")
-    return "".join(lines)
+    return [
+        {"code": code, "name": items[0].name, "count": len(items),
+         "fixable": any(f.fix is not None for f in items), "fixable_count": sum(f.fix is not None for f in items)}
+        for code, items in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ]
 
+
+def render_statistics_json(findings: Sequence[Finding]) -> str:
+    return json.dumps(statistics_rows(findings), indent=2) + "\n"
+
+
+def render_statistics_json_lines(findings: Sequence[Finding]) -> str:
+    return "".join(json.dumps(row) + "\n" for row in statistics_rows(findings))
+
+
+STATISTICS_RENDERERS = {"json": render_statistics_json, "json-lines": render_statistics_json_lines}
 
 RENDERERS = {
     "json": render_json,
