@@ -203,3 +203,21 @@ def test_statistics_in_machine_formats_keep_the_document_parseable(project):
 def test_server_help_names_the_extra_to_install():
     text = runner.invoke(app, ["server", "--help"], env={"COLUMNS": "250"}).stdout
     assert "pip install 'tfmigrate[server]'" in text
+
+
+DEBT_AND_BREAKAGE = (b"import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\nx = tf.placeholder(tf.float32, [None])\n"
+                     b"ds = tf.data.Dataset.range(3).repeat(False)\n")
+
+
+def test_debt_is_a_warning_and_breakage_an_error_in_ci_formats(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.py").write_bytes(DEBT_AND_BREAKAGE)
+    kinds = {f["rule"]: f["kind"] for f in json.loads(out("check", "--format", "json").stdout)}
+    assert kinds == {"TFM299": "debt", "TFM202": "debt", "TFM105": "breaks"}
+    github = {line.split("tfmigrate ")[1].split(" ")[0]: line for line in out("check", "--format", "github").stdout.splitlines()}
+    assert github["TFM202"].startswith("::warning ") and github["TFM202"].endswith("(migration debt: runs through tf.compat.v1)")
+    assert github["TFM105"].startswith("::error ") and "migration debt" not in github["TFM105"]
+    results = {r["ruleId"]: r for r in json.loads(out("check", "--format", "sarif").stdout)["runs"][0]["results"]}
+    assert (results["TFM202"]["level"], results["TFM202"]["properties"]["kind"]) == ("warning", "debt")
+    assert "migration debt" in results["TFM202"]["message"]["text"]
+    assert (results["TFM105"]["level"], results["TFM105"]["properties"]["kind"]) == ("error", "breaks")

@@ -37,16 +37,29 @@ def _gh_escape(text: str, prop: bool = False) -> str:
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
 
+DEBT_NOTE = " (migration debt: runs through tf.compat.v1)"
+
+
+def level(finding: Finding) -> str:
+    """"error" for what breaks under TF 2.21 (at the rule's severity), "warning" for migration
+    debt: code that runs as it did, which CI should show but not fail on."""
+    return "error" if finding.severity == "error" and finding.kind != "debt" else "warning"
+
+
+def _worded(finding: Finding) -> str:
+    """The message, saying so when the finding is migration debt."""
+    return finding.message + (DEBT_NOTE if finding.kind == "debt" else "")
+
+
 def render_github(findings: Sequence[Finding]) -> str:
     """GitHub Actions workflow commands: annotations on the pull request's diff."""
     out = []
     for f in findings:
-        level = "error" if f.severity == "error" else "warning"
         props = (
             f"title={_gh_escape(f'tfmigrate {f.rule} ({f.name})', True)},file={_gh_escape(f.path, True)},"
             f"line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
         )
-        out.append(f"::{level} {props}::{_gh_escape(f.message)}\n")
+        out.append(f"::{level(f)} {props}::{_gh_escape(_worded(f))}\n")
     return "".join(out)
 
 
@@ -118,8 +131,8 @@ def render_sarif(findings: Sequence[Finding]) -> str:
         result = {
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
-            "level": "error" if f.severity == "error" else "warning",
-            "message": {"text": f.message},
+            "level": level(f),
+            "message": {"text": _worded(f)},
             "locations": [
                 {
                     "physicalLocation": {
@@ -129,7 +142,8 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                 }
             ],
             "properties": {
-                "fix": None if f.fix is None else {"applicability": f.fix.applicability, "description": f.fix.description}
+                "fix": None if f.fix is None else {"applicability": f.fix.applicability, "description": f.fix.description},
+                "kind": f.kind,  # "breaks" under TF 2.21, or "debt": runs through tf.compat.v1
             },
         }
         results.append(result)
@@ -242,7 +256,7 @@ def render_rich(
         lines = sources.get(path, "").splitlines()
         for f in items:
             rows.append([(f"{path}:{f.line}:{f.column}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")]
-                        + ([(" (migration debt: runs through tf.compat.v1)", "dim")] if f.kind == "debt" else []))
+                        + ([(DEBT_NOTE, "dim")] if f.kind == "debt" else []))
             rows.extend(_snippet(lines, f))
             rows.append([("   = ", "blue"), (f.message, "")])
             rows.append([("   = ", "blue")] + _fix_label(f))
