@@ -144,3 +144,18 @@ def test_fixes_keep_unchanged_statements_text_and_equal_the_whole_module_generat
     if parsed is not None:  # the tree handed to the next pass is the new text's
         assert parsed.code == text
         assert parsed.deep_equals(cst.parse_module(text.encode(lint.module.encoding)))
+
+
+CR_ONLY = [  # lines that end in a lone CR (old Mac style): CPython compiles both
+    b'# -*- coding: latin-1 -*-\rimport tensorflow as tf\rname = "caf\xe9"\rds = tf.data.Dataset.range(3).repeat(False)\r',
+    b"import tensorflow as tf\r\rds = tf.data.Dataset.range(3).repeat(False)  # note\r",
+]
+
+
+@pytest.mark.parametrize("data", CR_ONLY, ids=["latin-1 declared", "ascii, blank lines"])
+def test_cr_only_line_endings_are_checked_and_fixed_byte_for_byte(data):
+    compile(data, "cr.py", "exec")
+    codes = sorted(all_rules())
+    assert [f.rule for f in check_source(data, "cr.py", codes)] == ["TFM105"]
+    fixed = fix_source(data, "cr.py", codes).fixed
+    assert fixed == data.replace(b".repeat(False)", b"")

@@ -221,9 +221,40 @@ def parse(data: bytes) -> cst.Module:
     validate = node.__post_init__
     node.__post_init__ = _no_validation
     try:
-        return cst.parse_module(data)
+        return _parse_module(data)
     finally:
         node.__post_init__ = validate
+
+
+def _parse_module(data: bytes) -> cst.Module:
+    """`cst.parse_module`, where libcst misreads a file whose lines end in a lone CR (old Mac
+    style, which CPython compiles): it looks for the PEP 263 declaration on lines split at LF
+    only, so the whole file is its "first line" and a declared Latin-1 file is refused; and it
+    drops the file's last CR, which `fix` would then lose."""
+    try:
+        module = cst.parse_module(data)
+    except SyntaxError:
+        encoding = _cr_only_declared_encoding(data)
+        if encoding is None:
+            raise
+        module = cst.parse_module(data.decode(encoding), cst.PartialParserConfig(encoding=encoding))
+    if not module.has_trailing_newline and data.endswith(b"\r") and b"\n" not in data:
+        module = module.with_changes(has_trailing_newline=True)
+    return module
+
+
+def _cr_only_declared_encoding(data: bytes) -> Optional[str]:
+    """The encoding declared on line 1 or 2 of a file whose lines end in a lone CR, or None."""
+    if b"\n" in data or b"\r" not in data:
+        return None
+    for line in data.split(b"\r", 2)[:2]:
+        match = _CODING.match(line)
+        if match:
+            try:
+                return codecs.lookup(match.group(1).decode("ascii")).name
+            except (LookupError, UnicodeDecodeError):
+                return None
+    return None
 
 
 def _no_validation(self) -> None:
