@@ -5,12 +5,13 @@ plugin) and the LSP server all go through tfmigrate.api, so each file gets the s
 method calls, past Python's default recursion limit in libcst's code generation)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from test_server import start
+from test_server import apply, start
 
 HEAD = "import tensorflow as tf\n\n"
 TREE = {
@@ -23,6 +24,9 @@ TREE = {
     "train.py": (HEAD + "import utils\n\nx = tf.placeholder(tf.float32, [None, 3])\nsaver = tf.train.Saver()\n"
                  "with tf.Session() as sess:\n    sess.run(utils.total(x), feed_dict={x: [[1.0, 2.0, 3.0]]})\n"),
     "utils.py": HEAD + "\ndef total(x):\n    return tf.reduce_sum(x)\n",
+    # a graph script `fix --native` rewrites as eager TF2
+    "script.py": (HEAD + "x = tf.placeholder(tf.float32, [None, 3])\ny = tf.reduce_sum(x * 2.0)\n"
+                  "with tf.Session() as sess:\n    print(sess.run(y, feed_dict={x: [[1.0, 2.0, 3.0]]}))\n"),
     "deep.py": HEAD + "ds = tf.data.Dataset.range(3)\ny = ds.repeat(False)" + ".map(f)" * 300 + "\n",
 }
 DEBT = " (migration debt: runs through tf.compat.v1)"
@@ -84,6 +88,30 @@ def test_the_server_gives_the_cli_findings(tree, cli):
     finally:
         client.close()
     assert sorted(found) == sorted(cli)
+
+
+def test_the_servers_fix_all_is_what_fix_writes_with_native(tree, tmp_path):
+    """With `native = true`, fix all in the editor rewrites a TF1 graph script as eager TF2, as
+    `tfmigrate fix` does, though no finding offers a fix (before: no fix all was offered)."""
+    uri = (tree / "script.py").as_uri()
+    client, _ = start(tree)
+    try:
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": TREE["script.py"]}})
+        diagnostics = client.diagnostics(uri, 1)
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": diagnostics[0]["range"], "context": {"diagnostics": diagnostics}})
+    finally:
+        client.close()
+    fix_all = next((a for a in actions if a["kind"] == "source.fixAll.tfmigrate"), None)
+    assert fix_all is not None, [(a["kind"], a["title"]) for a in actions]
+    edited = apply(TREE["script.py"], fix_all["edit"]["changes"][uri])
+    copy = tmp_path / "copy"
+    shutil.copytree(tree, copy)
+    subprocess.run([sys.executable, "-m", "tfmigrate", "fix", "--no-cache", "--exit-zero", "script.py"], cwd=copy,
+                   capture_output=True, check=True)
+    assert edited == (copy / "script.py").read_text(encoding="utf-8")
+    assert "placeholder" not in edited and "Session" not in edited and "tf.function" in edited
 
 
 def test_what_no_noqa_silences_is_the_engines():
