@@ -18,7 +18,8 @@ _spec.loader.exec_module(run_programs)
 
 PROGRAMS_DIR = run_programs.DEFAULT_PROGRAMS
 if not (PROGRAMS_DIR / "manifest.tsv").is_file():
-    pytest.skip(f"no TF1 program corpus at {PROGRAMS_DIR}", allow_module_level=True)
+    pytest.skip(f"no TF1 program corpus at {PROGRAMS_DIR}: fetch the repositories its README lists, then "
+                "`python run.py materialize GITDIR...` there", allow_module_level=True)
 if importlib.util.find_spec("tensorflow") is None:
     pytest.skip("needs TensorFlow (tensorflow-cpu 2.21)", allow_module_level=True)
 
