@@ -314,3 +314,32 @@ def test_add_noqa_from_the_shell(project):
     )
     assert result.returncode == 0, result.stderr
     assert "# noqa: TFM104, TFM105 TF1 code, migrate in Q3" in (project / "pkg" / "train.py").read_text()
+
+
+# --- Ruff's spellings (issue 24 item 11) ---------------------------------------------------------
+
+def test_rule_is_explain_under_ruffs_name():
+    explained = runner.invoke(app, ["explain", "TFM105"], env={"COLUMNS": "100"}).stdout
+    assert "repeat" in explained
+    assert runner.invoke(app, ["rule", "TFM105"], env={"COLUMNS": "100"}).stdout == explained
+
+
+def test_show_files_lists_what_check_would_visit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nextend-exclude = ["legacy"]\n')
+    for name in ("b.py", "a.py", "legacy/old.py", "notes.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("import tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)\n")
+    result = runner.invoke(app, ["check", "--show-files", "."])
+    assert result.exit_code == 0 and result.stdout.splitlines() == ["a.py", "b.py"]
+
+
+def test_exit_non_zero_on_fix_fails_a_run_that_fixed_everything(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source = "import tensorflow as tf\nds = tf.data.Dataset.range(3).repeat(False)\n"
+    (tmp_path / "a.py").write_text(source)
+    assert runner.invoke(app, ["fix", "--no-cache", "--exit-non-zero-on-fix", "a.py"]).exit_code == 1
+    assert (tmp_path / "a.py").read_text() != source
+    assert runner.invoke(app, ["fix", "--no-cache", "--exit-non-zero-on-fix", "a.py"]).exit_code == 0  # nothing left to fix
+    (tmp_path / "a.py").write_text(source)
+    assert runner.invoke(app, ["fix", "--no-cache", "a.py"]).exit_code == 0

@@ -371,6 +371,7 @@ def check(
     extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE,
     quiet: bool = QUIET,
     verbose: bool = VERBOSE,
+    show_files: bool = typer.Option(False, "--show-files", help="List the files that would be checked, one a line, and exit (as Ruff)."),
 ) -> None:
     """Report TF1 code and TF2 pitfalls."""
     paths = paths or ["."]
@@ -386,6 +387,9 @@ def check(
     tasks = _tasks(paths, settings, "check", no_cache=no_cache, stdin_name=stdin_filename)
     if not tasks:
         _warn_empty(paths, settings)
+    if show_files:
+        _emit("".join(f"{task.shown}\n" for task in sorted(tasks, key=lambda task: task.shown)))
+        raise typer.Exit(0)
     if verbose:
         _describe(tasks, settings)
     outcomes = _execute(tasks, jobs, fmt is Format.rich and not add_noqa, verbose)
@@ -448,6 +452,7 @@ def fix(
     output_file: Optional[str] = OUTPUT,
     statistics: bool = STATISTICS,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings remain."),
+    exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a fix was applied, even if no finding remains (as Ruff: a pre-commit hook that fixed something fails, so the fix is looked at)."),
     fail_on: FailOn = FAIL_ON,
     jobs: int = JOBS,
     no_cache: bool = NO_CACHE,
@@ -509,6 +514,8 @@ def fix(
             _stderr().print(needs, soft_wrap=True, markup=False)
     elif quiet and needs:
         _stderr().print(needs, soft_wrap=True, markup=False)
+    if exit_non_zero_on_fix and fixed:
+        raise typer.Exit(1)
     raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
 
 
@@ -537,9 +544,15 @@ def rules(
     _emit(report.render_rules_text(settings.codes(), min(max(width, 60), 100)))
 
 
+@app.command("rule")
+def rule(code: str = typer.Argument(..., help="A rule code, e.g. TFM104.")) -> None:
+    """Why a rule exists, and a before/after example (Ruff's name; the same as `explain`)."""
+    explain(code)
+
+
 @app.command()
 def explain(code: str = typer.Argument(..., help="A rule code, e.g. TFM104.")) -> None:
-    """Why a rule exists, and a before/after example."""
+    """Why a rule exists, and a before/after example (also `tfmigrate rule CODE`)."""
     from rich.console import Console
 
     from tfmigrate.frontends import report
