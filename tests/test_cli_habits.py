@@ -343,3 +343,18 @@ def test_exit_non_zero_on_fix_fails_a_run_that_fixed_everything(tmp_path, monkey
     assert runner.invoke(app, ["fix", "--no-cache", "--exit-non-zero-on-fix", "a.py"]).exit_code == 0  # nothing left to fix
     (tmp_path / "a.py").write_text(source)
     assert runner.invoke(app, ["fix", "--no-cache", "a.py"]).exit_code == 0
+
+
+def test_show_settings_prints_the_configuration_a_path_takes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nignore = ["TFM104"]\nnative = true\n')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text('[tool.tfmigrate]\nmax-file-size = "1MB"\n')
+    lines = runner.invoke(app, ["check", "--show-settings", "."]).stdout.splitlines()
+    assert lines[:2] == ["Resolved settings for: .", f"Settings path: {tmp_path / 'pyproject.toml'}"]
+    assert 'ignore = ["TFM104"]' in lines and "native = true" in lines and "select = null" in lines
+    assert lines[-1].startswith("# enabled rules: ") and "TFM104" not in lines[-1] and "TFM105" in lines[-1]
+    flagged = runner.invoke(app, ["check", "--show-settings", "--select", "TFM105", "."]).stdout.splitlines()
+    assert 'select = ["TFM105"]' in flagged and flagged[-1] == "# enabled rules: TFM105"  # the flags on top
+    nested = runner.invoke(app, ["check", "--show-settings", "sub"])
+    assert nested.exit_code == 0 and "max-file-size = 1000000" in nested.stdout.splitlines()

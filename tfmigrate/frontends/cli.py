@@ -218,6 +218,22 @@ def _describe(tasks, settings) -> None:
         _say(f"tfmigrate: configuration for {count} file{'s' * (count != 1)}: {source}")
 
 
+def _settings_text(path: str, settings) -> str:
+    """`--show-settings`: where the settings of `path` come from and every value, as TOML keys."""
+    import dataclasses
+    import json
+
+    own = settings.for_path(path)
+    lines = [f"Resolved settings for: {path}", f"Settings path: {own.source or 'none (the defaults, no configuration file)'}"]
+    for field in dataclasses.fields(own):
+        if field.name in ("resolver", "source"):
+            continue
+        value = getattr(own, field.name)
+        lines.append(f"{field.name.replace('_', '-')} = {json.dumps(str(value) if isinstance(value, os.PathLike) else value)}")
+    lines.append(f"# enabled rules: {', '.join(own.codes())}")
+    return "\n".join(lines) + "\n"
+
+
 def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
     from tfmigrate import api
 
@@ -372,12 +388,16 @@ def check(
     quiet: bool = QUIET,
     verbose: bool = VERBOSE,
     show_files: bool = typer.Option(False, "--show-files", help="List the files that would be checked, one a line, and exit (as Ruff)."),
+    show_settings: bool = typer.Option(False, "--show-settings", help="Print the settings the first path takes (its configuration file, with the flags on top) and exit (as Ruff)."),
 ) -> None:
     """Report TF1 code and TF2 pitfalls."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, force_exclude=force_exclude,
                          respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude,
                          max_file_size=max_file_size, native=native)
+    if show_settings:
+        _emit(_settings_text(paths[0], settings))
+        raise typer.Exit(0)
     if add_noqa_reason is not None:
         add_noqa = True
     if add_noqa and (paths == ["-"] or baseline):
