@@ -187,7 +187,7 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path, monkeypatch):
     import ctypes
     import faulthandler
 
-    from tfmigrate.workspace import runner
+    from tfmigrate.workspace import plan, runner
     from tfmigrate.workspace.config import Settings
 
     n = 12
@@ -202,7 +202,7 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "process", process)  # the workers are forked: they see it
     files = [str(tmp_path / f"pkg{i % 10}" / f"m{i}.py") for i in range(n)]
-    outcomes = runner.run(runner.tasks_for(files, Settings(), "fix", use_cache=False), jobs=2)
+    outcomes = runner.run(runner.prepare(plan.tasks(files, Settings(), "fix", use_cache=False)), jobs=2)
     crashed = outcomes[5].findings
     assert [f.rule for f in crashed] == ["TFM000"]
     assert "the worker process checking it died (signal SIGSEGV)" in crashed[0].message

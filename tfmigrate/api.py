@@ -41,7 +41,7 @@ def plan(paths: Sequence[str], settings: Settings, mode: str, unsafe: Optional[b
          use_cache: bool = True) -> List[Job]:
     """The files under `paths` a run visits (`mode`: "check" or "fix"), each with its own nearest
     configuration and the cross-file facts of all of them."""
-    return runner.tasks_for(planning.collect(paths, settings), settings, mode, unsafe, diff, use_cache)
+    return runner.prepare(planning.tasks(planning.collect(paths, settings), settings, mode, unsafe, diff, use_cache))
 
 
 def stdin_job(settings: Settings, mode: str, data: bytes, name: Optional[str] = None, diff: bool = False) -> Job:

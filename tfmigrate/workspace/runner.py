@@ -12,11 +12,10 @@ import re
 import sys
 import tokenize
 from io import BytesIO
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence
+from typing import Callable, Iterator, List, Optional, Sequence
 
-from tfmigrate.workspace import plan, pool, signals
+from tfmigrate.workspace import pool, signals
 from tfmigrate.workspace.cache import Cache, fingerprint
-from tfmigrate.workspace.config import Settings
 from tfmigrate.atomic import NotWritten, write_atomic
 from tfmigrate.workspace.files import display_path, read_regular
 from tfmigrate.workspace.outcome import Outcome
@@ -310,20 +309,9 @@ def _iterate(tasks: Sequence[Task], jobs: int, ledger: Optional[Ledger] = None) 
 
 
 
-def tasks_for(
-    files: Iterable[str],
-    settings: Settings,
-    mode: str,
-    unsafe: Optional[bool] = None,
-    diff: bool = False,
-    use_cache: bool = True,
-) -> List[Task]:
-    """The plan's tasks (workspace/plan.py), and before `fix` writes, the temporary files a
-    killed run left removed."""
-    return _prepare(plan.tasks(files, settings, mode, unsafe, diff, use_cache))
-
-
-def _prepare(tasks: List[Task]) -> List[Task]:
+def prepare(tasks: List[Task]) -> List[Task]:
+    """The plan's tasks, once the temporary files a killed `fix` run left are removed (before
+    this run writes beside them)."""
     if tasks and tasks[0].mode == "fix" and not tasks[0].diff:
         from tfmigrate.atomic import stale_temporaries
 
