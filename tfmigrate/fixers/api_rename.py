@@ -34,6 +34,8 @@ def generic_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
     compat.v1 fallback (only where the code does not already go through compat.v1)."""
     if ref.section == "changed":
         return changed_fix(ref, ctx) or tf1_signature_fix(ref, ctx)
+    if ref.section == "diverged":
+        return tf1_signature_fix(ref, ctx)
     if ref.section != "removed":
         return None
     replacement = api_table.replacement(ref.path)
