@@ -349,7 +349,8 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
     return nb, good, broken
 
 
-def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, native: bool = False) -> List[Finding]:
+def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, native: bool = False,
+                   ignore_noqa: bool = False) -> List[Finding]:
     """`native` is taken and ignored: `fix --native` moves code across a module, so across cells;
     a notebook is never rewritten natively (and TFM216 does not speak for one)."""
     from tfmigrate.core import engine
@@ -357,19 +358,20 @@ def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, na
     nb, cells, findings = _prepare(data, shown, codes)
     if cells:
         virtual = nb.virtual(cells)
-        findings += _map(engine.check_source(virtual, shown, codes, shims=shims), virtual, nb.tag, cells[0].index)
+        found = engine.check_source(virtual, shown, codes, shims=shims, ignore_noqa=ignore_noqa)
+        findings += _map(found, virtual, nb.tag, cells[0].index)
     return _located(findings, nb.text) if nb is not None else findings
 
 
 def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = False, shims=None,
-                 native: bool = False) -> NotebookResult:
+                 native: bool = False, ignore_noqa: bool = False) -> NotebookResult:
     from tfmigrate.core import engine
 
     nb, cells, findings = _prepare(data, shown, codes)
     if not cells:
         return NotebookResult(None, _located(findings, nb.text) if nb is not None else findings)
     virtual = nb.virtual(cells)
-    result = engine.fix_source(virtual, shown, codes, unsafe, shims=shims)
+    result = engine.fix_source(virtual, shown, codes, unsafe, shims=shims, ignore_noqa=ignore_noqa)
     final = result.fixed if result.fixed is not None else virtual
     findings += _map(result.findings, final, nb.tag, cells[0].index)
     if result.fixed is None:
@@ -379,7 +381,7 @@ def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = F
     for cell in cells:
         source = None if texts is None else _restore(texts[cell.index], cell, nb.tag)
         if source is None:
-            return _refused(data, shown, codes, "a fix moved a cell boundary or an IPython magic")
+            return _refused(data, shown, codes, "a fix moved a cell boundary or an IPython magic", ignore_noqa)
         if source != cell.source:
             sources[cell.index] = source
     if not sources:
@@ -390,13 +392,13 @@ def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = F
         old = expected["cells"][index]["source"]
         expected["cells"][index]["source"] = nbsplice.split_lines(source) if isinstance(old, list) else source
     if json.dumps(json.loads(text), sort_keys=True) != json.dumps(expected, sort_keys=True):  # NaN-proof
-        return _refused(data, shown, codes, "the rewritten JSON did not read back as expected")
+        return _refused(data, shown, codes, "the rewritten JSON did not read back as expected", ignore_noqa)
     # The findings left are on the fixed cells: they point into the notebook as written.
     return NotebookResult((nb.bom + text).encode("utf-8"), _located(findings, text), result.applied,
                           list(result.fixed_rules))
 
 
-def _refused(data: bytes, shown: str, codes: Sequence[str], why: str) -> NotebookResult:
+def _refused(data: bytes, shown: str, codes: Sequence[str], why: str, ignore_noqa: bool = False) -> NotebookResult:
     from tfmigrate.catalogue import INTERNAL_ERROR, make_finding
 
     note = make_finding(
@@ -404,4 +406,4 @@ def _refused(data: bytes, shown: str, codes: Sequence[str], why: str) -> Noteboo
         f"The fixes for this notebook were not applied: {why}. The findings stay; please report this with the notebook.",
         (1, 0), (1, 0),
     )
-    return NotebookResult(None, check_notebook(data, shown, codes) + [note])
+    return NotebookResult(None, check_notebook(data, shown, codes, ignore_noqa=ignore_noqa) + [note])
