@@ -464,3 +464,45 @@ def test_help_says_which_options_are_aliases():
     assert "Alias of `tfmigrate fix`" in check and "--fix-only" in check and "--ignore-noqa" in check
     assert "KEY=VALUE" in check
     assert "also `tfmigrate rule CODE`" in runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
+
+
+def test_watch_checks_again_when_a_file_changes_until_ctrl_c(tmp_path):
+    import signal
+    import threading
+    import time
+
+    (tmp_path / "a.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(3)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "tfmigrate", "check", "--watch", "--no-cache", "--format", "concise"],
+                               cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True)
+    reader.start()
+
+    def wait_for(text: str, count: int) -> None:
+        deadline = time.monotonic() + 60
+        while sum(text in line for line in lines) < count:
+            assert time.monotonic() < deadline and process.poll() is None, "".join(lines)
+            time.sleep(0.1)
+
+    try:
+        wait_for("Watching for file changes", 1)
+        assert not any("TFM105" in line for line in lines)
+        with open(tmp_path / "a.py", "a") as handle:
+            handle.write("once = ds.repeat(False)\n")
+        wait_for("Watching for file changes", 2)
+        assert any(line.startswith("a.py:3:11: TFM105") for line in lines), "".join(lines)
+        (tmp_path / "b.py").write_text("import tensorflow as tf\nforever = tf.data.Dataset.range(3).repeat(True)\n")
+        wait_for("Watching for file changes", 3)
+        assert any(line.startswith("b.py:2:36: TFM105") for line in lines), "".join(lines)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0, "".join(lines)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    reader.join(timeout=10)
+    assert "File change detected" in "".join(lines)
+    refused = runner.invoke(app, ["check", "--watch", "--fix", str(tmp_path)])
+    assert refused.exit_code == 2 and "--watch" in refused.stderr

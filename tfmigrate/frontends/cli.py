@@ -402,8 +402,13 @@ def check(
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes and write nothing (as `fix --diff`); implies --fix-only, as Ruff."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --fix-only: list the fixes applied, per file and rule (as `fix --show-fixes`)."),
     exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="With --fix or --fix-only: exit 1 when a fix was applied (as `fix --exit-non-zero-on-fix`)."),
+    watch: bool = typer.Option(False, "--watch", "-w", help="Check again whenever a .py or .ipynb file under the paths (or their configuration) changes, until Ctrl-C (as Ruff; polls modification times)."),
 ) -> None:
     """Report TF1 code and TF2 pitfalls (with --fix, the same as `tfmigrate fix`)."""
+    if watch:
+        again = dict(locals(), watch=False)
+        _watch(paths or ["."], lambda: check(**again), fix_ or fix_only or diff or add_noqa or add_noqa_reason is not None
+               or update_baseline or show_files or show_settings or paths == ["-"] or bool(output_file))
     paths = paths or ["."]
     fix_only = fix_only or diff  # as Ruff: check --diff implies --fix-only
     fixing = fix_ or fix_only
@@ -445,6 +450,63 @@ def check(
         outcomes, extra = _baseline(baseline, update_baseline, outcomes)
     findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra, quiet=quiet)
     raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
+
+
+WATCH_INTERVAL = 0.5  # seconds between two looks at the files' modification times
+
+
+def _watch(paths: List[str], run, refused: bool) -> None:
+    """`check --watch`: run, then run again whenever a .py / .ipynb file under `paths` (or the
+    configuration they take) is added, removed or modified; Ctrl-C stops it with exit code 0."""
+    import time
+    from datetime import datetime
+
+    if refused:
+        _fail("--watch reports on the files as they change: it cannot be used with --fix, --fix-only, --diff, "
+              "--add-noqa, --update-baseline, --show-files, --show-settings, --output-file or '-' (standard input)")
+
+    def state() -> dict:
+        from tfmigrate.workspace.config import ConfigError, resolve
+        from tfmigrate.workspace.files import discover
+
+        try:
+            settings = resolve(paths)
+            files = discover([p for p in paths if os.path.exists(p)], lambda p: settings.for_path(p).excluded(p))
+            configs = {c for f in files for own in [settings.for_path(f)] for c in (own.source, *own.extends) if c}
+        except ConfigError:
+            files, configs = discover([p for p in paths if os.path.exists(p)]), set()
+        seen = {}
+        for path in [*files, *map(str, configs)]:
+            try:
+                info = os.stat(path)
+                seen[path] = (info.st_mtime_ns, info.st_size)
+            except OSError:
+                pass
+        return seen
+
+    def once() -> None:
+        try:
+            run()
+        except typer.Exit:  # findings (1) or a configuration error (2): keep watching
+            pass
+        sys.stdout.flush()
+        _say(f"[{datetime.now():%H:%M:%S}] Watching for file changes under {', '.join(paths)} (Ctrl-C to stop).")
+
+    try:
+        _say(f"[{datetime.now():%H:%M:%S}] Starting tfmigrate check in watch mode...")
+        last = state()
+        once()
+        while True:
+            time.sleep(WATCH_INTERVAL)
+            now = state()
+            if now != last:
+                changed = sorted(set(now.items()) ^ set(last.items()))
+                last = now
+                _say(f"[{datetime.now():%H:%M:%S}] File change detected ({changed[0][0]}): checking again...")
+                once()
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        raise typer.Exit(0)
 
 
 def _add_noqa(tasks, outcomes, reason: Optional[str], quiet: bool, exit_zero: bool = False) -> None:
