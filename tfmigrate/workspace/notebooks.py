@@ -264,9 +264,10 @@ def _in_cell(finding: Finding, index: int, line: int, end_line: int) -> Finding:
 
 def _located(findings: List[Finding], text: str) -> List[Finding]:
     """Each cell's finding with where it sits in `text`, the notebook's JSON as written, sorted."""
-    where = _Locator(text)
-    located = [f if f.cell is None else replace(f, file_range=where.range(f.cell - 1, f)) for f in findings]
-    return sorted(located, key=lambda f: (f.cell or 0, f.line, f.column, f.rule))
+    if any(f.cell is not None for f in findings):  # a notebook without findings costs no second reading
+        where = _Locator(text)
+        findings = [f if f.cell is None else replace(f, file_range=where.range(f.cell - 1, f)) for f in findings]
+    return sorted(findings, key=lambda f: (f.cell or 0, f.line, f.column, f.rule))
 
 
 def _map(findings: Sequence[Finding], virtual: bytes, tag: str, first: int) -> List[Finding]:
