@@ -1,5 +1,5 @@
-"""Faithful TF 2.21 homes for `tf.contrib` pieces that TensorFlow's tables leave without one:
-`contrib.learn.ModeKeys` constants (their string values), `contrib.framework.nest.is_sequence`
+"""Faithful TF 2.21 homes for `tf.contrib` (and `tf.estimator`) pieces that TensorFlow's tables
+leave without one: the `ModeKeys` constants (their string values), `contrib.framework.nest.is_sequence`
 (`tf.nest.is_nested`, the same function renamed), the `contrib.framework` arg-scope and variable
 helpers (the same code in the tf-slim package), and `contrib.training.HParams` (no TF 2.21 class:
 a small local class with the behaviour TF1 code reads, written where the import was)."""
@@ -13,8 +13,10 @@ import libcst as cst
 from tfmigrate.facts.references import GoneRef, TF1Ref
 from tfmigrate.findings import AddImport, Fix, Replace
 
-# TF1's values (tensorflow/contrib/learn/python/learn/estimators/model_fn.py: ModeKeys).
+# TF1's values (contrib/learn/python/learn/estimators/model_fn.py and tensorflow_estimator's
+# ModeKeys): plain strings, so the constants are their values wherever they are compared or passed.
 MODE_KEYS = {"TRAIN": "train", "EVAL": "eval", "INFER": "infer"}
+ESTIMATOR_MODE_KEYS = {"TRAIN": "train", "EVAL": "eval", "PREDICT": "infer"}
 # Renamed in `tf.nest`, the same function (TF 1.15 kept is_sequence as a deprecated alias).
 NEST_RENAMES = {"is_sequence": "is_nested"}
 # contrib.framework names that tf-slim keeps at its top level, the same code moved out of
@@ -32,9 +34,11 @@ SLIM_FRAMEWORK = frozenset({
 def usage_fix(ctx, ref: TF1Ref) -> Optional[Fix]:
     """The fix for a use of a contrib name that has a faithful home here, or None."""
     parts = ref.path.split(".")
-    if parts[:3] == ["contrib", "learn", "ModeKeys"] and len(parts) == 4 and parts[3] in MODE_KEYS:
-        value = MODE_KEYS[parts[3]]
-        return Fix("safe", f"Replace with the string `\"{value}\"`, the value TF1's `ModeKeys.{parts[3]}` had",
+    keys = (MODE_KEYS if parts[:3] == ["contrib", "learn", "ModeKeys"] else
+            ESTIMATOR_MODE_KEYS if parts[:2] == ["estimator", "ModeKeys"] else {})
+    if parts[-1] in keys and len(parts) == (4 if parts[0] == "contrib" else 3):
+        value = keys[parts[-1]]
+        return Fix("safe", f"Replace with the string `\"{value}\"`, the value TF1's `ModeKeys.{parts[-1]}` had",
                    (Replace(ref.node, cst.SimpleString(f'"{value}"')),))
     if parts[:3] == ["contrib", "framework", "nest"] and len(parts) == 4 and parts[3] in NEST_RENAMES:
         reference = ctx.names.spelling(f"nest.{NEST_RENAMES[parts[3]]}")

@@ -93,6 +93,9 @@ def render_junit(findings: Sequence[Finding]) -> str:
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.path].append(f)
+    dead = estimator_line(findings)
+    if dead and not quiet:
+        console.print(Text(dead + "\n", style="bold"), soft_wrap=True)
     for path, items in by_file.items():
         suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(items)), failures=str(len(items)), errors="0")
         for f in items:
@@ -279,6 +282,9 @@ def render_rich(
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.path].append(f)
+    dead = estimator_line(findings)
+    if dead and not quiet:
+        console.print(Text(dead + "\n", style="bold"), soft_wrap=True)
     for path, items in by_file.items():
         rows: List[Row] = [[(path, "bold underline")]]
         lines = sources.get(path, "").splitlines()
@@ -352,7 +358,23 @@ def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, f
         parts.append(f" {safe} fixable with `tfmigrate fix`.")
     if unsafe:
         parts.append(f" {unsafe} more with `tfmigrate fix --unsafe-fixes`.")
+    dead = estimator_line(findings)
+    if dead:
+        parts.append(f" {dead}")
     return Text("".join(parts), style="bold")
+
+
+def estimator_line(findings: Iterable[Finding], shown: int = 5) -> str:
+    """The files built on `tf.estimator` (a TFM213 finding without a fix), said once: TF 2.21 has
+    no `tf.estimator`, so each fails as a whole however many other findings it has."""
+    paths = sorted({f.path for f in findings if f.rule == "TFM213" and f.fix is None})
+    if not paths:
+        return ""
+    names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
+    one = len(paths) == 1
+    return (f"{len(paths)} file{'s' * (not one)} use{'s' * one} `tf.estimator` (TFM213), removed in TensorFlow 2.16: "
+            f"{'it' if one else 'each'} cannot run on TensorFlow 2.21 until {'its' if one else 'their'} Estimator "
+            f"is replaced ({names}).")
 
 
 REQUIREMENTS = {
