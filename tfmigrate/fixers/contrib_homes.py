@@ -46,7 +46,67 @@ def usage_fix(ctx, ref: TF1Ref) -> Optional[Fix]:
                    (Replace(ref.node, reference.expression()),) + tuple(reference.import_edits()))
     if parts[:2] == ["contrib", "framework"] and len(parts) == 3 and parts[2] in SLIM_FRAMEWORK:
         return slim_fix(ctx, ref, parts[2])
+    if ref.path == "contrib.seq2seq.sequence_loss":
+        return sequence_loss_fix(ctx, ref)
     return None
+
+
+# contrib.seq2seq.sequence_loss(logits, targets, weights, average_across_timesteps=True,
+# average_across_batch=True, sum_over_timesteps=False, sum_over_batch=False,
+# softmax_loss_function=None, name=None): TF1's body, by which flags are on.
+_SEQUENCE_LOSS = ("logits", "targets", "weights", "average_across_timesteps", "average_across_batch",
+                  "sum_over_timesteps", "sum_over_batch")
+_FLAG_DEFAULTS = {"average_across_timesteps": True, "average_across_batch": True,
+                  "sum_over_timesteps": False, "sum_over_batch": False}
+# Which axes TF1 reduces for each (across timesteps, across batch) averaging: None = all.
+_AXES = {(True, True): None, (True, False): 1, (False, True): 0}
+_IMPURE = re.compile(r"random|dropout|Variable|get_variable|assign|print", re.IGNORECASE)
+
+
+def sequence_loss_fix(ctx, ref: TF1Ref) -> Optional[Fix]:
+    """`tf.contrib.seq2seq.sequence_loss` -> its formula: the sparse softmax cross-entropy of each
+    step times its weight, summed and divided by the summed weights over the axes its averaging
+    flags name (`divide_no_nan`, as TF1's), or the weighted per-step losses with both flags off.
+    Only with literal flags, no `softmax_loss_function`, no `sum_over_*`, and a `weights`
+    expression that may be written twice (no random op or variable in it)."""
+    call = ref.call
+    if call is None or any(a.star for a in call.args):
+        return None
+    args = {}
+    for i, arg in enumerate(call.args):
+        key = arg.keyword.value if arg.keyword is not None else (_SEQUENCE_LOSS[i] if i < len(_SEQUENCE_LOSS) else None)
+        if key is None or key in args or key not in _SEQUENCE_LOSS + ("name",):
+            return None
+        args[key] = arg.value
+    if not all(k in args for k in ("logits", "targets", "weights")):
+        return None
+    flags = dict(_FLAG_DEFAULTS)
+    for key in _FLAG_DEFAULTS:
+        if key in args:
+            value = args[key]
+            if not (isinstance(value, cst.Name) and value.value in ("True", "False")):
+                return None
+            flags[key] = value.value == "True"
+    if flags["sum_over_timesteps"] or flags["sum_over_batch"]:
+        return None
+    code = ctx.module.code_for_node
+    weights = code(args["weights"])
+    if _IMPURE.search(weights):
+        return None
+    tf = ctx.names.spelling("nn").code[:-len(".nn")]
+    factor = weights if isinstance(args["weights"], (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) else f"({weights})"
+    loss = (f"{tf}.nn.sparse_softmax_cross_entropy_with_logits(labels={code(args['targets'])}, "
+            f"logits={code(args['logits'])}) * {factor}")
+    key = (flags["average_across_timesteps"], flags["average_across_batch"])
+    if key in _AXES:
+        axis = "" if _AXES[key] is None else f", axis={_AXES[key]}"
+        text = f"{tf}.math.divide_no_nan({tf}.reduce_sum({loss}{axis}), {tf}.reduce_sum({weights}{axis}))"
+    else:
+        text = loss
+    reference = ctx.names.spelling("nn")
+    return Fix("safe", "Replace with TF1's formula: the weighted sparse softmax cross-entropy"
+               + (", averaged over the weights as its flags say" if key in _AXES else " of each step"),
+               (Replace(call, cst.parse_expression(text)),) + tuple(reference.import_edits()))
 
 
 def slim_fix(ctx, ref: TF1Ref, name: str) -> Fix:

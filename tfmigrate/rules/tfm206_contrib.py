@@ -30,7 +30,7 @@ MODULES = {
     "framework": "use `tf.nest` for nest, the tf-slim package for `arg_scope`/`add_arg_scope`, and `tf.compat.v1` for graph helpers",
     "eager": "eager execution is the TF2 default: use `tf.Variable`, `tf.GradientTape`, `tf.function`, `tf.train.Checkpoint`",
     "learn": "train with Keras `model.fit` or a custom `tf.GradientTape` loop; load data with `tf.keras.datasets` or `tf.data`",
-    "seq2seq": "no TF2 equivalent ships with TensorFlow (tensorflow-addons' port is archived and does not support Keras 3): use Keras layers such as `tf.keras.layers.Attention` or vendor the code",
+    "seq2seq": "no TF2 equivalent ships with TensorFlow (`sequence_loss` with literal flags is fixed to its formula; tensorflow-addons' port is archived and does not support Keras 3): use Keras layers such as `tf.keras.layers.Attention` or vendor the code",
     "data": "use `tf.data.experimental` or the `tf.data.Dataset` methods",
     "summary": "use the TF2 `tf.summary` API (`tf.summary.create_file_writer`, `tf.summary.scalar`, ...)",
     "distributions": "use TensorFlow Probability (`tfp.distributions`)",
