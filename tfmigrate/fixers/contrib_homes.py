@@ -109,6 +109,36 @@ def sequence_loss_fix(ctx, ref: TF1Ref) -> Optional[Fix]:
                (Replace(call, cst.parse_expression(text)),) + tuple(reference.import_edits()))
 
 
+# contrib packages whose modules moved whole into tf-slim: the package -> tf-slim's, with the
+# modules tf-slim 1.1 has there (pkgutil.iter_modules, tests left out).
+SLIM_PACKAGES = {
+    "tensorflow.contrib.layers.python.layers": ("tf_slim.layers", frozenset({
+        "bucketization_op", "initializers", "layers", "normalization", "optimizers", "regularizers",
+        "rev_block_lib", "sparse_ops", "summaries", "utils"})),
+    "tensorflow.contrib.slim.python.slim.nets": ("tf_slim.nets", frozenset({
+        "alexnet", "inception", "inception_v1", "inception_v2", "inception_v3", "overfeat",
+        "resnet_utils", "resnet_v1", "resnet_v2", "vgg"})),
+    "tensorflow.contrib.framework.python.ops": ("tf_slim.ops", frozenset({"arg_scope", "variables"})),
+}
+
+
+def slim_module_import_fix(ref: GoneRef) -> Optional[Fix]:
+    """`from tensorflow.contrib.layers.python.layers import utils` -> `from tf_slim.layers import
+    utils`: modules tf-slim took over whole. Offered on the statement's first name only (one edit
+    of the statement)."""
+    stmt = ref.statement
+    if not isinstance(stmt, cst.ImportFrom) or isinstance(stmt.names, cst.ImportStar) or stmt.relative \
+            or stmt.module is None or ref.alias is not stmt.names[0]:
+        return None
+    module = cst.Module([]).code_for_node(stmt.module).replace(" ", "")
+    target = SLIM_PACKAGES.get(module)
+    if target is None or not all(isinstance(a.name, cst.Name) and a.name.value in target[1] for a in stmt.names):
+        return None
+    new = stmt.with_changes(module=cst.parse_expression(target[0]))
+    return Fix("safe", f"Import from `{target[0]}`, the same modules moved to the tf-slim package "
+               "(`pip install tf-slim`)", (Replace(stmt, new),), requires=("tf-slim",))
+
+
 def slim_fix(ctx, ref: TF1Ref, name: str) -> Fix:
     """`tf_slim.<name>` for a contrib name tf-slim keeps (the same code moved out of TensorFlow),
     through the module's own alias of `tf_slim` when it has one."""

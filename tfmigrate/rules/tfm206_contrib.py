@@ -179,7 +179,7 @@ class Contrib(GoneApiRule):
             return f"{what}, and nothing here uses `{ref.local}` any more. Remove the import.", fix
         if module == "slim" and ref.path == "contrib.slim":
             return f"{what}: {hint}.", _slim_import_fix(ref)
-        fix = contrib_homes.hparams_import_fix(self.ctx, ref)
+        fix = contrib_homes.hparams_import_fix(self.ctx, ref) or contrib_homes.slim_module_import_fix(ref)
         if fix is not None:
             return f"{what}. {fix.description}.", fix
         return f"{what}: {hint}. No automatic fix.", None
