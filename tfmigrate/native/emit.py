@@ -72,7 +72,7 @@ class Emitter:
         out = self._statements(self.script.body)
         head = self.script.module.header
         body = "".join(out)
-        return cst.Module([]).code_for_node(cst.Module([], header=head)) + body
+        return "".join(code(line) for line in head) + body  # (an empty Module's code adds a newline)
 
     def _statements(self, statements: Sequence[Statement]) -> List[str]:
         out: List[str] = []
@@ -130,6 +130,8 @@ class Emitter:
             if statement.dataset is None:  # `Iterator.from_structure`: set where it is initialized
                 return []
             return [f"{statement.targets[0]} = iter({code(statement.dataset)})\n"]
+        if kind is Kind.NEXT and statement.dataset is not None:  # its iterator, unnamed in TF1
+            return [f"{statement.iterator} = iter({code(statement.dataset)})\n"]
         if kind in (Kind.NEXT, Kind.ITERATOR_INIT):
             return []
         if kind is Kind.WRITER:

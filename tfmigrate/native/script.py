@@ -153,7 +153,7 @@ class Statement:
     fed_only: bool = False  # `x = tf.placeholder(...) / 255.`: has a value only where it is fed
     summaries: Optional[List[Tuple[str, str, cst.BaseExpression]]] = None  # (kind, name, tensor) it evaluates
     iterator: Optional[str] = None       # NEXT: the iterator; ITERATOR_INIT: the iterator it restarts
-    dataset: Optional[cst.BaseExpression] = None  # ITERATOR / ITERATOR_INIT: the dataset
+    dataset: Optional[cst.BaseExpression] = None  # ITERATOR / ITERATOR_INIT, NEXT of an unnamed iterator: the dataset
     top: Optional[cst.CSTNode] = None   # the module-level node it came from
     scope: str = ""                     # the variable scope it is in
     children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
@@ -665,6 +665,13 @@ class Script:
             if receiver_kind is Kind.ITERATOR and method == "get_next" and not value.args:
                 statement.kind, statement.iterator = Kind.NEXT, receiver.value
                 return True
+            dataset = self._one_shot_dataset(receiver) if method == "get_next" and not value.args else None
+            if dataset is not None:
+                # `ds.make_one_shot_iterator().get_next()`: the iterator has no name, so it gets
+                # one (emitted where this statement was); each run draws the next element.
+                statement.kind, statement.dataset = Kind.NEXT, dataset
+                statement.iterator = self.fresh("iterator")
+                return True
             if receiver_kind is Kind.ITERATOR and method == "make_initializer" and len(value.args) == 1:
                 dataset = value.args[0].value
                 if not (isinstance(dataset, cst.Name) and self.kinds.get(dataset.value) is Kind.DATASET):
@@ -691,6 +698,22 @@ class Script:
                 statement.kind = Kind.DATASET
                 return True
         return False
+
+    def _one_shot_dataset(self, node) -> Optional[cst.BaseExpression]:
+        """The dataset of `ds.make_one_shot_iterator()` / `tf.compat.v1.data.make_one_shot_iterator(ds)`
+        (a named dataset), or None."""
+        if not isinstance(node, cst.Call):
+            return None
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "make_one_shot_iterator" and not node.args:
+            dataset = node.func.value
+        elif self.tf_call(node, "compat.v1.data.make_one_shot_iterator", "data.make_one_shot_iterator") \
+                and len(node.args) == 1 and node.args[0].keyword is None:
+            dataset = node.args[0].value
+        else:
+            return None
+        if isinstance(dataset, cst.Name) and self.kinds.get(dataset.value) is Kind.DATASET:
+            return dataset
+        return None
 
     def _summary(self, statement: Statement, call: cst.Call) -> Statement:
         """`tf.summary.scalar("loss", loss)`: a value `merge_all` (or a fetch of it) returns,
