@@ -209,3 +209,6 @@ def test_a_program_built_on_an_estimator_is_named_once_at_the_top_and_in_the_sum
         assert out.rstrip().endswith(line), out[-400:]
         assert "keys.py" not in line
     assert (project / "pkg" / "keys.py").read_text() == 'import tensorflow as tf\nmode = "infer"\n'
+    for form in ("json", "junit", "sarif", "github", "concise"):  # the machine formats carry findings only
+        out = run("check", "--no-cache", "--format", form, "pkg").output
+        assert "TFM213" in out and "cannot run on" not in out.split("\n")[0], (form, out[:300])

@@ -93,9 +93,6 @@ def render_junit(findings: Sequence[Finding]) -> str:
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.path].append(f)
-    dead = estimator_line(findings)
-    if dead and not quiet:
-        console.print(Text(dead + "\n", style="bold"), soft_wrap=True)
     for path, items in by_file.items():
         suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(items)), failures=str(len(items)), errors="0")
         for f in items:
