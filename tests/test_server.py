@@ -428,3 +428,39 @@ def test_a_burst_of_notebook_changes_is_checked_once(project):
     assert before == sorted(before) and all(v < 31 for v in before)
     fix_all = next(a for a in actions if a["kind"] == "source.fixAll.tfmigrate")
     assert apply(text, fix_all["edit"]["changes"][uris[1]]) == text.replace("ds.repeat(False)", "ds")
+
+
+def test_a_stale_check_is_stopped_and_the_next_one_runs(tmp_path):
+    """The checks run in a process that forks one child per check: `cancel` kills the child of
+    the check that runs (its result would be stale), and the process goes on checking."""
+    from tfmigrate import api
+    from tfmigrate.frontends.server import Checker, Linter
+
+    path = tmp_path / "model.py"
+    big = SOURCE + "".join(f"x{i} = tf.placeholder(tf.float32)\ny{i} = ds.repeat(False)\n" for i in range(1500))
+    path.write_text(big, encoding="utf-8")
+    job = Linter().job(str(path), big.encode("utf-8"))
+    checker = Checker()
+    if not checker.available:
+        pytest.skip("no os.fork: checks run in the server's thread")
+    outcome = []
+    try:
+        worker = threading.Thread(target=lambda: outcome.append(_run(checker, "k", job)))
+        worker.start()
+        while worker.is_alive():  # cancel until the check ends, however soon it starts
+            checker.cancel("k")
+            worker.join(0.01)
+        assert outcome == ["cancelled"]
+        small = Linter().job(str(path), SOURCE.encode("utf-8"))
+        assert _run(checker, "k", small) == api.lint(small).findings != []
+    finally:
+        checker.close()
+
+
+def _run(checker, key, job):
+    from tfmigrate.frontends.server import Cancelled
+
+    try:
+        return checker.run(key, "lint", job)
+    except Cancelled:
+        return "cancelled"

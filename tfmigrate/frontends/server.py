@@ -17,16 +17,18 @@ it; the document's unsaved text counts, the other files as on disk), `native`, a
 deeply nested code. It never imports TensorFlow. Positions are sent in the encoding the client and server agreed
 (UTF-16 code units unless the client offers another).
 
-Typing: only the newest text of a document is linted (`Scheduler`). A change records the text
+Typing: only the newest text of a document is checked (`Scheduler`). A change records the text
 and schedules a check `DEBOUNCE` seconds later (a burst of changes is checked once); the check
-runs in one worker thread, so the message loop keeps reading while it runs, and takes the text
-the document has when it starts; a result whose document changed meanwhile is dropped (never
+takes the text the document has when it starts and runs off the message loop (one worker
+thread, which hands the job to a forked child, `Checker`), so the loop keeps reading changes; a
+change to a document whose check runs stops that check (its result would be stale: it is never
 published) and the newest text is checked next: per document, at most one check running and
 one waiting. A code action waits for the check of the current text, so a fix never applies to
 the offsets of an older one.
 
 The computations (findings, fixes, edits) need no pygls: `Linter` holds them, `Scheduler` decides
-when they run; `serve()` wires them to the protocol.
+when they run, `Checker` runs them in a process that can stop one; `serve()` wires them to the
+protocol.
 """
 from __future__ import annotations
 
@@ -36,6 +38,9 @@ import json
 import logging
 import os
 import re
+import subprocess
+import sys
+import threading
 import time
 import tokenize
 from dataclasses import dataclass, field
@@ -154,8 +159,20 @@ class Checked:
     texts: Dict[str, str] = field(default_factory=dict)  # uri -> the text the findings are about
     error: Optional[str] = None  # a configuration error, shown once
     linted: object = field(default=None, repr=False)  # api.Linted: what applying one fix needs
+    lint_job: object = field(default=None, repr=False)  # the api.Job to lint for it, when checked elsewhere
     fix_all_source: Optional[object] = field(default=None, repr=False)  # unsafe -> {uri: new text} or None
     _memo: dict = field(default_factory=dict, repr=False)
+
+    def ready(self) -> None:
+        """Lint here what another process checked, for the fixes' edits: its findings (the same,
+        as the same job gives the same findings) become those the actions are built for."""
+        if self.linted is None and self.lint_job is not None:
+            from tfmigrate import api
+
+            self.linted = api.lint(self.lint_job)
+            uri = next(iter(self.texts))
+            self.findings[uri] = self.linted.findings
+            self._memo.clear()
 
     def actions(self, uri: str, finding: Finding) -> List[Action]:
         """The quick fixes for one finding: its fix, if any, and a noqa comment for its line."""
@@ -242,7 +259,9 @@ class Linter:
             self.workspaces[root] = api.Workspace([root])
         return self.workspaces[root].job(anchor, data, settings)
 
-    def check_python(self, uri: str, text: str) -> Checked:
+    def check_python(self, uri: str, text: str, run: Optional[Callable[[str, object], List[Finding]]] = None) -> Checked:
+        """`run(kind, job)`, if given, checks the job elsewhere (Checker: in a process); the
+        fixes' edits are then made here when first asked (Checked.ready)."""
         from tfmigrate import api
         from tfmigrate.workspace.config import ConfigError
 
@@ -253,15 +272,18 @@ class Linter:
             return Checked({uri: []}, {uri: text}, error=str(error))
         if job is None:
             return Checked({uri: []}, {uri: text})
-        linted = api.lint(job)
 
         def fix_all(unsafe: bool):
             outcome = api.fix(job, unsafe)
             return {uri: _decode(outcome.output, text)} if outcome.changed else None
 
+        if run is not None:
+            return Checked({uri: run("lint", job)}, {uri: text}, lint_job=job, fix_all_source=fix_all)
+        linted = api.lint(job)
         return Checked({uri: linted.findings}, {uri: text}, linted=linted, fix_all_source=fix_all)
 
-    def check_notebook(self, cells: Sequence[Tuple[str, str]], notebook_uri: str) -> Checked:
+    def check_notebook(self, cells: Sequence[Tuple[str, str]], notebook_uri: str,
+                       run: Optional[Callable[[str, object], List[Finding]]] = None) -> Checked:
         """`cells`: (uri, text) of the notebook's code cells, in order. Findings are per cell (all
         cells form one module, as on the command line); the fix-all actions edit every cell
         they change; a single finding's fix is not offered in a notebook (its noqa is)."""
@@ -279,7 +301,7 @@ class Linter:
         if job is None or not cells:
             return checked
         cell = re.compile(r"^cell (\d+): ")
-        for finding in api.check(job).findings:
+        for finding in (run("check", job) if run is not None else api.check(job).findings):
             match = cell.match(finding.message)
             if match and 1 <= int(match.group(1)) <= len(cells):
                 uri = cells[int(match.group(1)) - 1][0]
@@ -347,28 +369,33 @@ class Scheduler:
     - When it ends: if the document changed meanwhile, the result is dropped (never published:
       its version is stale) and the newest text is checked next, DEBOUNCE after its last change;
       otherwise `publish(key, result)`, on the loop.
-    - `await latest(key)`: the result for the text the document has now (checked at once, without
-      the debounce, if it is not yet): what a code action answers from.
+    - `await latest(key)`: the result for the text the document has now (waiting for its check,
+      scheduled or running): what a code action answers from.
 
-    Why one thread and not a process, measured on the 1,200-line / 52 KB file of
-    bench/server_latency.py on a 2-core machine: a check takes 0.6 s in a warm process. A check
-    holds the GIL, but CPython hands it to a waiting thread every 5 ms (sys.getswitchinterval()),
-    so the loop still reads and records every change while a check runs (1,000 changes during
-    checks: all read, the newest one checked). A check in a thread cannot be stopped, so a stale one
-    runs to its end (at most 0.6 s here), and that is its whole cost; stopping one in a process
-    means killing it, and a new process costs 0.2 s to start and 0.2-0.3 s more on its first check
-    (imports, the project's cross-file facts), about what the killed check had left, so a
-    killed check saves nothing on average. A process would also have to send back the
-    findings and could not send the parsed module the quick fixes are made from (each code
-    action would parse the file again), and it would be a second busy process on a machine whose
-    other core the editor needs. So: one worker thread, for the checks of every document and for
-    everything else that reads the Linter's state (its Workspaces are not shared between threads).
+    Where a check runs (`Checker`), measured with bench/server_latency.py on its 1,200-line /
+    67 KB TF1 file, on a 2-core machine other work kept busy (a check there takes 0.8-1.0 s):
+    - In a thread of the server's process, the loop still reads every message while a check
+      holds the GIL (CPython hands it over every 5 ms), but a stale check cannot be stopped: the
+      newest text waits for it to end (half a check on average). Typing 5 characters a second
+      with a client debounce of 150 ms: final diagnostics 1.47 s after the last keystroke
+      (median of 5; 1.13-1.64 s).
+    - In a new process per check, killed when stale: a Python process with tfmigrate's imports
+      costs about 0.5 s of CPU to start, paid at every keystroke while typing; slower than the
+      thread (1.82 s against 1.47 s, median of 3).
+    - In a child forked, per check, from a process that loaded the checker once (what Checker
+      does): a fork costs milliseconds, a stale check is killed at once (its CPU is not spent),
+      sending the job and the findings costs a few milliseconds: 1.13 s (median of 5;
+      0.98-1.41 s). The quick fixes' edits (parsed trees, which are not sent between processes)
+      are made in the server's process, when a code action first asks for them.
+    So: a forked child where os.fork exists, the worker thread elsewhere.
     """
 
     def __init__(self, snapshot: Callable[[str], Any], compute: Callable[[Any], Any],
-                 publish: Callable[[str, Any], None], executor, delay: float = DEBOUNCE):
+                 publish: Callable[[str, Any], None], executor, delay: float = DEBOUNCE,
+                 cancel: Optional[Callable[[str], None]] = None):
         self.snapshot, self.compute, self.publish = snapshot, compute, publish
         self.executor = executor
+        self.cancel = cancel  # stops the running check of a key, if it can (its result is stale)
         self.delay = delay
         self.states: Dict[str, _State] = {}
 
@@ -380,6 +407,8 @@ class Scheduler:
         state = self.states.setdefault(key, _State())
         state.generation += 1
         state.changed_at = time.monotonic()
+        if state.running is not None and self.cancel is not None:
+            self.cancel(key)
         self._arm(key, state, self.delay if delay is None else delay)
 
     def forget(self, key: str) -> None:
@@ -388,6 +417,8 @@ class Scheduler:
         if state is not None:
             if state.timer is not None:
                 state.timer.cancel()
+            if state.running is not None and self.cancel is not None:
+                self.cancel(key)
             self._settle(state, None)
 
     async def latest(self, key: str) -> Any:
@@ -399,10 +430,10 @@ class Scheduler:
             return state.result
         waiter = asyncio.get_running_loop().create_future()
         state.waiters.append(waiter)
-        if state.running is None:  # scheduled, not started: start it now
-            if state.timer is not None:
-                state.timer.cancel()
+        if state.running is None and state.timer is None:
             self._start(key, state)
+        # else the check scheduled, after the debounce: an editor that asks for code actions at
+        # every keystroke (for its light bulb) must not turn each keystroke into a check
         return await waiter
 
     def _arm(self, key: str, state: _State, delay: float) -> None:
@@ -434,13 +465,12 @@ class Scheduler:
         if self.states.get(key) is not state:  # closed meanwhile
             return
         if generation != state.generation:  # stale: dropped; the newest text is next
-            wait = 0.0 if state.waiters else state.changed_at + self.delay - time.monotonic()
-            self._arm(key, state, wait)
+            self._arm(key, state, state.changed_at + self.delay - time.monotonic())
             return
         result = None
         if future.cancelled():
             pass
-        elif future.exception() is not None:
+        elif future.exception() is not None and not isinstance(future.exception(), Cancelled):
             error = future.exception()
             _log.error("tfmigrate: checking %s failed", key, exc_info=(type(error), error, error.__traceback__))
         else:
@@ -458,6 +488,109 @@ class Scheduler:
                 waiter.set_result(result)
 
 
+class Cancelled(Exception):
+    """The check was stopped: its document changed, or the server is stopping."""
+
+
+class Checker:
+    """Checks run in a separate process (tfmigrate/frontends/server_checker.py), so that a
+    stale one is stopped at once: that process loaded the checker once and forks a child for
+    each check, and a byte on a pipe kills the child. The server's process keeps what makes a
+    job (configuration, the workspaces' cross-file facts) and sends the job; the findings come
+    back. Without os.fork (Windows) there is no such process and checks run in the thread.
+
+    `run` is called from one thread (the server's worker), `cancel` from another (the loop)."""
+
+    def __init__(self, command: Optional[List[str]] = None):
+        self.command = command or [sys.executable, "-m", "tfmigrate.frontends.server_checker"]
+        self.available = hasattr(os, "fork")
+        self._lock = threading.Lock()
+        self._process: Optional[subprocess.Popen] = None
+        self._cancel: Optional[int] = None  # the write end of the cancel pipe
+        self._busy: Optional[str] = None  # the key whose check runs
+        self._closed = False
+
+    def _ensure(self) -> subprocess.Popen:
+        if self._process is None or self._process.poll() is not None:
+            self._stop()
+            inward, outward = os.pipe()
+            try:
+                self._process = subprocess.Popen(self.command + [str(inward)], pass_fds=(inward,),
+                                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            finally:
+                os.close(inward)
+            os.set_blocking(outward, False)
+            self._cancel = outward
+        return self._process
+
+    def start(self) -> None:
+        """Start the process now, so that it is ready for the first check."""
+        if self.available:
+            with self._lock:
+                self._ensure()
+
+    def run(self, key: str, kind: str, job: object) -> List[Finding]:
+        """The job's findings (kind "lint" or "check", see server_checker); Cancelled when it was
+        stopped; RuntimeError with its traceback when the check failed."""
+        from tfmigrate.frontends import server_checker
+
+        with self._lock:
+            if self._closed:
+                raise Cancelled()
+            process = self._ensure()
+            self._busy = key
+        reply = None
+        try:
+            server_checker.write(process.stdin, (kind, job))
+            reply = server_checker.read(process.stdout)
+        except (OSError, ValueError, EOFError):  # the process died (or was stopped by close)
+            pass
+        with self._lock:
+            self._busy = None
+            if reply is None:
+                self._stop()  # started again at the next check
+                if self._closed:
+                    raise Cancelled()
+                raise RuntimeError("the checking process ended")
+        status, value = reply
+        if status == "cancelled":
+            raise Cancelled()
+        if status != "ok":
+            raise RuntimeError(value)
+        return value
+
+    def cancel(self, key: str) -> None:
+        """Stop the check of `key`, if one runs (its run() raises Cancelled)."""
+        with self._lock:
+            if self._busy == key and self._cancel is not None:
+                try:
+                    os.write(self._cancel, b"c")
+                except OSError:  # full (cancels are pending anyway) or closed
+                    pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._stop()
+
+    def _stop(self) -> None:
+        if self._cancel is not None:
+            os.close(self._cancel)
+            self._cancel = None
+        process, self._process = self._process, None
+        if process is not None:
+            for stream in (process.stdin, process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            try:
+                process.wait(timeout=5)  # it exits at the end of its input
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 # --- the protocol --------------------------------------------------------------------------------
 
 def _checkable(uri: str, language_id: Optional[str]) -> bool:
@@ -468,6 +601,7 @@ def _checkable(uri: str, language_id: Optional[str]) -> bool:
 
 
 def serve() -> None:  # pragma: no cover - run as a process by the tests
+    import atexit
     from concurrent.futures import ThreadPoolExecutor
 
     from lsprotocol import types
@@ -482,8 +616,12 @@ def serve() -> None:  # pragma: no cover - run as a process by the tests
                 cells=[types.NotebookCellLanguage(language="python")], notebook="*")],
         ),
     )
-    # The one thread that checks documents and builds code actions: all that touches `linter`.
+    # The one thread that makes the jobs, waits for their checks and builds code actions: all
+    # that touches `linter`. The checks themselves run in the checker's process.
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tfmigrate-check")
+    checker = Checker()
+    checker.start()
+    atexit.register(checker.close)
     notebooks: set = set()  # the keys that are notebooks
     owner: Dict[str, str] = {}  # a document's or a notebook cell's uri -> the key it is checked under
     shown_errors: set = set()
@@ -533,7 +671,8 @@ def serve() -> None:  # pragma: no cover - run as a process by the tests
     def compute(snap) -> Tuple[Checked, Dict[str, Optional[int]], Dict[str, list]]:
         """In the worker: the check, and its diagnostics (line starts computed once per text)."""
         key, is_notebook, cells, versions, enc = snap
-        result = linter.check_notebook(cells, key) if is_notebook else linter.check_python(key, cells[0][1])
+        run = (lambda kind, job: checker.run(key, kind, job)) if checker.available else None
+        result = linter.check_notebook(cells, key, run) if is_notebook else linter.check_python(key, cells[0][1], run)
         diagnostics = {}
         for uri, found in result.findings.items():
             text = result.texts[uri]
@@ -552,7 +691,7 @@ def serve() -> None:  # pragma: no cover - run as a process by the tests
                 uri=uri, diagnostics=found, version=versions.get(uri),
             ))
 
-    scheduler = Scheduler(snapshot, compute, publish, worker)
+    scheduler = Scheduler(snapshot, compute, publish, worker, cancel=checker.cancel)
 
     def clear(uris: Sequence[str]) -> None:
         for uri in uris:
@@ -628,9 +767,11 @@ def serve() -> None:  # pragma: no cover - run as a process by the tests
     @server.feature(types.SHUTDOWN)
     def shutdown(*_) -> None:
         worker.shutdown(wait=False, cancel_futures=True)
+        checker.close()
 
     def actions(result: Checked, uri: str, span: "types.Range", only: List[str], enc: str):
         """In the worker: the code actions for `span` of the text `result` checked."""
+        result.ready()
         text = result.texts[uri]
         starts = line_starts(text)
         first = from_position(text, starts, {"line": span.start.line, "character": span.start.character}, enc)
