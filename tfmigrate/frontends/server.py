@@ -338,7 +338,8 @@ def _cell_text(cell: dict) -> str:
 # client that sends every keystroke, a macro, an editor's undo of many steps) come milliseconds
 # apart and are checked once, after the last; a typist's keystrokes come 100 ms or more apart, so
 # a pause is seen at once. A shorter wait would start checks the next change makes stale (each
-# one a check the newest text then waits behind); a longer one adds to every diagnostic's delay.
+# one stopped, or where none can be stopped, waited for); a longer one adds to every diagnostic's
+# delay.
 DEBOUNCE = 0.1
 
 _log = logging.getLogger(__name__)
@@ -366,27 +367,29 @@ class Scheduler:
     - When the check starts, `snapshot(key)` takes the document's text as it is then (on the
       loop, so the newest) and `compute(snapshot)` runs in `executor`, while the loop goes on
       reading changes. Per document at most one check runs, and at most one more is scheduled.
-    - When it ends: if the document changed meanwhile, the result is dropped (never published:
-      its version is stale) and the newest text is checked next, DEBOUNCE after its last change;
-      otherwise `publish(key, result)`, on the loop.
+    - A change while the check runs calls `cancel(key)` (Checker stops it); whether stopped or
+      not, its result is dropped (never published: its version is stale) and the newest text is
+      checked next, DEBOUNCE after its last change. A check of the current text ends with
+      `publish(key, result)`, on the loop.
     - `await latest(key)`: the result for the text the document has now (waiting for its check,
       scheduled or running): what a code action answers from.
 
-    Where a check runs (`Checker`), measured with bench/server_latency.py on its 1,200-line /
-    67 KB TF1 file, on a 2-core machine other work kept busy (a check there takes 0.8-1.0 s):
-    - In a thread of the server's process, the loop still reads every message while a check
-      holds the GIL (CPython hands it over every 5 ms), but a stale check cannot be stopped: the
-      newest text waits for it to end (half a check on average). Typing 5 characters a second
-      with a client debounce of 150 ms: final diagnostics 1.47 s after the last keystroke
-      (median of 5; 1.13-1.64 s).
-    - In a new process per check, killed when stale: a Python process with tfmigrate's imports
-      costs about 0.5 s of CPU to start, paid at every keystroke while typing; slower than the
-      thread (1.82 s against 1.47 s, median of 3).
+    Where a check runs (`Checker`), measured with bench/server_latency.py (typing 5 characters a
+    second into its 1,200-line / 63 KB TF1 file, the client holding each change 150 ms: the time
+    from the last keystroke to the final diagnostics, median of 3) on a 2-core machine that other
+    work kept busy (load 4-6; a check of that file there: 0.6-1.1 s):
+    - In a thread of the server's process: the loop still reads every message while a check
+      holds the GIL (CPython hands it over every 5 ms), but a stale check cannot be stopped, and
+      the newest text waits for it to end (half a check on average): 1.00 s (1.47 s in a busier
+      run, where a check took 0.8-1.1 s).
+    - In a new Python process per check, killed when stale: each costs about 0.5 s of CPU to
+      start (imports, tables), paid at every keystroke while typing: 1.82 s in that busier run,
+      slower than the thread.
     - In a child forked, per check, from a process that loaded the checker once (what Checker
-      does): a fork costs milliseconds, a stale check is killed at once (its CPU is not spent),
-      sending the job and the findings costs a few milliseconds: 1.13 s (median of 5;
-      0.98-1.41 s). The quick fixes' edits (parsed trees, which are not sent between processes)
-      are made in the server's process, when a code action first asks for them.
+      does): a fork costs milliseconds, a stale check is killed at once and its CPU is not
+      spent, the job and the findings cross the pipe in a few milliseconds: 0.83 s (1.13 s in
+      the busier run). The quick fixes' edits (parsed trees, which do not cross processes) are
+      made in the server's process, when a code action first asks for them.
     So: a forked child where os.fork exists, the worker thread elsewhere.
     """
 

@@ -129,4 +129,7 @@ def serve(cancel: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    try:
+        serve(int(sys.argv[1]))
+    except (BrokenPipeError, KeyboardInterrupt):  # the server is gone
+        pass
