@@ -16,6 +16,7 @@ its length (8 bytes, big-endian). A request is (kind, job): "lint" checks a Pyth
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import select
@@ -26,7 +27,20 @@ import traceback
 from typing import BinaryIO, Optional
 
 _LENGTH = struct.Struct(">Q")
-WARM_UP = b"import tensorflow as tf\nx = tf.placeholder(tf.float32)\nds = tf.data.Dataset.range(3).repeat(False)\n"
+# Touches what a TF1 module's check loads on first use: the API tables, the graph-code facts, fixes.
+WARM_UP = b"""import tensorflow as tf
+
+def block(features, labels):
+    inputs = tf.placeholder(tf.float32, [None, 16], name="inputs")
+    hidden = tf.layers.dense(inputs, 32, activation=tf.nn.relu)
+    loss = tf.reduce_mean(tf.square(tf.layers.dense(hidden, 1) - labels))
+    step = tf.train.AdamOptimizer(1e-3).minimize(loss)
+    data = tf.data.Dataset.from_tensor_slices(features).repeat(False).map(lambda x: x.shape[0])
+    layer = tf.contrib.layers.fully_connected(inputs, 4)
+    with tf.Session() as session:
+        session.run(tf.global_variables_initializer())
+        return session.run(loss, feed_dict={inputs: features}), step, data, layer
+"""
 
 
 def write(stream: BinaryIO, message: object) -> None:
@@ -95,6 +109,8 @@ def serve(cancel: int) -> None:
     from tfmigrate.workspace.config import Settings
 
     api.lint(api.stdin_job(Settings(), "check", WARM_UP))
+    gc.collect()
+    gc.freeze()  # the children's collections leave what was loaded alone: fewer pages copied
     while True:
         request = read(requests)
         if request is None:
