@@ -376,22 +376,22 @@ class Scheduler:
 
     Where a check runs (`Checker`), measured with bench/server_latency.py (typing 5 characters a
     second into its 1,200-line / 63 KB TF1 file, the client holding each change 150 ms: the time
-    from the last keystroke to the final diagnostics, median of 3) on a 2-core machine that other
-    work kept busy (load 4-6; a check of that file there: 0.6-1.1 s):
+    from the last keystroke to the final diagnostics, median of 3 in one run; the figures in
+    brackets are other runs, while other work kept the 2-core machine busier, up to load 6 and a
+    check of that file at 0.8-1.1 s):
     - In a thread of the server's process: the loop still reads every message while a check
       holds the GIL (CPython hands it over every 5 ms), but a stale check cannot be stopped, and
-      the newest text waits for it to end (half a check on average): 1.00 s (1.47 s in a busier
-      run, where a check took 0.8-1.1 s).
+      the newest text waits for it to end (half a check on average): 0.93 s (1.00; 1.47 s).
     - In a new Python process per check, killed when stale: each costs about 0.5 s of CPU to
-      start (imports, tables), paid at every keystroke while typing: 1.82 s in that busier run,
-      slower than the thread.
+      start (imports, tables), paid at every keystroke while typing: slower than the thread
+      (1.82 s in the run where the thread took 1.47 s).
     - In a child forked, per check, from a process that loaded the checker once (what Checker
       does): a fork costs milliseconds, a stale check is killed at once and its CPU is not
       spent, the job and the findings cross the pipe in a few milliseconds, and a check costs
       about 10% more than in the server's process (the child's first writes copy the pages it
-      shares with its parent; gc.freeze() there keeps the collector from adding to them): 0.83 s
-      (1.13 s in the busier run). The quick fixes' edits (parsed trees, which do not cross processes) are
-      made in the server's process, when a code action first asks for them.
+      shares with its parent; gc.freeze() there keeps the collector from adding to them):
+      0.73 s (0.83; 1.13 s). The quick fixes' edits (parsed trees, which do not cross processes)
+      are made in the server's process, when a code action first asks for them.
     So: a forked child where os.fork exists, the worker thread elsewhere.
     """
 
