@@ -332,6 +332,15 @@ def both_signatures(v1_obj, v2_obj):
             "v2_max_positional": max_positional(s2)}
 
 
+def required_renamed(v1_obj, renames):
+    """The renamed TF1 keywords that TF1's signature requires (no default): `block_size` of
+    `batch_to_space`. Renamed to TF2's keyword through `tf.compat.v1`, the call loses them."""
+    params = signature(v1_obj) or []
+    return sorted(n for n, kind, default in params
+                  if n in renames and default is inspect.Parameter.empty
+                  and kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY))
+
+
 def max_positional(params):
     """How many arguments a call can pass by position, or None when `*args` takes any number."""
     if any(kind is inspect.Parameter.VAR_POSITIONAL for _, kind, _ in params):
@@ -995,6 +1004,9 @@ def build():
         if path in TRANSFORM_NOTES:
             entry["note"] = TRANSFORM_NOTES[path]
         entry.update(both_signatures(v1_obj, v2_obj))
+        required = required_renamed(v1_obj, entry.get("args", {}))
+        if required:
+            entry["v1_required"] = required  # TF1's call fails without them: never renamed through compat.v1
         entry.update(prove_renames(path, v1_obj, v2_obj, entry.get("args", {}), entry.get("v1_params")))
         changed[path] = entry
 

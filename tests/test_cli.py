@@ -182,3 +182,30 @@ def test_jobs_is_validated_and_capped(project, monkeypatch):
     monkeypatch.setattr(cli, "_cores", lambda: 64)
     run("check", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "--jobs", "1000", "--no-cache")
     assert asked[-1] == 3  # no more workers than files
+
+
+ESTIMATOR = b"""import tensorflow as tf
+
+
+def model_fn(features, labels, mode):
+    return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_sum(features))
+
+
+est = tf.estimator.Estimator(model_fn)
+"""
+
+
+def test_a_program_built_on_an_estimator_is_named_once_at_the_top_and_in_the_summary(project):
+    """TF 2.21 has no tf.estimator: the report says which files cannot run at all, once each,
+    before the findings and in the closing line (check and fix); a file whose only TFM213 use is
+    a constant with a fix (`ModeKeys.PREDICT` -> "infer") is not among them."""
+    (project / "pkg" / "est.py").write_bytes(ESTIMATOR)
+    (project / "pkg" / "keys.py").write_bytes(b"import tensorflow as tf\nmode = tf.estimator.ModeKeys.PREDICT\n")
+    for args in (("check", "--no-cache", "pkg"), ("fix", "--no-cache", "pkg")):
+        out = run(*args).output
+        line = ("1 file uses `tf.estimator` (TFM213), removed in TensorFlow 2.16: it cannot run on "
+                "TensorFlow 2.21 until its Estimator is replaced (pkg/est.py).")
+        assert out.startswith(line), out[:300]
+        assert out.rstrip().endswith(line), out[-400:]
+        assert "keys.py" not in line
+    assert (project / "pkg" / "keys.py").read_text() == 'import tensorflow as tf\nmode = "infer"\n'

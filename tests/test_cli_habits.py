@@ -358,3 +358,151 @@ def test_show_settings_prints_the_configuration_a_path_takes(tmp_path, monkeypat
     assert 'select = ["TFM105"]' in flagged and flagged[-1] == "# enabled rules: TFM105"  # the flags on top
     nested = runner.invoke(app, ["check", "--show-settings", "sub"])
     assert nested.exit_code == 0 and "max-file-size = 1000000" in nested.stdout.splitlines()
+
+
+REPEATS = ("import tensorflow as tf\nds = tf.data.Dataset.range(3)\nonce = ds.repeat(False)\n"
+           "forever = ds.repeat(True)\nkept = ds.repeat(False)  # noqa: TFM105\n")
+
+
+def test_check_fix_is_tfmigrate_fix(tmp_path, monkeypatch):
+    """check --fix writes what fix writes, reports what remains as fix does, and takes fix's options."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text(REPEATS)
+    fixed = runner.invoke(app, ["fix", "--no-cache", "--format", "json", "a.py"])
+    written = (tmp_path / "a.py").read_text()
+    assert written != REPEATS
+    (tmp_path / "a.py").write_text(REPEATS)
+    checked = runner.invoke(app, ["check", "--fix", "--no-cache", "--format", "json", "a.py"])
+    assert (tmp_path / "a.py").read_text() == written
+    assert (checked.exit_code, checked.stdout) == (fixed.exit_code, fixed.stdout) == (1, checked.stdout)
+    assert [f["line"] for f in json.loads(checked.stdout)] == [4]  # repeat(True): an unsafe fix
+    (tmp_path / "a.py").write_text(REPEATS)
+    unsafe = runner.invoke(app, ["check", "--fix", "--unsafe-fixes", "--show-fixes", "--no-cache", "a.py"])
+    assert unsafe.exit_code == 0 and "2 × TFM105 (repeat-bool)" in unsafe.stdout
+    assert "forever = ds.repeat()\n" in (tmp_path / "a.py").read_text()
+    assert runner.invoke(app, ["check", "--fix", "--add-noqa", "a.py"]).exit_code == 2
+
+
+def test_check_fix_only_reports_nothing_about_what_remains(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text(REPEATS)
+    result = runner.invoke(app, ["check", "--fix-only", "--no-cache", "a.py"])
+    assert (result.exit_code, result.stdout) == (0, "Fixed 1 finding in 1 file.\n")  # repeat(True) is left
+    assert "once = ds\n" in (tmp_path / "a.py").read_text()
+    assert "repeat(True)" not in result.stdout + result.stderr
+    again = runner.invoke(app, ["check", "--fix-only", "--no-cache", "--format", "json", "a.py"])
+    assert (again.exit_code, json.loads(again.stdout)) == (0, [])
+    assert "No fixes applied." in again.stderr
+    (tmp_path / "a.py").write_text(REPEATS)
+    assert runner.invoke(app, ["check", "--fix-only", "--exit-non-zero-on-fix", "--no-cache", "a.py"]).exit_code == 1
+    (tmp_path / "a.py").write_text(REPEATS)
+    diff = runner.invoke(app, ["check", "--diff", "--no-cache", "a.py"])  # as Ruff: --diff implies --fix-only
+    assert diff.exit_code == 1 and "-once = ds.repeat(False)" in diff.stdout
+    assert (tmp_path / "a.py").read_text() == REPEATS
+
+
+def test_ignore_noqa_reports_and_fixes_what_noqa_silences(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text(REPEATS)
+    (tmp_path / "b.py").write_text("# tfmigrate: noqa\n" + REPEATS)
+    lines = lambda *args: [(f["path"], f["line"]) for f in json.loads(
+        runner.invoke(app, ["check", "--format", "json", *args, "a.py", "b.py"]).stdout)]  # the cache too
+    assert lines() == [("a.py", 3), ("a.py", 4)]
+    assert lines("--ignore-noqa") == [("a.py", 3), ("a.py", 4), ("a.py", 5), ("b.py", 4), ("b.py", 5), ("b.py", 6)]
+    assert lines() == [("a.py", 3), ("a.py", 4)]
+    runner.invoke(app, ["fix", "--ignore-noqa", "--no-cache", "a.py"])
+    assert "kept = ds  # noqa: TFM105\n" in (tmp_path / "a.py").read_text()
+
+
+def test_config_key_value_overrides_every_configuration(tmp_path, monkeypatch):
+    """--config "key = value" (a TOML pair) or --config PATH, both in one option as Ruff."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nignore = ["TFM105"]\n')
+    (tmp_path / "a.py").write_text(REPEATS)
+    (tmp_path / "other.toml").write_text('select = ["TFM104"]\n')
+    settings = lambda *args: runner.invoke(app, ["check", "--show-settings", *args, "."]).stdout.splitlines()
+    assert 'ignore = ["TFM105"]' in settings() and "native = false" in settings()
+    assert "native = true" in settings("--config", "native = true")
+    chosen = settings("--config", "select = ['TFM101']", "--config", "ignore = []")
+    assert chosen[-1] == "# enabled rules: TFM101"
+    assert settings("--config", "other.toml")[1] == "Settings path: other.toml"
+    assert settings("--config", "other.toml", "--config", "native = true")[-1] == "# enabled rules: TFM104"
+    result = runner.invoke(app, ["check", "--no-cache", "--format", "json", "--config", "ignore = []", "a.py"])
+    assert [f["rule"] for f in json.loads(result.stdout)] == ["TFM105", "TFM105"]
+    bad = runner.invoke(app, ["check", "--config", "nativ = true", "."])
+    assert bad.exit_code == 2 and "--config 'nativ = true': unknown key 'nativ'" in bad.stderr
+    two = runner.invoke(app, ["check", "--config", "other.toml", "--config", "pyproject.toml", "."])
+    assert two.exit_code == 2 and "a second configuration file" in two.stderr
+
+
+def test_extend_builds_on_another_configuration(tmp_path, monkeypatch):
+    """`extend`: a path (relative to the file naming it) whose settings are the base; the extending
+    file overrides them, its extend-select and extend-exclude add to theirs; cycles are an error."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "base.toml").write_text('select = ["TFM1"]\nnative = true\nextend-exclude = ["gen"]\n'
+                                                   'extend = "root.toml"\n')
+    (tmp_path / "shared" / "root.toml").write_text('target-version = "2.16"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nextend = "shared/base.toml"\nignore = ["TFM105"]\n'
+                                             'extend-exclude = ["legacy"]\n')
+    lines = runner.invoke(app, ["check", "--show-settings", "."]).stdout.splitlines()
+    assert lines[2] == (f"Extends: {tmp_path / 'shared' / 'base.toml'} -> {tmp_path / 'shared' / 'root.toml'} "
+                        "(each extends the next; this file's settings override theirs)")
+    assert {'select = ["TFM1"]', 'ignore = ["TFM105"]', "native = true", 'target-version = "2.16"',
+            'extend-exclude = ["gen", "legacy"]'} <= set(lines)
+    assert "TFM105" not in lines[-1] and "TFM104" in lines[-1] and "TFM201" not in lines[-1]
+    (tmp_path / "shared" / "root.toml").write_text('extend = "../pyproject.toml"\n')
+    cycle = runner.invoke(app, ["check", "."])
+    assert cycle.exit_code == 2 and "makes a cycle" in cycle.stderr and "root.toml" in cycle.stderr
+    (tmp_path / "shared" / "root.toml").write_text('extend = "missing.toml"\n')
+    missing = runner.invoke(app, ["check", "."])
+    assert missing.exit_code == 2 and "no such configuration file" in missing.stderr
+
+
+def test_help_says_which_options_are_aliases():
+    check = runner.invoke(app, ["check", "--help"], env={"COLUMNS": "200"}).stdout
+    assert "Alias of `tfmigrate fix`" in check and "--fix-only" in check and "--ignore-noqa" in check
+    assert "KEY=VALUE" in check
+    assert "also `tfmigrate rule CODE`" in runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
+
+
+def test_watch_checks_again_when_a_file_changes_until_ctrl_c(tmp_path):
+    import signal
+    import threading
+    import time
+
+    (tmp_path / "a.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(3)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "tfmigrate", "check", "--watch", "--no-cache", "--format", "concise"],
+                               cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True)
+    reader.start()
+
+    def wait_for(text: str, count: int) -> None:
+        deadline = time.monotonic() + 60
+        while sum(text in line for line in lines) < count:
+            assert time.monotonic() < deadline and process.poll() is None, "".join(lines)
+            time.sleep(0.1)
+
+    try:
+        wait_for("Watching for file changes", 1)
+        assert not any("TFM105" in line for line in lines)
+        with open(tmp_path / "a.py", "a") as handle:
+            handle.write("once = ds.repeat(False)\n")
+        wait_for("Watching for file changes", 2)
+        assert any(line.startswith("a.py:3:11: TFM105") for line in lines), "".join(lines)
+        (tmp_path / "b.py").write_text("import tensorflow as tf\nforever = tf.data.Dataset.range(3).repeat(True)\n")
+        wait_for("Watching for file changes", 3)
+        assert any(line.startswith("b.py:2:36: TFM105") for line in lines), "".join(lines)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0, "".join(lines)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    reader.join(timeout=10)
+    assert "File change detected" in "".join(lines)
+    refused = runner.invoke(app, ["check", "--watch", "--fix", str(tmp_path)])
+    assert refused.exit_code == 2 and "--watch" in refused.stderr

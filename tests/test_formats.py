@@ -221,3 +221,75 @@ def test_debt_is_a_warning_and_breakage_an_error_in_ci_formats(tmp_path, monkeyp
     assert (results["TFM202"]["level"], results["TFM202"]["properties"]["kind"]) == ("warning", "debt")
     assert "migration debt" in results["TFM202"]["message"]["text"]
     assert (results["TFM105"]["level"], results["TFM105"]["properties"]["kind"]) == ("error", "breaks")
+
+
+def _cell(source, form="list"):
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": source.splitlines(keepends=True) if form == "list" else source}
+
+
+def _notebook(form="list", **dumps):
+    """Findings in cell 3 (cell 2 is markdown: it counts, as Jupyter numbers cells)."""
+    cells = [_cell("import tensorflow as tf\n", form),
+             {"cell_type": "markdown", "metadata": {}, "source": ["# Data\n"]},
+             _cell("ds = tf.data.Dataset.range(3)\nonce = ds.shuffle(3).repeat(False)\n", form)]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, **dumps) + "\n"
+
+
+@pytest.mark.parametrize("form, dumps", [("list", {"indent": 1}), ("string", {"indent": 1}), ("list", {}),
+                                         ("list", {"indent": 2, "ensure_ascii": True})])
+def test_notebook_findings_point_at_the_ipynb_lines_and_name_the_cell(tmp_path, monkeypatch, form, dumps):
+    """github and sarif annotate the .ipynb file: the line and columns there that hold the flagged
+    code (not the line in the cell, which landed on `"cells": [`); every format says cell 3."""
+    monkeypatch.chdir(tmp_path)
+    text = _notebook(form, **dumps)
+    if dumps.get("ensure_ascii"):
+        text = text.replace('"# Data\\n"', '"# D\\u00e4ta \\ud83d\\ude00\\n"')  # escapes before the cell
+    (tmp_path / "nb.ipynb").write_text(text)
+    lines = text.splitlines()
+
+    def flagged(line, column, end_line, end_column):
+        assert line == end_line and lines[line - 1][column - 1:end_column - 1] == "repeat"
+        return lines[line - 1]
+
+    github = out("check", "--no-cache", "--format", "github").stdout.splitlines()
+    assert len(github) == 1
+    props = dict(p.split("=") for p in github[0].split("::")[1].split(" ", 1)[1].split(","))
+    held = flagged(*(int(props[k]) for k in ("line", "col", "endLine", "endColumn")))
+    assert "once = ds.shuffle(3).repeat(False)" in held
+    assert github[0].split("::", 2)[2].startswith("cell 3, line 2: `repeat(False)`")
+    result = json.loads(out("check", "--no-cache", "--format", "sarif").stdout)["runs"][0]["results"][0]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    flagged(region["startLine"], region["startColumn"], region["endLine"], region["endColumn"])
+    assert (result["properties"]["cell"], result["properties"]["cellLine"]) == (3, 2)
+    assert result["message"]["text"].startswith("cell 3, line 2: ")
+    assert out("check", "--no-cache", "--format", "concise").stdout.startswith("nb.ipynb:cell 3:2:22: TFM105 `repeat(False)`")
+    assert "nb.ipynb:cell 3:2:22: TFM105 repeat-bool" in out("check", "--no-cache").stdout
+    record = json.loads(out("check", "--no-cache", "--format", "json-lines").stdout)
+    assert (record["cell"], record["line"], record["column"]) == (3, 2, 22)
+    assert (record["file_range"]["line"], record["file_range"]["column"]) == (region["startLine"], region["startColumn"])
+    assert json.loads(out("check", "--no-cache", "--format", "json").stdout)[0]["cell"] == 3
+    case = ET.fromstring(out("check", "--no-cache", "--format", "junit").stdout).find("testsuite/testcase")
+    assert case.get("line") == str(region["startLine"]) and case.find("failure").text.startswith("cell 3, line 2, col 22,")
+
+
+def test_notebook_findings_from_the_cache_keep_their_cell(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nb.ipynb").write_text(_notebook(indent=1))
+    first = out("check", "--format", "github").stdout
+    assert first == out("check", "--format", "github").stdout and "line=26," in first  # the second from the cache
+    assert list((tmp_path / ".tfmigrate_cache").rglob("*.json"))
+
+
+def test_findings_after_a_fix_point_into_the_notebook_as_written(tmp_path, monkeypatch):
+    """fix removes line 1's repeat(False) in cell 3: the finding left (line 3 of the cell) points at
+    the line that holds it in the written file."""
+    monkeypatch.chdir(tmp_path)
+    text = _notebook(indent=1).replace('"once = ds.shuffle(3).repeat(False)\\n"',
+                                       '"once = ds.shuffle(3).repeat(False)\\n",\n    "forever = ds.repeat(True)\\n"')
+    (tmp_path / "nb.ipynb").write_text(text)
+    github = out("fix", "--no-cache", "--format", "github").stdout.splitlines()
+    props = dict(p.split("=") for p in github[0].split("::")[1].split(" ", 1)[1].split(","))
+    written = (tmp_path / "nb.ipynb").read_text().splitlines()
+    assert written[int(props["line"]) - 1].strip() == '"forever = ds.repeat(True)\\n"'
+    assert written[int(props["line"]) - 1][int(props["col"]) - 1:int(props["endColumn"]) - 1] == "repeat"

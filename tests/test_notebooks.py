@@ -38,7 +38,7 @@ def notebook(*cells, **dumps):
 
 
 def brief(findings):
-    return [(f.rule, f.message.split(":", 1)[0], f.line, f.column) for f in findings]
+    return [(f.rule, f"cell {f.cell}", f.line, f.column) for f in findings]
 
 
 BASIC = notebook(
@@ -53,7 +53,7 @@ def test_findings_name_the_cell_and_the_line_in_it():
     findings = check_notebook(BASIC, "nb.ipynb", CODES)
     assert brief(findings) == [("TFM105", "cell 4", 1, 22), ("TFM105", "cell 4", 2, 14)]
     assert all(f.path == "nb.ipynb" for f in findings)
-    assert findings[0].message.startswith("cell 4: `repeat(False)`")
+    assert findings[0].message.startswith("`repeat(False)`")
 
 
 def test_fix_rewrites_only_the_fixed_cell_source():
@@ -197,9 +197,9 @@ def test_cli_checks_and_fixes_notebooks(tmp_path, monkeypatch):
     result = runner.invoke(app, ["check", "nb.ipynb", "--format", "json", "--no-cache"])
     assert result.exit_code == 1
     rows = json.loads(result.stdout)
-    assert [(r["rule"], r["path"], r["line"], r["message"][:7]) for r in rows] == [
-        ("TFM105", "nb.ipynb", 1, "cell 4:"),
-        ("TFM105", "nb.ipynb", 2, "cell 4:"),
+    assert [(r["rule"], r["path"], r["cell"], r["line"], r["message"][:9]) for r in rows] == [
+        ("TFM105", "nb.ipynb", 4, 1, "`repeat(F"),
+        ("TFM105", "nb.ipynb", 4, 2, "`repeat(T"),
     ]
     rich = runner.invoke(app, ["check", "--no-cache"])  # directories find notebooks too
     assert rich.exit_code == 1 and "cell 4:" in rich.stdout and "other.ipynb" in rich.stdout

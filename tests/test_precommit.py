@@ -1,8 +1,10 @@
 """The hooks in .pre-commit-hooks.yaml, run by the real pre-commit: it clones a git repository of
 this working tree (uncommitted changes included), pip-installs it into its own virtualenv (from
-PyPI: needs the network) and runs `tfmigrate` and `tfmigrate-fix` on a throwaway repository."""
+PyPI: needs the network) and runs `tfmigrate` and `tfmigrate-fix` on a throwaway repository; and
+the README's snippet as written, against a clone tagged with the release tag its `rev` names."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,3 +101,33 @@ def test_pre_commit_hooks_check_then_fix(tmp_path):
 
     again = run("tfmigrate")
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_the_readmes_snippet_runs_as_written(tmp_path):
+    """The README's pre-commit configuration, copied as a user copies it: only the repository URL
+    becomes a clone of this tree in which the release tag `v<version>` was made (as on a
+    release); `rev` stays as the README writes it (before the version scheme it named a tag that
+    did not exist: pre-commit said `pathspec 'v0.1.0' did not match`)."""
+    from test_release import pyproject_version, readme_pre_commit_snippet
+
+    hook_repository(tmp_path / "hooks")
+    git(tmp_path / "hooks", "tag", "-a", f"v{pyproject_version()}", "-m", "release")
+    snippet = readme_pre_commit_snippet()
+    url = re.search(r"- repo: (\S+)", snippet).group(1)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(TF1 + "forever = ds.repeat(True)\n")
+    (project / ".pre-commit-config.yaml").write_text(snippet.replace(url, str(tmp_path / "hooks")))
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "TF1 code")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT", "VIRTUAL_ENV"))}
+    env.update(PRE_COMMIT_HOME=str(tmp_path / "cache"), NO_COLOR="1")
+    result = subprocess.run([str(PRE_COMMIT), "run", "--all-files", "--color", "never"], cwd=project, env=env,
+                            capture_output=True, text=True, timeout=600)
+    out = result.stdout + result.stderr
+    assert "did not match" not in out and "pathspec" not in out, out
+    assert result.returncode == 1, out  # the fix changed train.py, and repeat(True) is left
+    assert re.search(r"^tfmigrate-fix\.+Failed$", result.stdout, re.M), out
+    assert re.search(r"^tfmigrate\.+Failed$", result.stdout, re.M) and "train.py:5:14: TFM105" in result.stdout, out
+    assert ".repeat(False)" not in (project / "train.py").read_text()

@@ -75,6 +75,12 @@ class Finding:
     # "breaks": fails or computes something else under TensorFlow 2.21. "debt": TF1 API that
     # runs as it did through `tf.compat.v1` (the compat route), left for a TF2-native rewrite.
     kind: str = "breaks"
+    # A notebook's finding: `line`/`column` are within code cell `cell` (numbered as Jupyter shows
+    # them, every cell counting, from 1), and `file_range` is where that span sits in the .ipynb
+    # file's own JSON text, (line, column, end_line, end_column): what annotations on the file
+    # (github, sarif) point at. None for every other file.
+    cell: Optional[int] = None
+    file_range: Optional[Tuple[int, int, int, int]] = None
 
     def portable(self) -> "Finding":
         """This finding without the fix's edits (libcst nodes) and isolation, which only applying
@@ -88,7 +94,10 @@ class Finding:
         fix = data.get("fix")
         if fix is not None:
             fix = Fix(fix["applicability"], fix["description"], (), tuple(fix.get("requires", ())))
-        return cls(**{**data, "fix": fix})
+        where = data.get("file_range")
+        if isinstance(where, dict):
+            where = (where["line"], where["column"], where["end_line"], where["end_column"])
+        return cls(**{**data, "fix": fix, "file_range": where})
 
     def to_json(self) -> dict:
         return {
@@ -106,4 +115,7 @@ class Finding:
             else {"applicability": self.fix.applicability, "description": self.fix.description,
                   **({"requires": list(self.fix.requires)} if self.fix.requires else {})},
             "kind": self.kind,
+            **({} if self.cell is None else {"cell": self.cell}),
+            **({} if self.file_range is None else {"file_range": dict(zip(
+                ("line", "column", "end_line", "end_column"), self.file_range))}),
         }

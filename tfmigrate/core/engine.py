@@ -45,14 +45,16 @@ def _internal_error(path: str, what: str, error: BaseException) -> Finding:
 
 
 def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None, shims=None,
-          imported_by: Optional[str] = None, native: bool = False) -> _Pass:
+          imported_by: Optional[str] = None, native: bool = False, ignore_noqa: bool = False) -> _Pass:
     """Lint one file (`parsed`: its module, when the caller has parsed it already); no
-    exception escapes (it becomes a TFM000 finding)."""
+    exception escapes (it becomes a TFM000 finding). `ignore_noqa`: no `# noqa` comment (line
+    or file) silences anything, and none is reported unused (Ruff's --ignore-noqa)."""
     unreadable = unreadable_source(data, path, shims)
     if unreadable is not None:
         return _Pass(None, [unreadable])
     try:
-        return _lint_unguarded(data, path, noqa.file_codes(data, codes), parsed, shims, imported_by, native)
+        return _lint_unguarded(data, path, codes if ignore_noqa else noqa.file_codes(data, codes), parsed, shims,
+                               imported_by, native, ignore_noqa)
     except RecursionError:  # code nested deeper than tfmigrate's recursion limit (tfmigrate.core.deep)
         return _Pass(None, [make_finding(INTERNAL_ERROR, path, (
             "Cannot check this file: its code is nested too deeply for tfmigrate (the recursion limit "
@@ -75,7 +77,7 @@ def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
 
 
 def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module], shims=None,
-                    imported_by: Optional[str] = None, native: bool = False) -> _Pass:
+                    imported_by: Optional[str] = None, native: bool = False, ignore_noqa: bool = False) -> _Pass:
     if not might_use_tensorflow(data, shims):
         return _Pass(None, [])
     try:
@@ -99,7 +101,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     reports: List[Report] = [rep for rule in rules if rule not in walk.failed for rep in rule.reports]
     errors = [(rule.code, error) for rule, error in walk.failed.items()]
     _forget(ctx, rules)
-    may_be_stale = noqa.UNUSED_NOQA in codes and noqa.mentioned(source)
+    may_be_stale = noqa.UNUSED_NOQA in codes and noqa.mentioned(source) and not ignore_noqa
     if not reports and not errors and not may_be_stale:
         return _Pass(module, [])
     positions = Positions(module, data, source)
@@ -116,7 +118,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
         findings.append(make_finding(rep.code, path, rep.message, start, end, rep.fix, rep.debt))
     for code, error in errors:
         findings.append(_internal_error(path, f"in rule {code}", error))
-    findings, stale = noqa.suppress(findings, source, codes, list(catalogue()))
+    findings, stale = (findings, []) if ignore_noqa else noqa.suppress(findings, source, codes, list(catalogue()))
     if stale:
         findings += noqa.unused_findings(module, stale, path, make_finding, positions)
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
@@ -124,28 +126,29 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
 
 
 def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
-                 native: bool = False) -> List[Finding]:
+                 native: bool = False, ignore_noqa: bool = False) -> List[Finding]:
     """`shims`: the project's re-exports of TensorFlow (facts.project_imports.ProjectImports), or None. `imported_by`: a
     checked module of TF1 graph code that imports this one (graph_imports), or None. Runs with
     room for deeply nested code (tfmigrate.core.deep)."""
-    return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by, native=native).findings)
+    return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by, native=native,
+                                  ignore_noqa=ignore_noqa).findings)
 
 
 def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False,
-               shims=None, imported_by=None, native: bool = False) -> FileResult:
+               shims=None, imported_by=None, native: bool = False, ignore_noqa: bool = False) -> FileResult:
     """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
     result would not parse is refused (reported as TFM000) and the others still apply.
     `native`: a TF1 graph script is first rewritten as eager TF2 where it can be (TFM216)."""
 
     def lint(current: bytes, parsed: Optional[cst.Module]) -> _Pass:
-        return _lint(current, path, codes, parsed, shims, imported_by, native)
+        return _lint(current, path, codes, parsed, shims, imported_by, native, ignore_noqa)
 
     return run_deep(fix_to_fixed_point, data, path, codes, lint, unsafe, record, native)
 
 
 def lint_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
-                native: bool = False):
+                native: bool = False, ignore_noqa: bool = False):
     """check_source's whole pass: the findings with their fixes, and the parsed module and
     positions those fixes refer to (`module` is None when the file was not parsed), for a caller
     that applies one fix at a time (the editor's quick fixes, through tfmigrate.api)."""
-    return run_deep(_lint, data, path, codes, None, shims, imported_by, native)
+    return run_deep(_lint, data, path, codes, None, shims, imported_by, native, ignore_noqa)

@@ -24,7 +24,11 @@ from tfmigrate.facts.keras_classes import KerasClasses, module_classes
 from tfmigrate.facts.names import dotted
 from tfmigrate.facts.source_search import SourceSearch
 
-_DECISIVE = re.compile(rf"(?:{GRAPH_ONLY_TEXT})$|feed_dict=$")
+_DECISIVE = re.compile(rf"(?:{GRAPH_ONLY_TEXT})$|feed_dict=$|^(?:test_|cached_)?session\(\)$")  # (test sessions unaliased)
+# A tf.test.TestCase running its graph in a session: `test_session()` is TF1's alone; TF2's tests
+# use `cached_session()` / `session()` too, with `self.evaluate`, so those count with a `.run(`.
+_TEST_SESSION = re.compile(r"\bself\s*\.\s*(test_session|cached_session|session)\s*\(")
+_SESSION_RUN = re.compile(r"\bsess\w*\s*\.\s*run\s*\(")
 # Under Keras 3 these exist only with TensorFlow's legacy Keras (the tf-keras package).
 _LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|contrib\.rnn\.\w+|keras\.[\w.]+"
 # A line at column 0 (a top-level statement, not a def or class) that makes or enters a session.
@@ -126,9 +130,18 @@ class ProgramMode:
             feed = re.search(r"[(,]\s*\bfeed_dict\s*=(?!=)", self.source)  # `feed_dict = {...}`: a name only
         if feed:
             matches.append(feed)
+        if self._tf_aliases and "session" in self.source:
+            runs = None
+            for test in _TEST_SESSION.finditer(self.source):
+                if test.group(1) != "test_session":
+                    runs = runs if runs is not None else _SESSION_RUN.search(self.source) is not None
+                    if not runs:
+                        continue
+                matches.append(test)
         for match in sorted(matches, key=lambda m: m.start()):
             start = match.start()
-            what = "feed_dict=" if "feed_dict" in match.re.pattern else _squash(match.group(0))
+            what = ("feed_dict=" if "feed_dict" in match.re.pattern else
+                    f"self.{match.group(1)}()" if match.re is _TEST_SESSION else _squash(match.group(0)))
             if what in seen or (start and self.source[start - 1] == ".") or not self._is_code(start):
                 continue  # seen already; `self.tf.X` is not the module; a string or a comment
             seen.add(what)

@@ -485,6 +485,24 @@ def guarded(ctx, leaf: str) -> bool:
 
 # Evidence of a TF1 signature in a call -------------------------------------------------
 
+def fails_in_tf2(ref: TF1Ref) -> bool:
+    """Whether TF2's signature rejects this call: a keyword it does not take, more positional
+    arguments than it takes, or `name_scope(None)`. The other evidence (TF1's gradient of
+    softmax cross-entropy, a position read as another parameter) is a call TF2 runs differently."""
+    entry = ref.entry
+    v2_params = entry.get("v2_params") or []
+    most = entry.get("v2_max_positional", len(v2_params))
+    for key in ref.evidence:
+        if key == "labels-gradient" or key.startswith("passes "):
+            continue
+        if key.startswith("#"):
+            if most is not None and int(key[1:]) >= most:
+                return True
+            continue
+        return True  # a TF1-only keyword, or name=None
+    return False
+
+
 def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...]:
     """What in this call only TF1's signature explains: keywords TF2's does not take, and
     positions ("#i", 0-based) where TF2's takes something else. A position whose meaning merely

@@ -14,7 +14,7 @@ from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import EQUAL, joined, keyword
 from tfmigrate.facts.names import Spelling, dotted
-from tfmigrate.facts.references import TF1Ref, labels_arg
+from tfmigrate.facts.references import TF1Ref, fails_in_tf2, labels_arg
 
 
 def spelling_like(ref: TF1Ref, ctx, api: str) -> Spelling:
@@ -33,7 +33,9 @@ def generic_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
     """A rename to the measured replacement: TF2-native when it is a drop-in, else the
     compat.v1 fallback (only where the code does not already go through compat.v1)."""
     if ref.section == "changed":
-        return changed_fix(ref, ctx)
+        return changed_fix(ref, ctx) or tf1_signature_fix(ref, ctx)
+    if ref.section == "diverged":
+        return tf1_signature_fix(ref, ctx)
     if ref.section != "removed":
         return None
     replacement = api_table.replacement(ref.path)
@@ -71,6 +73,18 @@ def generic_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
         # Resolving proves the name, not the call: a rewrite the generator did not run is unsafe.
         return Fix("unsafe", f"Replace with `{reference.code}` ({kind}; not run on a sample)", tuple(edits))
     return Fix(applicability, f"Replace with `{reference.code}` ({kind})", tuple(edits))
+
+
+def tf1_signature_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
+    """A call that TF2's signature rejects was written for TF1's function of that name:
+    `tf.compat.v1.<name>` is that function, arguments unchanged (`tf.name_scope(name,
+    values=[x])`). Only where TF2's would raise, so the code cannot have meant TF2's."""
+    if ref.call is None or ref.spelled_v1 or ref.routed or ref.entry.get("same_object") or not fails_in_tf2(ref):
+        return None  # (a module TFM200 routes gets TF1's function with the rest of it)
+    reference = spelling_like(ref, ctx, f"compat.v1.{ref.path}")
+    edits = (Replace(ref.node, reference.expression()),) + tuple(reference.import_edits())
+    return Fix("safe", f"Call `{reference.code}`, TF1's function, which takes these arguments "
+               "(compat.v1 fallback)", edits)
 
 
 def rename_arguments(call: cst.Call, replacement: dict):
@@ -172,10 +186,11 @@ def changed_fix(ref: TF1Ref, ctx=None) -> Optional[Fix]:
     """Rename the TF1 keywords to TF2's (`keep_prob=p` -> `rate=1 - p`); drop removed keywords
     (safe only for the performance hints TF2 ignores). The callee is unchanged. Through
     `tf.compat.v1`, a new keyword is used only where TF1's signature takes it too (so the call
-    keeps working before and after the alias goes), and a positional `keep_prob` becomes `rate`.
+    keeps working before and after the alias goes; so too in a module TFM200 routes), and a positional `keep_prob` becomes `rate`.
     `labels` of TF1's softmax cross-entropy is wrapped in `stop_gradient` (TF1's gradients under
     both). Other positional evidence has no fix."""
     entry, call = ref.entry, ref.call
+    v1 = ref.spelled_v1 or ref.routed  # TF1's function, now or once TFM200 routes the module
     transformer = entry.get("transformer")
     if call is None or ref.section != "changed" or transformer not in _PLAIN_TRANSFORMERS:
         return None
@@ -209,12 +224,13 @@ def changed_fix(ref: TF1Ref, ctx=None) -> Optional[Fix]:
         if arg is labels:
             arg = arg.with_changes(value=cst.Call(func=stop.expression(), args=[cst.Arg(arg.value)]))
         if i in positions or (key == "keep_prob" and transformer == "dropout"):
-            if "rate" in present or (ref.spelled_v1 and "rate" not in v1_params):
+            if "rate" in present or (v1 and "rate" not in v1_params):
                 return None
             arg = arg.with_changes(keyword=cst.Name("rate"), equal=EQUAL, value=_one_minus(arg.value))
         elif key in renames:
-            if renames[key] in present or (ref.spelled_v1 and renames[key] not in v1_params):
-                return None  # both spellings passed, or TF1's would not take the new one
+            if renames[key] in present or (v1 and (renames[key] not in v1_params
+                                                   or key in entry.get("v1_required", ()))):
+                return None  # both spellings passed, or TF1's would not take the new one (or needs the old)
             if key in entry.get("args_differ", {}):
                 return None  # the generator ran the rename: it does not give TF1's outputs
             form = entry.get("arg_values", {}).get(key)
@@ -223,7 +239,7 @@ def changed_fix(ref: TF1Ref, ctx=None) -> Optional[Fix]:
                 # `block_shape=[2, 2]`, proven by the generator); TF1's alias of that keyword
                 # takes TF1's form, so not through compat.v1; the value is written twice, so
                 # only a plain name or literal.
-                if ref.spelled_v1 or not isinstance(arg.value, (cst.Name, cst.Integer, cst.Attribute)):
+                if v1 or not isinstance(arg.value, (cst.Name, cst.Integer, cst.Attribute)):
                     return None
                 arg = arg.with_changes(value=cst.parse_expression(form.format(_code(arg.value))))
             elif key not in entry.get("renames_proven", ()):

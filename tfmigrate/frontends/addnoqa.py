@@ -25,7 +25,6 @@ from tfmigrate.findings import Finding
 UNSILENCEABLE = api.UNSILENCEABLE
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _LINE_BYTES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_CELL = re.compile(r"^cell (\d+): ")
 
 
 @dataclass
@@ -159,8 +158,8 @@ def _compiles(data: bytes) -> bool:
 
 
 def add_to_notebook(data: bytes, findings: Sequence[Finding], reason: Optional[str] = None) -> Result:
-    """A notebook with the noqa comments in its code cells (a finding's message says its cell:
-    `cell N: ...`, its line is the line in that cell). Only the `source` of those cells changes."""
+    """A notebook with the noqa comments in its code cells (a finding's `cell` says its cell,
+    its line is the line in that cell). Only the `source` of those cells changes."""
     from tfmigrate.workspace import nbsplice
     from tfmigrate.workspace import notebooks
 
@@ -173,9 +172,8 @@ def add_to_notebook(data: bytes, findings: Sequence[Finding], reason: Optional[s
     by_cell: Dict[int, List[Finding]] = defaultdict(list)
     left: List[Finding] = []
     for f in findings:
-        match = _CELL.match(f.message)
-        if match and int(match.group(1)) - 1 in cells:
-            by_cell[int(match.group(1)) - 1].append(f)
+        if f.cell is not None and f.cell - 1 in cells:
+            by_cell[f.cell - 1].append(f)
         else:
             left.append(f)
     sources: Dict[int, str] = {}

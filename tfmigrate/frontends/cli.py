@@ -34,7 +34,8 @@ class Format(str, Enum):
 
 
 PATHS = typer.Argument(None, help="Files or directories (default: .); '-' reads standard input.")
-CONFIG = typer.Option(None, "--config", help="A tfmigrate.toml or pyproject.toml to use instead of the nearest one.")
+CONFIG = typer.Option(None, "--config", metavar="PATH|KEY=VALUE", help="A tfmigrate.toml or pyproject.toml to use instead of the nearest one, or a TOML `key = value` pair that overrides that key of every configuration, e.g. --config \"native = true\" or --config \"select = ['TFM101']\" (as Ruff: repeatable, one file at most; other flags still override it).")
+IGNORE_NOQA = typer.Option(None, "--ignore-noqa/--no-ignore-noqa", help="Report (and fix) findings even where a `# noqa` comment would silence them (as Ruff).")
 SELECT = typer.Option(None, "--select", help="Rule codes or prefixes to enable instead of the defaults (every rule marked on in `tfmigrate rules`), e.g. TFM1 or TFM104.")
 EXTEND_SELECT = typer.Option(None, "--extend-select", help="Rule codes or prefixes to enable in addition.")
 IGNORE = typer.Option(None, "--ignore", help="Rule codes or prefixes to disable.")
@@ -127,12 +128,13 @@ def _fail(message: str) -> None:
 
 
 def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None,
-              respect_gitignore=None, exclude=None, extend_exclude=None, max_file_size=None, native=None):
+              respect_gitignore=None, exclude=None, extend_exclude=None, max_file_size=None, native=None,
+              ignore_noqa=None):
     from tfmigrate.workspace.config import ConfigError, resolve
 
     try:
         settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude,
-                           respect_gitignore, exclude, extend_exclude, max_file_size, native)
+                           respect_gitignore, exclude, extend_exclude, max_file_size, native, ignore_noqa)
         settings.codes()
         return settings
     except ConfigError as error:
@@ -225,8 +227,12 @@ def _settings_text(path: str, settings) -> str:
 
     own = settings.for_path(path)
     lines = [f"Resolved settings for: {path}", f"Settings path: {own.source or 'none (the defaults, no configuration file)'}"]
+    if own.extends:
+        lines.append(f"Extends: {' -> '.join(str(p) for p in own.extends)} (each extends the next; this file's settings override theirs)")
+    if own.ignore_noqa:
+        lines.append("# --ignore-noqa: no noqa comment silences a finding")
     for field in dataclasses.fields(own):
-        if field.name in ("resolver", "source"):
+        if field.name in ("resolver", "source", "extends", "ignore_noqa"):
             continue
         value = getattr(own, field.name)
         lines.append(f"{field.name.replace('_', '-')} = {json.dumps(str(value) if isinstance(value, os.PathLike) else value)}")
@@ -362,7 +368,7 @@ class _CheckCommand(TyperCommand):
 @app.command(cls=_CheckCommand)
 def check(
     paths: Optional[List[str]] = PATHS,
-    config: Optional[str] = CONFIG,
+    config: Optional[List[str]] = CONFIG,
     select: Optional[List[str]] = SELECT,
     extend_select: Optional[List[str]] = EXTEND_SELECT,
     ignore: Optional[List[str]] = IGNORE,
@@ -389,15 +395,39 @@ def check(
     verbose: bool = VERBOSE,
     show_files: bool = typer.Option(False, "--show-files", help="List the files that would be checked, one a line, and exit (as Ruff)."),
     show_settings: bool = typer.Option(False, "--show-settings", help="Print the settings the first path takes (its configuration file, with the flags on top) and exit (as Ruff)."),
+    ignore_noqa: Optional[bool] = IGNORE_NOQA,
+    fix_: bool = typer.Option(False, "--fix/--no-fix", help="Alias of `tfmigrate fix` (as Ruff's check --fix): apply the fixes, then report what remains; takes fix's options below."),
+    fix_only: bool = typer.Option(False, "--fix-only/--no-fix-only", help="Apply the fixes and report nothing about the findings that remain: exit 0 unless an error (or --exit-non-zero-on-fix and a fix was applied), as Ruff. Implies --fix."),
+    unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="With --fix or --fix-only: also apply fixes that may change behaviour (as `fix --unsafe-fixes`)."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes and write nothing (as `fix --diff`); implies --fix-only, as Ruff."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --fix-only: list the fixes applied, per file and rule (as `fix --show-fixes`)."),
+    exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="With --fix or --fix-only: exit 1 when a fix was applied (as `fix --exit-non-zero-on-fix`)."),
+    watch: bool = typer.Option(False, "--watch", "-w", help="Check again whenever a .py or .ipynb file under the paths (or their configuration) changes, until Ctrl-C (as Ruff; polls modification times)."),
 ) -> None:
-    """Report TF1 code and TF2 pitfalls."""
+    """Report TF1 code and TF2 pitfalls (with --fix, the same as `tfmigrate fix`)."""
+    if watch:
+        again = dict(locals(), watch=False)
+        _watch(paths or ["."], lambda: check(**again), fix_ or fix_only or diff or add_noqa or add_noqa_reason is not None
+               or update_baseline or show_files or show_settings or paths == ["-"] or bool(output_file))
     paths = paths or ["."]
-    settings = _settings(paths, config, select, extend_select, ignore, target_version, force_exclude=force_exclude,
+    fix_only = fix_only or diff  # as Ruff: check --diff implies --fix-only
+    fixing = fix_ or fix_only
+    settings = _settings(paths, config, select, extend_select, ignore, target_version,
+                         unsafe_fixes if fixing else None, force_exclude=force_exclude,
                          respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude,
-                         max_file_size=max_file_size, native=native)
+                         max_file_size=max_file_size, native=native, ignore_noqa=ignore_noqa)
     if show_settings:
         _emit(_settings_text(paths[0], settings))
         raise typer.Exit(0)
+    if fixing and not show_files:
+        used = [name for name, on in (("--baseline", baseline), ("--update-baseline", update_baseline),
+                                      ("--add-noqa", add_noqa or add_noqa_reason is not None)) if on]
+        if used:
+            _fail(f"{used[0]} cannot be used with --fix or --fix-only")
+        _fix(paths, unsafe_fixes, native, diff, show_fixes, config, select, extend_select, ignore, target_version,
+             fmt, output_file, statistics, exit_zero, exit_non_zero_on_fix, fail_on, jobs, no_cache, stdin_filename,
+             force_exclude, max_file_size, respect_gitignore, exclude, extend_exclude, quiet, verbose, ignore_noqa,
+             only=fix_only)
     if add_noqa_reason is not None:
         add_noqa = True
     if add_noqa and (paths == ["-"] or baseline):
@@ -420,6 +450,63 @@ def check(
         outcomes, extra = _baseline(baseline, update_baseline, outcomes)
     findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra, quiet=quiet)
     raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
+
+
+WATCH_INTERVAL = 0.5  # seconds between two looks at the files' modification times
+
+
+def _watch(paths: List[str], run, refused: bool) -> None:
+    """`check --watch`: run, then run again whenever a .py / .ipynb file under `paths` (or the
+    configuration they take) is added, removed or modified; Ctrl-C stops it with exit code 0."""
+    import time
+    from datetime import datetime
+
+    if refused:
+        _fail("--watch reports on the files as they change: it cannot be used with --fix, --fix-only, --diff, "
+              "--add-noqa, --update-baseline, --show-files, --show-settings, --output-file or '-' (standard input)")
+
+    def state() -> dict:
+        from tfmigrate.workspace.config import ConfigError, resolve
+        from tfmigrate.workspace.files import discover
+
+        try:
+            settings = resolve(paths)
+            files = discover([p for p in paths if os.path.exists(p)], lambda p: settings.for_path(p).excluded(p))
+            configs = {c for f in files for own in [settings.for_path(f)] for c in (own.source, *own.extends) if c}
+        except ConfigError:
+            files, configs = discover([p for p in paths if os.path.exists(p)]), set()
+        seen = {}
+        for path in [*files, *map(str, configs)]:
+            try:
+                info = os.stat(path)
+                seen[path] = (info.st_mtime_ns, info.st_size)
+            except OSError:
+                pass
+        return seen
+
+    def once() -> None:
+        try:
+            run()
+        except typer.Exit:  # findings (1) or a configuration error (2): keep watching
+            pass
+        sys.stdout.flush()
+        _say(f"[{datetime.now():%H:%M:%S}] Watching for file changes under {', '.join(paths)} (Ctrl-C to stop).")
+
+    try:
+        _say(f"[{datetime.now():%H:%M:%S}] Starting tfmigrate check in watch mode...")
+        last = state()
+        once()
+        while True:
+            time.sleep(WATCH_INTERVAL)
+            now = state()
+            if now != last:
+                changed = sorted(set(now.items()) ^ set(last.items()))
+                last = now
+                _say(f"[{datetime.now():%H:%M:%S}] File change detected ({changed[0][0]}): checking again...")
+                once()
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        raise typer.Exit(0)
 
 
 def _add_noqa(tasks, outcomes, reason: Optional[str], quiet: bool, exit_zero: bool = False) -> None:
@@ -463,7 +550,7 @@ def fix(
     native: Optional[bool] = typer.Option(None, "--native/--no-native", help="Rewrite TF1 graph scripts (Session, placeholder, feed_dict) to eager TF2 where tfmigrate can; check: say which construct stops it."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes and write nothing."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="List the fixes applied (with --diff: that would be), per file and rule."),
-    config: Optional[str] = CONFIG,
+    config: Optional[List[str]] = CONFIG,
     select: Optional[List[str]] = SELECT,
     extend_select: Optional[List[str]] = EXTEND_SELECT,
     ignore: Optional[List[str]] = IGNORE,
@@ -484,11 +571,24 @@ def fix(
     extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE,
     quiet: bool = QUIET,
     verbose: bool = VERBOSE,
+    ignore_noqa: Optional[bool] = IGNORE_NOQA,
 ) -> None:
-    """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point."""
+    """Apply fixes in place (safe ones unless --unsafe-fixes), to a fixed point (also `tfmigrate
+    check --fix`)."""
+    _fix(paths, unsafe_fixes, native, diff, show_fixes, config, select, extend_select, ignore, target_version, fmt,
+         output_file, statistics, exit_zero, exit_non_zero_on_fix, fail_on, jobs, no_cache, stdin_filename,
+         force_exclude, max_file_size, respect_gitignore, exclude, extend_exclude, quiet, verbose, ignore_noqa)
+
+
+def _fix(paths, unsafe_fixes, native, diff, show_fixes, config, select, extend_select, ignore, target_version, fmt,
+         output_file, statistics, exit_zero, exit_non_zero_on_fix, fail_on, jobs, no_cache, stdin_filename,
+         force_exclude, max_file_size, respect_gitignore, exclude, extend_exclude, quiet, verbose, ignore_noqa,
+         only: bool = False) -> None:
+    """`tfmigrate fix`, and `check --fix`; `only` (`check --fix-only`): the findings that remain
+    are not reported and do not change the exit code."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes, force_exclude,
-                         respect_gitignore, exclude, extend_exclude, max_file_size, native)
+                         respect_gitignore, exclude, extend_exclude, max_file_size, native, ignore_noqa)
     _check_output(output_file)
     tasks = _tasks(paths, settings, "fix", diff, no_cache, stdin_filename)
     if not tasks:
@@ -501,16 +601,23 @@ def fix(
     from tfmigrate.frontends import report
 
     listing = report.fixes_listing(_applied(outcomes), would=diff) if show_fixes and not quiet else ""
+    if only and not diff:  # --fix-only: the findings left are neither reported nor counted
+        import dataclasses
+
+        outcomes = [dataclasses.replace(o, findings=[]) for o in outcomes]
+        exit_zero, fail_on = True, FailOn.any
     if paths == ["-"] and not diff:
         sys.stdout.buffer.write(outcomes[0].output or b"")
         findings = [f for o in outcomes for f in o.findings]
+        if exit_non_zero_on_fix and fixed:
+            exit_zero = False
         if findings:
             sys.stderr.write(report.render_concise(findings))
         if listing:
             _say(listing)
         if not quiet:
-            _say(report.closing_text(findings, len(tasks), fixed, fixed_files))
-        raise typer.Exit(1 if findings and not exit_zero else 0)
+            _say(_fixed_line(fixed, fixed_files) if only else report.closing_text(findings, len(tasks), fixed, fixed_files))
+        raise typer.Exit(1 if (findings or only) and not exit_zero else 0)
     if diff:
         _emit("".join(o.diff for o in outcomes))
         if listing:
@@ -523,13 +630,21 @@ def fix(
         raise typer.Exit(1 if fixed_files else 0)
     needs = report.requirements_line(r for o in outcomes for r in o.requires)
     rich = fmt is Format.rich and not statistics
+    if only and rich:
+        if listing:
+            _emit(listing)
+        if not quiet:
+            _emit(_fixed_line(fixed, fixed_files) + "\n")
+        if needs:
+            _stderr().print(needs, soft_wrap=True, markup=False)
+        raise typer.Exit(1 if exit_non_zero_on_fix and fixed else 0)
     findings = _render(fmt, outcomes, output_file, statistics, len(tasks), fixed, fixed_files, extra=needs,
                        listing=listing if rich else "", quiet=quiet)
     if not rich:  # machine formats keep stdout parseable: the summary goes to stderr
         if listing:
             _say(listing)
         if not quiet:
-            _say(report.closing_text(findings, len(tasks), fixed, fixed_files))
+            _say(_fixed_line(fixed, fixed_files) if only else report.closing_text(findings, len(tasks), fixed, fixed_files))
         if needs:
             _stderr().print(needs, soft_wrap=True, markup=False)
     elif quiet and needs:
@@ -539,6 +654,13 @@ def fix(
     raise typer.Exit(_exit_code(findings, exit_zero, fail_on))
 
 
+def _fixed_line(fixed: int, files: int) -> str:
+    """What `check --fix-only` says: the fixes, nothing about the findings left."""
+    if not fixed:
+        return "No fixes applied."
+    return f"Fixed {fixed} finding{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}."
+
+
 class RulesFormat(str, Enum):
     text = "text"
     json = "json"
@@ -546,7 +668,7 @@ class RulesFormat(str, Enum):
 
 @app.command()
 def rules(
-    config: Optional[str] = CONFIG,
+    config: Optional[List[str]] = CONFIG,
     select: Optional[List[str]] = SELECT,
     ignore: Optional[List[str]] = IGNORE,
     fmt: RulesFormat = typer.Option(RulesFormat.text, "--format", "--output-format", help="text (two lines or more a rule, readable in 80 columns) or json."),
@@ -599,7 +721,7 @@ def server() -> None:
 
 
 @app.command()
-def clean(config: Optional[str] = CONFIG) -> None:
+def clean(config: Optional[List[str]] = CONFIG) -> None:
     """Remove the .tfmigrate_cache folder."""
     import shutil
 

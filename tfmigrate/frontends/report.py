@@ -27,9 +27,29 @@ def render_json_lines(findings: Sequence[Finding]) -> str:
     return "".join(json.dumps(f.to_json(), ensure_ascii=False) + "\n" for f in findings)
 
 
+def where(finding: Finding) -> str:
+    """`line:col`, or in a notebook `cell N:line:col` (the line in that cell), as Ruff prints them."""
+    cell = "" if finding.cell is None else f"cell {finding.cell}:"
+    return f"{cell}{finding.line}:{finding.column}"
+
+
+def in_file(finding: Finding) -> Tuple[int, int, int, int]:
+    """(line, column, end_line, end_column) in the file itself: for a notebook's finding, in the
+    .ipynb file's JSON text (the line that holds the cell's source line), not in the cell."""
+    if finding.cell is None:
+        return finding.line, finding.column, finding.end_line, finding.end_column
+    return finding.file_range or (1, 1, 1, 1)
+
+
+def _cell_said(finding: Finding, message: str) -> str:
+    """A message placed on the .ipynb file's lines, saying the cell and the line in it."""
+    return message if finding.cell is None else f"cell {finding.cell}, line {finding.line}: {message}"
+
+
 def render_concise(findings: Sequence[Finding]) -> str:
-    """flake8-style: one `path:line:col: CODE message` line per finding."""
-    return "".join(f"{f.path}:{f.line}:{f.column}: {f.rule} {f.message}\n" for f in findings)
+    """flake8-style: one `path:line:col: CODE message` line per finding (`path:cell N:line:col:`
+    in a notebook)."""
+    return "".join(f"{f.path}:{where(f)}: {f.rule} {f.message}\n" for f in findings)
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
@@ -48,16 +68,18 @@ def level(finding: Finding) -> str:
 
 def _worded(finding: Finding) -> str:
     """The message, saying so when the finding is migration debt."""
-    return finding.message + (DEBT_NOTE if finding.kind == "debt" else "")
+    return _cell_said(finding, finding.message) + (DEBT_NOTE if finding.kind == "debt" else "")
 
 
 def render_github(findings: Sequence[Finding]) -> str:
-    """GitHub Actions workflow commands: annotations on the pull request's diff."""
+    """GitHub Actions workflow commands: annotations on the pull request's diff (a notebook's on
+    the .ipynb file's lines, the message saying the cell and the line in it)."""
     out = []
     for f in findings:
+        line, column, end_line, end_column = in_file(f)
         props = (
             f"title={_gh_escape(f'tfmigrate {f.rule} ({f.name})', True)},file={_gh_escape(f.path, True)},"
-            f"line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
+            f"line={line},col={column},endLine={end_line},endColumn={end_column}"
         )
         out.append(f"::{level(f)} {props}::{_gh_escape(_worded(f))}\n")
     return "".join(out)
@@ -71,12 +93,17 @@ def render_junit(findings: Sequence[Finding]) -> str:
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.path].append(f)
+    dead = estimator_line(findings)
+    if dead and not quiet:
+        console.print(Text(dead + "\n", style="bold"), soft_wrap=True)
     for path, items in by_file.items():
         suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(items)), failures=str(len(items)), errors="0")
         for f in items:
-            case = ET.SubElement(suite, "testcase", name=f"tfmigrate.{f.rule}", classname=path, line=str(f.line), column=str(f.column))
-            failure = ET.SubElement(case, "failure", message=f.message, type=f.rule)
-            failure.text = f"line {f.line}, col {f.column}, {f.rule} {f.name}: {f.message}"
+            line, column = in_file(f)[:2]
+            case = ET.SubElement(suite, "testcase", name=f"tfmigrate.{f.rule}", classname=path, line=str(line), column=str(column))
+            failure = ET.SubElement(case, "failure", message=_cell_said(f, f.message), type=f.rule)
+            cell = "" if f.cell is None else f"cell {f.cell}, "
+            failure.text = f"{cell}line {f.line}, col {f.column}, {f.rule} {f.name}: {f.message}"
     if not findings:
         ET.SubElement(root, "testsuite", name="tfmigrate", tests="0", failures="0", errors="0")
     ET.indent(root)
@@ -99,8 +126,9 @@ def sarif_uri(path: str) -> str:
 def _sarif_region(f: Finding) -> dict:
     """Lines and columns are 1-based in SARIF (the schema's minimum); an end never precedes the
     start."""
-    start = (max(f.line, 1), max(f.column, 1))
-    end = max(start, (f.end_line, f.end_column))
+    line, column, end_line, end_column = in_file(f)
+    start = (max(line, 1), max(column, 1))
+    end = max(start, (end_line, end_column))
     return {"startLine": start[0], "startColumn": start[1], "endLine": end[0], "endColumn": end[1]}
 
 
@@ -144,6 +172,9 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             "properties": {
                 "fix": None if f.fix is None else {"applicability": f.fix.applicability, "description": f.fix.description},
                 "kind": f.kind,  # "breaks" under TF 2.21, or "debt": runs through tf.compat.v1
+                # a notebook's: the region is on the .ipynb file's lines; this is the cell, and
+                # the line and column in it
+                **({} if f.cell is None else {"cell": f.cell, "cellLine": f.line, "cellColumn": f.column}),
             },
         }
         results.append(result)
@@ -251,11 +282,14 @@ def render_rich(
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.path].append(f)
+    dead = estimator_line(findings)
+    if dead and not quiet:
+        console.print(Text(dead + "\n", style="bold"), soft_wrap=True)
     for path, items in by_file.items():
         rows: List[Row] = [[(path, "bold underline")]]
         lines = sources.get(path, "").splitlines()
         for f in items:
-            rows.append([(f"{path}:{f.line}:{f.column}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")]
+            rows.append([(f"{path}:{where(f)}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")]
                         + ([(DEBT_NOTE, "dim")] if f.kind == "debt" else []))
             rows.extend(_snippet(lines, f))
             rows.append([("   = ", "blue"), (f.message, "")])
@@ -324,7 +358,23 @@ def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, f
         parts.append(f" {safe} fixable with `tfmigrate fix`.")
     if unsafe:
         parts.append(f" {unsafe} more with `tfmigrate fix --unsafe-fixes`.")
+    dead = estimator_line(findings)
+    if dead:
+        parts.append(f" {dead}")
     return Text("".join(parts), style="bold")
+
+
+def estimator_line(findings: Iterable[Finding], shown: int = 5) -> str:
+    """The files built on `tf.estimator` (a TFM213 finding without a fix), said once: TF 2.21 has
+    no `tf.estimator`, so each fails as a whole however many other findings it has."""
+    paths = sorted({f.path for f in findings if f.rule == "TFM213" and f.fix is None})
+    if not paths:
+        return ""
+    names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
+    one = len(paths) == 1
+    return (f"{len(paths)} file{'s' * (not one)} use{'s' * one} `tf.estimator` (TFM213), removed in TensorFlow 2.16: "
+            f"{'it' if one else 'each'} cannot run on TensorFlow 2.21 until {'its' if one else 'their'} Estimator "
+            f"is replaced ({names}).")
 
 
 REQUIREMENTS = {

@@ -300,12 +300,9 @@ class Linter:
             return checked
         if job is None or not cells:
             return checked
-        cell = re.compile(r"^cell (\d+): ")
         for finding in (run("check", job) if run is not None else api.check(job).findings):
-            match = cell.match(finding.message)
-            if match and 1 <= int(match.group(1)) <= len(cells):
-                uri = cells[int(match.group(1)) - 1][0]
-                checked.findings[uri].append(replace(finding, message=finding.message[match.end():]))
+            if finding.cell is not None and 1 <= finding.cell <= len(cells):
+                checked.findings[cells[finding.cell - 1][0]].append(replace(finding, cell=None, file_range=None))
 
         def fix_all(unsafe: bool):
             outcome = api.fix(job, unsafe)

@@ -13,7 +13,7 @@ from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.api_rename import generic_fix, keras_class_obstacle
 from tfmigrate.facts.names import dotted
-from tfmigrate.facts.references import TF1Ref
+from tfmigrate.facts.references import TF1Ref, fails_in_tf2
 from tfmigrate.rules.base import ReferenceRule
 
 
@@ -167,24 +167,6 @@ def _describe_evidence(ref: TF1Ref) -> str:
     return "; ".join(parts)
 
 
-def _fails_in_tf2(ref: TF1Ref) -> bool:
-    """Whether TF2's signature rejects this call: a keyword it does not take, more positional
-    arguments than it takes, or `name_scope(None)`. The other evidence (TF1's gradient of
-    softmax cross-entropy, a position read as another parameter) is a call TF2 runs differently."""
-    entry = ref.entry
-    v2_params = entry.get("v2_params") or []
-    most = entry.get("v2_max_positional", len(v2_params))
-    for key in ref.evidence:
-        if key == "labels-gradient" or key.startswith("passes "):
-            continue
-        if key.startswith("#"):
-            if most is not None and int(key[1:]) >= most:
-                return True
-            continue
-        return True  # a TF1-only keyword, or name=None
-    return False
-
-
 def changed_message(ref: TF1Ref, fix: Optional[Fix] = None) -> str:
     entry = ref.entry
     code = dotted(ref.node) or spelled(ref.path)
@@ -201,7 +183,7 @@ def changed_message(ref: TF1Ref, fix: Optional[Fix] = None) -> str:
         head = f"{name} is TF1's `{ref.path}`, not TF2's `tf.{ref.path}`: {entry['note']}."
         if what:
             head += f" This use: {what}."
-    elif not _fails_in_tf2(ref) and (not ref.spelled_v1 or ref.evidence == ("labels-gradient",)):
+    elif not fails_in_tf2(ref) and (not ref.spelled_v1 or ref.evidence == ("labels-gradient",)):
         # Valid TF2 call whose meaning changed (TF1's gradient of softmax cross-entropy).
         gradient = " (the same loss; training differs only when `labels` carries gradients)" \
             if "labels-gradient" in ref.evidence else ""
@@ -218,6 +200,9 @@ def changed_message(ref: TF1Ref, fix: Optional[Fix] = None) -> str:
         head = f"{name} is called with its TF1 signature, which {fails} in TensorFlow 2: {what}."
     if fix is not None:
         return f"{head} The fix: {fix.description[0].lower()}{fix.description[1:]}."
+    if ref.routed and ref.section == "changed":
+        return (f"{head} In this TF1 graph module TFM200's fix runs it through `tf.compat.v1`, whose "
+                "signature takes this call.")
     note = entry.get("note") if ref.section == "changed" else None
     if ref.evidence == ("name=None",):
         note = "TF2 has no spelling for it; graph code can keep `tf.compat.v1.name_scope(None)`"

@@ -14,7 +14,8 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.facts import api_table
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
+from tfmigrate.fixers import contrib_homes
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.fixers.arguments import joined
 from tfmigrate.facts.references import GoneRef, TF1Ref
@@ -29,7 +30,7 @@ MODULES = {
     "framework": "use `tf.nest` for nest, the tf-slim package for `arg_scope`/`add_arg_scope`, and `tf.compat.v1` for graph helpers",
     "eager": "eager execution is the TF2 default: use `tf.Variable`, `tf.GradientTape`, `tf.function`, `tf.train.Checkpoint`",
     "learn": "train with Keras `model.fit` or a custom `tf.GradientTape` loop; load data with `tf.keras.datasets` or `tf.data`",
-    "seq2seq": "no TF2 equivalent ships with TensorFlow (tensorflow-addons' port is archived and does not support Keras 3): use Keras layers such as `tf.keras.layers.Attention` or vendor the code",
+    "seq2seq": "no TF2 equivalent ships with TensorFlow (`sequence_loss` with literal flags is fixed to its formula; tensorflow-addons' port is archived and does not support Keras 3): use Keras layers such as `tf.keras.layers.Attention` or vendor the code",
     "data": "use `tf.data.experimental` or the `tf.data.Dataset` methods",
     "summary": "use the TF2 `tf.summary` API (`tf.summary.create_file_writer`, `tf.summary.scalar`, ...)",
     "distributions": "use TensorFlow Probability (`tfp.distributions`)",
@@ -37,7 +38,7 @@ MODULES = {
     "opt": "use `tf.keras.optimizers` (e.g. `AdamW`); optimizers without a Keras counterpart must be vendored",
     "metrics": "use `tf.keras.metrics` (or `tf.compat.v1.metrics` in graph-mode code)",
     "losses": "use `tf.keras.losses` (or `tf.compat.v1.losses` in graph-mode code)",
-    "training": "use a dict or dataclass for `HParams`, `tf.train.checkpoints_iterator`, and `tf.data` for input queues",
+    "training": "`HParams` has no TF 2.21 class (`from tensorflow.contrib.training import HParams` is fixed by a local one where the file calls no method it lacks, such as `to_proto`); use `tf.train.checkpoints_iterator`, and `tf.data` for input queues",
     "tpu": "use `tf.distribute.TPUStrategy` (or `tf.compat.v1.tpu` for the graph-mode ops)",
     "distribute": "use `tf.distribute`",
     "cluster_resolver": "use `tf.distribute.cluster_resolver`",
@@ -152,6 +153,9 @@ class Contrib(GoneApiRule):
         return MODULES.get(module or "", "use a TF2 API or a maintained package instead")
 
     def _usage_fix(self, ref: TF1Ref, module: Optional[str], parts) -> Optional[Fix]:
+        home = contrib_homes.usage_fix(self.ctx, ref)
+        if home is not None:
+            return home
         if ref.section == "contrib":  # TensorFlow's own rename, still resolving
             table_ref = TF1Ref(node=ref.node, path=ref.path, section="removed", entry=ref.entry, spelled_v1=False, call=ref.call)
             return _native_rename(self.ctx, table_ref)
@@ -159,7 +163,7 @@ class Contrib(GoneApiRule):
             return None
         leaf = parts[2]
         if module == "layers" and self.ctx.fact(ProgramMode).graph and leaf in SLIM_LAYERS:
-            return _slim_fix(self.ctx, ref, leaf)
+            return contrib_homes.slim_fix(self.ctx, ref, leaf)
         if module == "layers":
             return _layers_fix(self.ctx, ref, leaf)
         if module == "eager" and leaf in EAGER:
@@ -175,6 +179,9 @@ class Contrib(GoneApiRule):
             return f"{what}, and nothing here uses `{ref.local}` any more. Remove the import.", fix
         if module == "slim" and ref.path == "contrib.slim":
             return f"{what}: {hint}.", _slim_import_fix(ref)
+        fix = contrib_homes.hparams_import_fix(self.ctx, ref) or contrib_homes.slim_module_import_fix(ref)
+        if fix is not None:
+            return f"{what}. {fix.description}.", fix
         return f"{what}: {hint}. No automatic fix.", None
 
 
@@ -245,14 +252,6 @@ def _layers_fix(ctx, ref: TF1Ref, leaf: str) -> Optional[Fix]:
         target = "keras.regularizers.L2" if leaf == "l2_regularizer" else "keras.regularizers.L1"
         return _rename(ctx, ref.node, target, "safe", [cst.Arg(value=value)], call)
     return None
-
-
-def _slim_fix(ctx, ref: TF1Ref, leaf: str) -> Fix:
-    """In TF1 graph code, `tf.contrib.layers.X` -> `tf_slim.X`: the same function, moved to the
-    tf-slim package, so variables, collections and numbers are TF1's."""
-    edits = (Replace(ref.node, cst.parse_expression(f"tf_slim.{leaf}")), AddImport("import tf_slim"))
-    return Fix("safe", f"Replace with `tf_slim.{leaf}` (the same function in the tf-slim package: `pip install tf-slim`)",
-               edits, requires=("tf-slim",))
 
 
 def _slim_import_fix(ref: GoneRef) -> Optional[Fix]:

@@ -14,6 +14,7 @@ migration debt, not removed API.
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from typing import Optional, Tuple
 
@@ -25,6 +26,8 @@ from tfmigrate.facts.references import TF1Ref
 from tfmigrate.rules._removed_api import RemovedApiRule
 
 FLAG_MODULES = ("app.flags", "flags")
+# A module that reads the command line itself: absl's `app.run` would reject its flags.
+_PARSES_ARGV = re.compile(r"\bargparse\b|\bparse_(?:known_)?args\s*\(|\bgetopt\b|\bsys\s*\.\s*argv\b")
 
 
 def _tokens(source: str):
@@ -179,9 +182,17 @@ class AppFlags(RemovedApiRule):
             gone = f"{name} runs under TensorFlow 2.21 only through `tf.compat.v1` (TF1's wrapper of absl)"
         else:
             gone = f"{name} was removed in TensorFlow 2 (it wrapped absl)"
+        if path == "app.run" and not ref.spelled_v1 and not ref.routed:
+            fix = self._compat_fix(ref, "TF1's, which ignores command-line flags the program does not define")
+            return (f"{gone}. Absl's `app.run(main)` rejects command-line flags this program does not "
+                    f"define, which TF1's ignored. {fix.description}.", fix)
         if path == "app.run" or path.startswith("app.run."):
             fix = self._run_fix(ref)
             what = f"{gone}: use absl's `app.run(main)`"
+            if fix is None and _PARSES_ARGV.search(self.ctx.source):
+                return (f"{what}, but this module reads the command line itself (argparse, getopt or "
+                        "`sys.argv`), and absl rejects the flags it does not define. Keep it until those "
+                        "flags are absl flags; no automatic fix."), None
             if fix is None:
                 return f"{what}; a bare `tf.app.run()` called `__main__.main`, which this module does not define. No automatic fix.", None
             return f"{what}; absl rejects unknown command-line flags that `tf.app.run` ignored. {fix.description}.", fix
@@ -241,19 +252,19 @@ class AppFlags(RemovedApiRule):
             (Replace(node, cst.Name(local)), AddImport(plan.import_for("flags"))),
         )
 
-    def _compat_fix(self, ref: TF1Ref) -> Optional[Fix]:
+    def _compat_fix(self, ref: TF1Ref, why: str = "it parses the command line on first use, as TF1's did") -> Optional[Fix]:
         """`tf.app.flags.FLAGS` -> `tf.compat.v1.app.flags.FLAGS`: TF1's wrapper, which parses
-        `sys.argv` on first access (it wraps absl's FLAGS, so absl's DEFINE_* and `app.run` fill it)."""
+        `sys.argv` on first access (it wraps absl's FLAGS, so absl's DEFINE_* and `app.run` fill it).
+        `tf.app.run` -> `tf.compat.v1.app.run`: TF1's, which ignores flags nobody defined."""
         if ref.spelled_v1 or ref.routed:
             return None  # runs as it is; in a TF1 graph module TFM200 moves it with the rest
         reference = spelling_like(ref, self.ctx, f"compat.v1.{ref.path}")
-        return Fix("safe", f"Replace with `{reference.code}` (a compat.v1 fallback, not TF2-native: "
-                           "it parses the command line on first use, as TF1's did)",
+        return Fix("safe", f"Replace with `{reference.code}` (a compat.v1 fallback, not TF2-native: {why})",
                    (Replace(ref.node, reference.expression()), *reference.import_edits()))
 
     def _run_fix(self, ref: TF1Ref) -> Optional[Fix]:
         plan = self._plan()
-        if ref.path != "app.run" or plan.app is None:
+        if ref.path != "app.run" or plan.app is None or _PARSES_ARGV.search(self.ctx.source):
             return None
         node = self._module_node(ref, 1)
         if node is None or isinstance(node, cst.Name):

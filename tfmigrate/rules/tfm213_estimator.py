@@ -1,10 +1,12 @@
 """TFM213: `tf.estimator` (and `tf.compat.v1.estimator`, `tf.contrib.tpu.TPUEstimator`), removed in
-TensorFlow 2.16. The replacement is Keras `model.fit` or a custom loop: guidance, no fix."""
+TensorFlow 2.16. The replacement is Keras `model.fit` or a custom loop: guidance, no fix, but
+for the `ModeKeys` constants (their string values)."""
 from __future__ import annotations
 
 from typing import Optional, Tuple
 
 from tfmigrate.findings import Fix
+from tfmigrate.fixers import contrib_homes
 from tfmigrate.facts.references import GoneRef, TF1Ref
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
 
@@ -51,4 +53,7 @@ class Estimator(GoneApiRule):
         name = spelled_gone(ref)
         if isinstance(ref, GoneRef) and ref.statement is not None:
             return f"Importing `{name}` fails under TensorFlow 2: it {where}. Instead, {FIT}. No automatic fix.", None
+        fix = contrib_homes.usage_fix(self.ctx, ref)
+        if fix is not None:
+            return f"`{name}` {where}. {fix.description}.", fix
         return f"`{name}` {where}: {hint}. No automatic fix.", None

@@ -15,6 +15,10 @@ from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.findings import Finding
 
 CACHE_DIR = ".tfmigrate_cache"
+# What a cached finding holds, beside the tool version: bumped when Finding.to_json changes between
+# releases, so that a development checkout never reads entries an older build wrote.
+# 2: a notebook's findings carry their cell and their place in the .ipynb file.
+ENTRY_FORMAT = 2
 
 
 class Cache:
@@ -26,7 +30,7 @@ class Cache:
 
     def _entry(self, path: str) -> Path:
         digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
-        return self.folder / __version__ / digest[:2] / f"{digest}.json"
+        return self.folder / f"{__version__}-{ENTRY_FORMAT}" / digest[:2] / f"{digest}.json"
 
     def get(self, path: str, fingerprint: str) -> Optional[List[Finding]]:
         try:

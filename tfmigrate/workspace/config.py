@@ -1,8 +1,9 @@
 """Settings: `[tool.tfmigrate]` in pyproject.toml, or tfmigrate.toml / .tfmigrate.toml (top-level
 keys), or `--config FILE`. As in Ruff, each file takes the nearest configuration at or above it
-(so `check src tests` and `check tests src` agree), and the flags override every file's. Every
-key, rule code and glob is validated: a mistake is an error naming the file and the key, never a
-silently ignored setting.
+(so `check src tests` and `check tests src` agree), a configuration may `extend` another (whose
+settings are the base it overrides), `--config "key = value"` overrides every configuration's key,
+and the flags override all of that. Every key, rule code and glob is validated: a mistake is an
+error naming the file (or the --config) and the key, never a silently ignored setting.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from tfmigrate.catalogue import SelectionError, catalogue, select as select_codes
 
@@ -26,7 +27,7 @@ DEFAULT_EXCLUDE = (
 _KEYS = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
     "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases", "force-exclude",
-    "max-file-size", "native",
+    "max-file-size", "native", "extend",
 }
 # A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst takes about
 # 0.7-1 GB of memory and seconds per MB of source; at 800 KB the costliest file bench/large_files.py
@@ -56,6 +57,9 @@ class Settings:
     # The project's own re-exports of TensorFlow: {"pkg.compat.tfv1": "tensorflow.compat.v1"}.
     tensorflow_aliases: Dict[str, str] = field(default_factory=dict)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; 0: no limit
+    ignore_noqa: bool = False  # --ignore-noqa: no `# noqa` comment silences anything (a flag only)
+    # The configuration files `source` extends, nearest first (its `extend`, that file's, ...).
+    extends: Tuple[Path, ...] = ()
     # The other files' settings (see Resolver); None: these settings hold for every file.
     resolver: Optional["Resolver"] = field(default=None, compare=False, repr=False)
 
@@ -175,9 +179,21 @@ def _config_in(folder: Path) -> Optional[Path]:
     return None
 
 
-def load(path: Optional[Path]) -> Settings:
-    if path is None:
-        return Settings()
+def load(path: Optional[Path], overrides: Sequence[str] = ()) -> Settings:
+    """The settings of the configuration file `path` (None: the defaults), built on the files it
+    extends, with the `--config "key = value"` overrides on top."""
+    values: dict = {}
+    if path is not None:
+        values, extends = _file_values(path, ())
+        values.update(root=path.parent.resolve(), source=path, extends=extends)
+    for text in overrides:
+        values = _layer(values, override(text), add=False)
+    return Settings(**values)
+
+
+def _file_values(path: Path, seen: Tuple[Path, ...]) -> Tuple[dict, Tuple[Path, ...]]:
+    """The settings `path` sets, on top of those of the file its `extend` names (a path relative
+    to `path`'s folder), and the files extended, nearest first."""
     table = _table(path)
     section = "[tool.tfmigrate]" if path.name == "pyproject.toml" else "top level"
     if table is None:
@@ -187,8 +203,69 @@ def load(path: Optional[Path]) -> Settings:
     unknown = sorted(set(table) - _KEYS)
     if unknown:
         raise ConfigError(f"{path}: unknown key {unknown[0]!r} in {section} (known: {', '.join(sorted(_KEYS))})")
-    where = lambda key: f"{path}: {key}"  # noqa: E731
-    values: dict = {"root": path.parent.resolve(), "source": path}
+    own = _values(table, str(path))
+    if "extend" not in table:
+        return own, ()
+    named = table["extend"]
+    if not isinstance(named, str) or not named.strip():
+        raise ConfigError(f"{path}: extend: expected the path of another configuration file, got {named!r}")
+    base = Path(os.path.normpath(path.parent.absolute() / os.path.expanduser(named)))
+    chain = (*seen, Path(os.path.normpath(path.absolute())))
+    if any(os.path.realpath(base) == os.path.realpath(p) for p in chain):
+        cycle = " -> ".join(str(p) for p in (*chain, base))
+        raise ConfigError(f"{path}: extend = {named!r} makes a cycle: {cycle}; a configuration cannot extend itself")
+    if not base.is_file():
+        raise ConfigError(f"{path}: extend = {named!r}: no such configuration file {base}")
+    below, extends = _file_values(base, chain)
+    return _layer(below, own), (base, *extends)
+
+
+def override(text: str) -> dict:
+    """`--config "key = value"`: the settings one TOML pair sets, as a configuration file's key."""
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # pragma: no cover - older Pythons
+        import tomli as tomllib
+    where = f"--config {text!r}"
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{where}: neither a configuration file nor a TOML `key = value` pair ({error})") from None
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(_KEYS - {'extend'}))})")
+    if "extend" in table:
+        raise ConfigError(f"{where}: `extend` belongs in a configuration file; to use another file, give its path: "
+                          "--config PATH")
+    return _values(table, where)
+
+
+# Lists a layer adds to the one below (Ruff's extend-select and extend-exclude across `extend`).
+_ADDED = ("extend_select", "ignore", "extend_exclude")
+
+
+def _layer(below: dict, top: dict, add: bool = True) -> dict:
+    """Settings values `top` laid over `below`: a key `top` sets replaces the one below, except
+    (with `add`, a file over the one it extends) the lists in _ADDED and per-file-ignores, which
+    add to it; a `select` starts the selection again (as a --select)."""
+    merged = dict(below)
+    if "select" in top:
+        for name in ("select", *_ADDED[:2]):
+            merged.pop(name, None)
+    for name, value in top.items():
+        if add and name in _ADDED and name in merged:
+            merged[name] = [*merged[name], *value]
+        elif add and name == "per_file_ignores" and name in merged:
+            merged[name] = {**merged[name], **value}
+        else:
+            merged[name] = value
+    return merged
+
+
+def _values(table: dict, label: str) -> dict:
+    """The Settings fields a table of known keys sets, each value checked (errors name `label`)."""
+    where = lambda key: f"{label}: {key}"  # noqa: E731
+    values: dict = {}
     if "select" in table:
         values["select"] = _codes(where("select"), table["select"])
     if "extend-select" in table:
@@ -218,7 +295,7 @@ def load(path: Optional[Path]) -> Settings:
         values["tensorflow_aliases"] = _aliases(where("tensorflow-aliases"), table["tensorflow-aliases"])
     if "max-file-size" in table:
         values["max_file_size"] = file_size(where("max-file-size"), table["max-file-size"])
-    return Settings(**values)
+    return values
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(|b|kb|mb|gb|kib|mib|gib)\s*$", re.IGNORECASE)
@@ -274,6 +351,7 @@ class Flags:
     extend_exclude: Optional[List[str]] = None
     max_file_size: Optional[str] = None
     native: Optional[bool] = None
+    ignore_noqa: Optional[bool] = None
 
     def check(self) -> None:
         """Validate the flags once, before any file is looked at."""
@@ -296,7 +374,7 @@ class Flags:
             changes["extend_select"] = [*changes.get("extend_select", settings.extend_select), *self.extend_select]
         if self.ignore:
             changes["ignore"] = [*changes.get("ignore", settings.ignore), *self.ignore]
-        for name in ("unsafe_fixes", "target_version", "force_exclude", "respect_gitignore", "native"):
+        for name in ("unsafe_fixes", "target_version", "force_exclude", "respect_gitignore", "native", "ignore_noqa"):
             if getattr(self, name) is not None:
                 changes[name] = getattr(self, name)
         if self.exclude:
@@ -313,9 +391,10 @@ class Resolver:
     above the file's folder (or the one `--config` names, for every file), with the flags on
     top. Each config file is read once and each folder looked up once, however many files."""
 
-    def __init__(self, flags: Flags, config: Optional[Path] = None):
+    def __init__(self, flags: Flags, config: Optional[Path] = None, overrides: Sequence[str] = ()):
         self._flags = flags
         self._forced = config
+        self._overrides = tuple(overrides)
         self._nearest: Dict[str, Optional[Path]] = {}  # folder -> its nearest config
         self._loaded: Dict[Optional[Path], Settings] = {}
 
@@ -326,7 +405,7 @@ class Resolver:
             config = self._config_for(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
         settings = self._loaded.get(config)
         if settings is None:
-            settings = self._loaded[config] = replace(self._flags.over(load(config)), resolver=self)
+            settings = self._loaded[config] = replace(self._flags.over(load(config, self._overrides)), resolver=self)
         return settings
 
     def _config_for(self, folder: str) -> Optional[Path]:
@@ -358,9 +437,29 @@ def _globs(values: Optional[List[str]]) -> Optional[List[str]]:
     return [g.strip() for v in values for g in v.split(",") if g.strip()]
 
 
+def config_options(config: Union[None, str, Sequence[str]]) -> Tuple[Optional[Path], List[str]]:
+    """`--config` values as Ruff takes them: the path of a configuration file (one at most), or
+    TOML `key = value` pairs overriding a key of every configuration (checked here)."""
+    values = [config] if isinstance(config, str) else list(config or ())
+    path: Optional[Path] = None
+    pairs = []
+    for value in values:
+        if "=" in value and not os.path.isfile(value):
+            override(value)
+            pairs.append(value)
+        elif path is not None:
+            raise ConfigError(f"--config {value}: a second configuration file (the first: {path}); "
+                              "--config takes one file, and any number of `key = value` pairs")
+        elif not os.path.isfile(value):
+            raise ConfigError(f"{value}: no such config file")
+        else:
+            path = Path(value)
+    return path, pairs
+
+
 def resolve(
     paths: List[str],
-    config: Optional[str] = None,
+    config: Union[None, str, Sequence[str]] = None,
     select: Optional[List[str]] = None,
     extend_select: Optional[List[str]] = None,
     ignore: Optional[List[str]] = None,
@@ -372,16 +471,13 @@ def resolve(
     extend_exclude: Optional[List[str]] = None,
     max_file_size: Optional[str] = None,
     native: Optional[bool] = None,
+    ignore_noqa: Optional[bool] = None,
 ) -> Settings:
     """The settings of the first path (its cache folder is the run's), which answer
-    `for_path` for every other file."""
+    `for_path` for every other file. `config`: --config's values (see config_options)."""
     flags = Flags(select, extend_select, ignore, unsafe_fixes, target_version, force_exclude, respect_gitignore,
-                  _globs(exclude), _globs(extend_exclude), max_file_size, native)
+                  _globs(exclude), _globs(extend_exclude), max_file_size, native, ignore_noqa)
     flags.check()
-    forced = None
-    if config is not None:
-        forced = Path(config)
-        if not forced.is_file():
-            raise ConfigError(f"{config}: no such config file")
+    forced, overrides = config_options(config)
     first = paths[0] if paths and paths[0] != "-" else os.getcwd()
-    return Resolver(flags, forced).for_path(first)
+    return Resolver(flags, forced, overrides).for_path(first)

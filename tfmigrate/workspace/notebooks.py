@@ -3,12 +3,14 @@
 The code cells are joined into one virtual module, so that `import tensorflow as tf` in one cell
 resolves `tf.data` in a later one, as the kernel does. IPython magics and shell escapes become
 marker comments before parsing and are put back byte for byte after fixing; a comment line tags
-where each cell starts, so a fix that shifts lines still lands in its own cell. A finding names its
-cell in the message (`cell N: `, counting every cell as Jupyter shows them) and its line within
-that cell. Only the changed cells' "source" values are rewritten in the notebook's text.
+where each cell starts, so a fix that shifts lines still lands in its own cell. A finding carries
+its cell (`Finding.cell`, counting every cell as Jupyter shows them), its line within that cell,
+and where that span sits in the .ipynb file's JSON text (`Finding.file_range`, for annotations on
+the file). Only the changed cells' "source" values are rewritten in the notebook's text.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -180,9 +182,92 @@ def python_cells(nb: _Notebook) -> List[_Cell]:
     return cells
 
 
-def _in_cell(finding: Finding, number: int, line: int, end_line: int) -> Finding:
+class _Locator:
+    """Where a cell's characters sit in the notebook's JSON text: a position (line, column) in
+    a cell becomes the (line, column) of the .ipynb file, escapes and all (`"source"` a list of
+    lines, one per JSON line as nbformat writes it, or one string, or compact one-line JSON)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        try:
+            self.spans = nbsplice.source_spans(text)
+        except ValueError:
+            self.spans = {}
+        self.offsets: Dict[int, Optional[Tuple[str, List[int]]]] = {}
+
+    def _cell(self, index: int) -> Optional[Tuple[str, List[int]]]:
+        """(the cell's source, the JSON text offset of each of its characters and one past)."""
+        if index not in self.offsets:
+            self.offsets[index] = None
+            span = self.spans.get(index)
+            if span is not None:
+                literals = span.items if self.text[span.start] == "[" else [(span.start, span.end)]
+                source, offsets = [], []
+                for start, end in literals:
+                    value, raw = self._decode(start, end)
+                    if value is None:
+                        return None
+                    source.append(value)
+                    offsets.extend(raw)
+                end = literals[-1][1] - 1 if literals else span.start + 1
+                self.offsets[index] = ("".join(source), offsets + [end])
+        return self.offsets[index]
+
+    def _decode(self, start: int, end: int) -> Tuple[Optional[str], List[int]]:
+        """A JSON string literal text[start:end] and the offset where each character's spelling
+        starts (a \\u escape pair is one character, as json reads it)."""
+        text, raw, i = self.text, [], start + 1
+        while i < end - 1:
+            raw.append(i)
+            if text[i] != "\\":
+                i += 1
+            elif text[i + 1] != "u":
+                i += 2
+            elif (0xD800 <= int(text[i + 2 : i + 6], 16) < 0xDC00 and text[i + 6 : i + 8] == "\\u"
+                  and 0xDC00 <= int(text[i + 8 : i + 12], 16) < 0xE000):
+                i += 12
+            else:
+                i += 6
+        try:
+            value = json.loads(text[start:end])
+        except ValueError:
+            return None, []
+        return (value, raw) if isinstance(value, str) and len(value) == len(raw) else (None, [])
+
+    def position(self, index: int, line: int, column: int) -> Optional[Tuple[int, int]]:
+        """The file's (line, column), both from 1, of cell `index`'s (line, column), from 1."""
+        cell = self._cell(index)
+        if cell is None:
+            return None
+        source, offsets = cell
+        lines = re.findall(r"[^\n]*\n|[^\n]+", source) or [""]
+        line = min(max(line, 1), len(lines))
+        at = sum(len(text) for text in lines[: line - 1]) + min(max(column, 1) - 1, len(lines[line - 1]))
+        offset = offsets[min(at, len(offsets) - 1)]
+        row = bisect.bisect_right(self.starts, offset)
+        return row, offset - self.starts[row - 1] + 1
+
+    def range(self, index: int, finding: Finding) -> Optional[Tuple[int, int, int, int]]:
+        start = self.position(index, finding.line, finding.column)
+        end = self.position(index, finding.end_line, finding.end_column)
+        if start is None or end is None:
+            return None
+        return start + max(start, end)
+
+
+def _in_cell(finding: Finding, index: int, line: int, end_line: int) -> Finding:
+    """`finding` (on cell `index`'s text, or on the virtual module) given in cell `index`."""
     message = finding.message.replace("Cannot parse this file", "Cannot parse this cell")
-    return replace(finding, line=line, end_line=end_line, message=f"cell {number}: {message}")
+    return replace(finding, line=line, end_line=end_line, message=message, cell=index + 1)
+
+
+def _located(findings: List[Finding], text: str) -> List[Finding]:
+    """Each cell's finding with where it sits in `text`, the notebook's JSON as written, sorted."""
+    if any(f.cell is not None for f in findings):  # a notebook without findings costs no second reading
+        where = _Locator(text)
+        findings = [f if f.cell is None else replace(f, file_range=where.range(f.cell - 1, f)) for f in findings]
+    return sorted(findings, key=lambda f: (f.cell or 0, f.line, f.column, f.rule))
 
 
 def _map(findings: Sequence[Finding], virtual: bytes, tag: str, first: int) -> List[Finding]:
@@ -197,7 +282,7 @@ def _map(findings: Sequence[Finding], virtual: bytes, tag: str, first: int) -> L
     for f in findings:
         start, index = next((s, i) for s, i in reversed(starts) if s <= f.line or s == 1)
         end = max(f.end_line - start + 1, f.line - start + 1)
-        mapped.append(_in_cell(f, index + 1, max(f.line - start + 1, 1), end))
+        mapped.append(_in_cell(f, index, max(f.line - start + 1, 1), end))
     return mapped
 
 
@@ -261,16 +346,12 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
             good.append(cell)
         except Exception as error:
             finding = engine.parse_error(shown, error, cell.text.encode("utf-8"))  # whatever the selection
-            broken.append(_in_cell(finding, cell.index + 1, finding.line, finding.end_line))
+            broken.append(_in_cell(finding, cell.index, finding.line, finding.end_line))
     return nb, good, broken
 
 
-def _sort(findings: List[Finding]) -> List[Finding]:
-    number = lambda f: int(f.message[5:].split(":", 1)[0]) if f.message.startswith("cell ") else 0
-    return sorted(findings, key=lambda f: (number(f), f.line, f.column, f.rule))
-
-
-def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, native: bool = False) -> List[Finding]:
+def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, native: bool = False,
+                   ignore_noqa: bool = False) -> List[Finding]:
     """`native` is taken and ignored: `fix --native` moves code across a module, so across cells;
     a notebook is never rewritten natively (and TFM216 does not speak for one)."""
     from tfmigrate.core import engine
@@ -278,44 +359,47 @@ def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, na
     nb, cells, findings = _prepare(data, shown, codes)
     if cells:
         virtual = nb.virtual(cells)
-        findings += _map(engine.check_source(virtual, shown, codes, shims=shims), virtual, nb.tag, cells[0].index)
-    return _sort(findings)
+        found = engine.check_source(virtual, shown, codes, shims=shims, ignore_noqa=ignore_noqa)
+        findings += _map(found, virtual, nb.tag, cells[0].index)
+    return _located(findings, nb.text) if nb is not None else findings
 
 
 def fix_notebook(data: bytes, shown: str, codes: Sequence[str], unsafe: bool = False, shims=None,
-                 native: bool = False) -> NotebookResult:
+                 native: bool = False, ignore_noqa: bool = False) -> NotebookResult:
     from tfmigrate.core import engine
 
     nb, cells, findings = _prepare(data, shown, codes)
     if not cells:
-        return NotebookResult(None, _sort(findings))
+        return NotebookResult(None, _located(findings, nb.text) if nb is not None else findings)
     virtual = nb.virtual(cells)
-    result = engine.fix_source(virtual, shown, codes, unsafe, shims=shims)
+    result = engine.fix_source(virtual, shown, codes, unsafe, shims=shims, ignore_noqa=ignore_noqa)
     final = result.fixed if result.fixed is not None else virtual
     findings += _map(result.findings, final, nb.tag, cells[0].index)
     if result.fixed is None:
-        return NotebookResult(None, _sort(findings))
+        return NotebookResult(None, _located(findings, nb.text))
     texts = _split(result.fixed, cells, nb.tag)
     sources = {}
     for cell in cells:
         source = None if texts is None else _restore(texts[cell.index], cell, nb.tag)
         if source is None:
-            return _refused(data, shown, codes, "a fix moved a cell boundary or an IPython magic")
+            return _refused(data, shown, codes, "a fix moved a cell boundary or an IPython magic", ignore_noqa)
         if source != cell.source:
             sources[cell.index] = source
     if not sources:
-        return NotebookResult(None, _sort(findings))
+        return NotebookResult(None, _located(findings, nb.text))
     text = nbsplice.splice(nb.text, nb.cells, sources)
     expected = json.loads(nb.text)
     for index, source in sources.items():
         old = expected["cells"][index]["source"]
         expected["cells"][index]["source"] = nbsplice.split_lines(source) if isinstance(old, list) else source
     if json.dumps(json.loads(text), sort_keys=True) != json.dumps(expected, sort_keys=True):  # NaN-proof
-        return _refused(data, shown, codes, "the rewritten JSON did not read back as expected")
-    return NotebookResult((nb.bom + text).encode("utf-8"), _sort(findings), result.applied, list(result.fixed_rules))
+        return _refused(data, shown, codes, "the rewritten JSON did not read back as expected", ignore_noqa)
+    # The findings left are on the fixed cells: they point into the notebook as written.
+    return NotebookResult((nb.bom + text).encode("utf-8"), _located(findings, text), result.applied,
+                          list(result.fixed_rules))
 
 
-def _refused(data: bytes, shown: str, codes: Sequence[str], why: str) -> NotebookResult:
+def _refused(data: bytes, shown: str, codes: Sequence[str], why: str, ignore_noqa: bool = False) -> NotebookResult:
     from tfmigrate.catalogue import INTERNAL_ERROR, make_finding
 
     note = make_finding(
@@ -323,4 +407,4 @@ def _refused(data: bytes, shown: str, codes: Sequence[str], why: str) -> Noteboo
         f"The fixes for this notebook were not applied: {why}. The findings stay; please report this with the notebook.",
         (1, 0), (1, 0),
     )
-    return NotebookResult(None, check_notebook(data, shown, codes) + [note])
+    return NotebookResult(None, check_notebook(data, shown, codes, ignore_noqa=ignore_noqa) + [note])

@@ -30,6 +30,7 @@ class Task:
     graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
     max_size: int = 0  # max-file-size in bytes (0: no limit)
     native: bool = False  # rewrite TF1 graph scripts to eager TF2 (tfmigrate.native)
+    ignore_noqa: bool = False  # no `# noqa` silences anything (--ignore-noqa)
 
 
 class ProjectFacts(NamedTuple):
@@ -104,10 +105,12 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
         key += star_key(facts.star[path])
     if key and own.native:
         key += "|native"
+    if key and own.ignore_noqa:
+        key += "|ignore-noqa"
     return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
                 key=key, cache_dir=cache_dir, data=data, shims=file_shims(own, path, facts.star.get(path)),
                 graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
-                native=own.native)
+                native=own.native, ignore_noqa=own.ignore_noqa)
 
 
 def tasks(

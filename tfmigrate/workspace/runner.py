@@ -210,6 +210,8 @@ def engine_facts(task: Task) -> dict:
         facts["imported_by"] = task.graph_importer
     if task.native:
         facts["native"] = True
+    if task.ignore_noqa:
+        facts["ignore_noqa"] = True
     return facts
 
 
