@@ -332,3 +332,135 @@ def test_the_server_skips_a_file_over_max_file_size_as_check_does(project):
     assert [(d["code"], d["message"].split(":")[0]) for d in diagnostics] == [("TFM001", "Not checked")]
     cli = json.loads(tfmigrate("check", "--format", "json", "--no-cache", "src/train.py", cwd=project).stdout)
     assert [(f["rule"], f["message"]) for f in cli] == [(d["code"], d["message"]) for d in diagnostics]
+
+
+def published(client, uri):
+    """The versions of the publishDiagnostics for `uri` the client holds (not yet waited for)."""
+    return [m["params"].get("version") for m in client.notifications
+            if m["method"] == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri]
+
+
+def test_a_burst_of_changes_is_checked_once_for_its_last_version(project):
+    """50 changes sent at once (as an editor sends keystrokes): the server checks the newest text,
+    not each one in turn, and never publishes a version older than one it published (before:
+    50 checks in order, 50 publications, the last one 15 s after the last keystroke on a
+    40-line file after 1,000 changes)."""
+    uri = (project / "src" / "train.py").as_uri()
+    client, _ = start(project)
+    try:
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        first = client.diagnostics(uri, 1)
+        lines = SOURCE.count("\n")
+        for version in range(2, 52):  # each change types one more line with a finding at the end
+            line = lines + version - 2
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+                                    "text": f"v{version} = ds.repeat(False)\n"}],
+            })
+        last = client.diagnostics(uri, 51)
+        before = published(client, uri)
+    finally:
+        client.close()
+    assert len(last) == len(first) + 50
+    assert [d["range"]["start"]["line"] for d in last if d["code"] == "TFM105"][-1] == lines + 49
+    assert len(before) <= 5, before  # one check per burst (a pause in sending may make a second)
+    assert before == sorted(before) and all(v < 51 for v in before)
+
+
+def test_a_code_action_right_after_a_change_answers_for_the_new_text(project):
+    """A code action asked before the changed text is checked waits for its check: the fixes'
+    offsets are the new text's (an answer from the older check would edit the wrong place)."""
+    uri = (project / "src" / "train.py").as_uri()
+    moved = "import tensorflow as tf\n\n\nds = tf.data.Dataset.range(3)\nonce = ds.repeat(False)\n"
+    client, _ = start(project)
+    try:
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        client.diagnostics(uri, 1)
+        for version, text in ((2, SOURCE + "\n"), (3, moved)):
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": [{"text": text}]})
+        span = {"start": {"line": 4, "character": 10}, "end": {"line": 4, "character": 16}}
+        actions = client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": span,
+                                                             "context": {"diagnostics": []}})
+        assert client.diagnostics(uri, 3)[0]["range"] == span
+    finally:
+        client.close()
+    fix = next(a for a in actions if a["title"] == "tfmigrate TFM105: Remove `.repeat(False)`")
+    assert apply(moved, fix["edit"]["changes"][uri]) == moved.replace("ds.repeat(False)", "ds")
+    fix_all = next(a for a in actions if a["kind"] == "source.fixAll.tfmigrate")
+    expected = tfmigrate("fix", "-", "--stdin-filename", "src/train.py", cwd=project, stdin=moved).stdout
+    assert apply(moved, fix_all["edit"]["changes"][uri]) == expected != moved
+
+
+def test_a_burst_of_notebook_changes_is_checked_once(project):
+    """notebookDocument/didChange is coalesced as didChange is; a code action after it answers
+    for the cell's newest text."""
+    notebook = (project / "nb.ipynb").as_uri()
+    cells = ["import tensorflow as tf\nds = tf.data.Dataset.range(3)\n", "once = ds.repeat(False)\n"]
+    uris = [f"vscode-notebook-cell:{notebook[len('file://'):]}#C{i}" for i in range(len(cells))]
+    client, _ = start(project)
+    try:
+        client.notify("notebookDocument/didOpen", {
+            "notebookDocument": {"uri": notebook, "notebookType": "jupyter-notebook", "version": 1,
+                                 "cells": [{"kind": 2, "document": uri} for uri in uris]},
+            "cellTextDocuments": [{"uri": uri, "languageId": "python", "version": 1, "text": text}
+                                  for uri, text in zip(uris, cells)],
+        })
+        assert len(client.diagnostics(uris[1], 1)) == 1
+        text = cells[1]
+        for version in range(2, 32):
+            text += f"v{version} = ds.repeat(False)\n"
+            client.notify("notebookDocument/didChange", {
+                "notebookDocument": {"uri": notebook, "version": version},
+                "change": {"cells": {"textContent": [{"document": {"uri": uris[1], "version": version},
+                                                      "changes": [{"text": text}]}]}},
+            })
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uris[1]}, "range": {"start": {"line": 30, "character": 0}, "end": {"line": 30, "character": 0}},
+            "context": {"diagnostics": []}})
+        last = client.diagnostics(uris[1], 31)
+        before = published(client, uris[1])
+    finally:
+        client.close()
+    assert len(last) == 31 and last[-1]["range"]["start"]["line"] == 30
+    assert len(before) <= 5, before
+    assert before == sorted(before) and all(v < 31 for v in before)
+    fix_all = next(a for a in actions if a["kind"] == "source.fixAll.tfmigrate")
+    assert apply(text, fix_all["edit"]["changes"][uris[1]]) == text.replace("ds.repeat(False)", "ds")
+
+
+def test_a_stale_check_is_stopped_and_the_next_one_runs(tmp_path):
+    """The checks run in a process that forks one child per check: `cancel` kills the child of
+    the check that runs (its result would be stale), and the process goes on checking."""
+    from tfmigrate import api
+    from tfmigrate.frontends.server import Checker, Linter
+
+    path = tmp_path / "model.py"
+    big = SOURCE + "".join(f"x{i} = tf.placeholder(tf.float32)\ny{i} = ds.repeat(False)\n" for i in range(1500))
+    path.write_text(big, encoding="utf-8")
+    job = Linter().job(str(path), big.encode("utf-8"))
+    checker = Checker()
+    if not checker.available:
+        pytest.skip("no os.fork: checks run in the server's thread")
+    outcome = []
+    try:
+        worker = threading.Thread(target=lambda: outcome.append(_run(checker, "k", job)))
+        worker.start()
+        while worker.is_alive():  # cancel until the check ends, however soon it starts
+            checker.cancel("k")
+            worker.join(0.01)
+        assert outcome == ["cancelled"]
+        small = Linter().job(str(path), SOURCE.encode("utf-8"))
+        assert _run(checker, "k", small) == api.lint(small).findings != []
+    finally:
+        checker.close()
+
+
+def _run(checker, key, job):
+    from tfmigrate.frontends.server import Cancelled
+
+    try:
+        return checker.run(key, "lint", job)
+    except Cancelled:
+        return "cancelled"
