@@ -78,6 +78,10 @@ TF1_OPTIMIZER_USE = re.compile(
 
 # Bytes (the project scans, before any parse) ---------------------------------------------------
 V2_OFF_CALL_BYTES = re.compile(V2_OFF_CALL.pattern.encode())
+# After a TensorFlow alias (a pattern tail: the alias varies by file), what TF 2.21 serves only from
+# TensorFlow's legacy Keras: program.ProgramMode.needs_legacy_keras's words, on bytes.
+LEGACY_KERAS_AFTER_ALIAS_BYTES = (rb"\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?"
+                                  rb"(?:layers|nn\s*\.\s*rnn_cell|contrib\s*\.\s*rnn|keras)\s*\.\s*\w")
 LEGACY_KERAS_SET_BYTES = re.compile(LEGACY_KERAS_SET.pattern.encode())
 HELPER_GRAPH_CALL_BYTES = re.compile(rf"\.(?:{either(HELPER_GRAPH_CALLS)})\s*\(|\bfeed_dict\s*=".encode())
 # Substring tests first (C speed): the regex then scans only the likely graph modules. A word

@@ -214,7 +214,11 @@ class ProgramMode:
     @cached_property
     def needs_legacy_keras(self) -> bool:
         """It uses `tf.layers`, `tf.nn.rnn_cell` or `tf.keras` in graph code: TF 2.21 runs those
-        there only with TensorFlow's legacy Keras (the tf-keras package, TF_USE_LEGACY_KERAS=1)."""
+        there only with TensorFlow's legacy Keras (the tf-keras package, TF_USE_LEGACY_KERAS=1).
+        Or a module that gets its TensorFlow through a star import of this one does
+        (star_imports.legacy_keras_wanted): the program's first TensorFlow import is here."""
+        if self.graph and self.names.legacy_keras_for is not None:
+            return True
         if self.graph and any(target.startswith(("tensorflow.contrib.rnn", "tensorflow.nn.rnn_cell", "tensorflow.layers"))
                               for target in self.names.aliases.values()):
             return True  # `from tensorflow.contrib import rnn`

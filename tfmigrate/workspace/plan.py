@@ -37,6 +37,8 @@ class ProjectFacts(NamedTuple):
 
     star: Dict[str, object]  # path -> star_imports.StarFact: TensorFlow names its star imports bring
     importers: Dict[str, str]  # path -> a graph module among the files that imports it
+    # path -> a module that star-imports it and uses legacy Keras API through it
+    legacy: Dict[str, str] = {}
 
 
 def gitignored(files: Sequence[str]) -> set:
@@ -80,14 +82,14 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     """The star-import and graph-importer facts of `files`. `read`: the bytes of a file (an
     editor's unsaved text); None reads the disk (and may keep what it found in `cache_dir`)."""
     from tfmigrate.project.graph_imports import graph_importers
-    from tfmigrate.project.star_imports import star_aliases
+    from tfmigrate.project.star_imports import legacy_keras_wanted, star_aliases
 
     # `from ops import *` of a checked module that imports tf
     star = star_aliases(files, read=read, cache_dir=cache_dir)
     importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir)
     if native:
         importers = _unless_rewritten(files, star, importers, read)
-    return ProjectFacts(star, importers)
+    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read))
 
 
 def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: str, unsafe: Optional[bool] = None,
@@ -102,10 +104,14 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
         key += "|imported by graph code: " + importer
     if key and path in facts.star:
         key += star_key(facts.star[path])
+    legacy = facts.legacy.get(path)
+    if key and legacy is not None:
+        key += "|legacy Keras for: " + legacy
     if key and own.native:
         key += "|native"
     return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
-                key=key, cache_dir=cache_dir, data=data, shims=file_shims(own, path, facts.star.get(path)),
+                key=key, cache_dir=cache_dir, data=data,
+                shims=file_shims(own, path, facts.star.get(path), display_path(legacy) if legacy else None),
                 graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
                 native=own.native)
 
@@ -168,15 +174,17 @@ def _rewrites(data: bytes) -> bool:
     return rewrite(data.decode("utf-8")).code is not None
 
 
-def file_shims(settings: Settings, path: str, star=None):
-    """The configured re-exports of TensorFlow, with this file's module name, and what its star
-    imports bring in (a star_imports.StarFact); None if neither."""
-    if not settings.tensorflow_aliases and star is None:
+def file_shims(settings: Settings, path: str, star=None, legacy_keras_for: Optional[str] = None):
+    """The configured re-exports of TensorFlow, with this file's module name, what its star
+    imports bring in (a star_imports.StarFact), and the module that wants legacy Keras from it
+    (star_imports.legacy_keras_wanted); None if none of them."""
+    if not settings.tensorflow_aliases and star is None and legacy_keras_for is None:
         return None
     from tfmigrate.facts.project_imports import ProjectImports, module_name
 
     modules, program = star if star is not None else ((), ())
     if not settings.tensorflow_aliases:
-        return ProjectImports(star=modules, star_program=program)
+        return ProjectImports(star=modules, star_program=program, legacy_keras_for=legacy_keras_for)
     module, is_package = module_name(path)
-    return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)
+    return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program,
+                          legacy_keras_for)
