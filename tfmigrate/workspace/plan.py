@@ -77,6 +77,44 @@ def collect(paths: Sequence[str], settings: Settings) -> List[str]:
 
 
 
+# A folder holding one of these is a project's root: the files whose cross-file facts count.
+PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg", "tfmigrate.toml", ".tfmigrate.toml")
+
+
+def project_root(path: str) -> str:
+    """The root of the project `path` belongs to: the nearest folder at or above it with a
+    project marker (a git checkout, pyproject.toml, setup.py, ...); without one, the folder of
+    its outermost package (`__init__.py` folders), where its imports resolve."""
+    folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    probe = folder
+    while True:
+        if any(os.path.exists(os.path.join(probe, marker)) for marker in PROJECT_MARKERS):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def context(paths: Sequence[str], files: Sequence[str], settings: Settings) -> List[str]:
+    """The files whose bytes the cross-file facts of `files` (those under `paths`) are gathered
+    from: the files of the projects they belong to, so that `fix utils.py` (pre-commit names
+    the files it hands over) fixes utils.py as `fix .` at the project's root would. `files`
+    first, then the rest of the projects' files (their excludes and git's ignores apply)."""
+    roots = sorted({project_root(p) for p in paths if p != "-"})
+    if not roots:
+        return list(files)
+    if {os.path.normpath(os.path.abspath(p)) for p in paths} == set(roots):
+        return list(files)  # the paths are the projects' roots: the files are all of them
+    shown = {os.path.normpath(os.path.abspath(f)) for f in files}
+    more = [f for f in collect([display_path(r) for r in roots], settings)
+            if f.endswith(".py") and os.path.normpath(os.path.abspath(f)) not in shown]
+    return list(files) + more
+
+
 def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] = None,
                   read: Optional[Callable[[str], bytes]] = None) -> ProjectFacts:
     """The star-import and graph-importer facts of `files`. `read`: the bytes of a file (an
@@ -86,7 +124,9 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
 
     # `from ops import *` of a checked module that imports tf
     star = star_aliases(files, read=read, cache_dir=cache_dir)
-    importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir)
+    # With --native a routed helper gets no `disable_v2_behavior()` (fixers.compat_route): it does
+    # not make the modules it imports graph code, so the fact is not transitive there.
+    importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir, transitive=not native)
     if native:
         importers = _unless_rewritten(files, star, importers, read)
     return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read))
@@ -123,12 +163,14 @@ def tasks(
     unsafe: Optional[bool] = None,
     diff: bool = False,
     use_cache: bool = True,
+    paths: Optional[Sequence[str]] = None,
 ) -> List[Task]:
     """One task per file, with its own nearest configuration's codes, target, aliases and (when
-    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
+    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project. `paths`: what
+    the files were collected from; their projects' files give the cross-file facts (context)."""
     files = list(files)
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
-    facts = project_facts(files, settings.native, cache_dir)
+    facts = project_facts(files if paths is None else context(paths, files, settings), settings.native, cache_dir)
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     found = []
     for path in files:
