@@ -203,8 +203,8 @@ def test_cli_finds_the_tf1_constructs_of_a_star_importer(project):
         ("model.py", 6, "TFM203", "breaks"), ("model.py", 7, "TFM201", "breaks")]
     # ops.py has no graph-only construct of its own: graph code because model.py imports it
     assert ("ops.py", 1, "TFM200", "breaks") in found
-    # Checked alone, nothing tells where model.py's `tf` comes from.
-    assert _found("--no-cache", "model.py") == []
+    # Checked alone, the files of its project still tell where model.py's `tf` comes from (issue 20 item 10).
+    assert _found("--no-cache", "model.py") == [f for f in found if f[0] == "model.py"]
 
 
 def test_cli_fix_routes_the_helper_and_the_importer_follows(project):
@@ -234,3 +234,94 @@ def test_cli_fixture_project(tmp_path, monkeypatch):
     assert {(path, line, rule) for path, line, rule, _ in found} == {
         (name, line, code) for name in FILES for code in catalogue()
         for line in expected_lines((PROJECT / name).read_text(), code)}
+
+
+# --- legacy Keras for a star importer (issue 20 item 9) -----------------------------------------
+
+LAYERS_OPS = """import numpy as np
+import tensorflow as tf
+
+
+def linear(x, size, name):
+    with tf.variable_scope(name):
+        w = tf.get_variable("w", [x.shape[-1], size])
+        return tf.matmul(x, w)
+"""
+LAYERS_MODEL = """{star}
+
+
+def build(x):
+    h = tf.nn.relu(linear(x, 4, "hidden"))
+    return tf.layers.dense(h, 2, name="out")
+
+
+def main():
+    tf.set_random_seed(7)
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = build(x)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        print(np.round(sess.run(y, {{x: np.linspace(-1.0, 1.0, 6).reshape(2, 3)}}), 4).tolist())
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _run_program(cwd: Path, args, legacy: bool = False):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONWARNINGS="ignore")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    if legacy:
+        env["TF_USE_LEGACY_KERAS"] = "1"
+    done = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    lines = done.stdout.strip().splitlines()
+    return done.returncode, lines[-1] if lines else "", done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("layout", ["script", "package"])
+def test_fix_turns_legacy_keras_on_in_the_star_imported_module(tmp_path, monkeypatch, layout):
+    """model.py uses `tf.layers` through `from ops import *` (`from .ops import *`); the program's
+    first TensorFlow import is ops.py's, so ops.py's compat route sets TF_USE_LEGACY_KERAS (it was
+    routed without it: `dense is not available with Keras 3`). The fixed program prints the
+    compat route's numbers (ops.py on compat.v1 by hand, TF_USE_LEGACY_KERAS=1 in the environment)."""
+    pytest.importorskip("tensorflow", reason="needs tensorflow-cpu 2.21")
+    folder = "" if layout == "script" else "pkg/"
+    star = "from ops import *" if layout == "script" else "from .ops import *"
+    files = {f"{folder}ops.py": LAYERS_OPS, f"{folder}model.py": LAYERS_MODEL.format(star=star)}
+    if folder:
+        files[f"{folder}__init__.py"] = ""
+    args = ["model.py"] if layout == "script" else ["-m", "pkg.model"]
+    compat = tmp_path / "compat"
+    _write(compat, {**files, f"{folder}ops.py": LAYERS_OPS.replace(
+        "import tensorflow as tf", "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()")})
+    code, reference, err = _run_program(compat / folder if layout == "script" else compat, args, legacy=True)
+    assert code == 0 and reference.startswith("[["), err
+
+    fixed = tmp_path / "fixed"
+    _write(fixed, files)
+    monkeypatch.chdir(fixed)
+    run("fix", "--no-cache", ".")
+    ops = (fixed / folder / "ops.py").read_text()
+    assert 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")' in ops, ops
+    code, last, err = _run_program(fixed / folder if layout == "script" else fixed, args)
+    assert (code, last) == (0, reference), err
+    before = {name: (fixed / name).read_text() for name in files}
+    run("fix", "--no-cache", ".")
+    assert {name: (fixed / name).read_text() for name in files} == before  # a second run changes nothing
+
+
+def test_legacy_keras_is_wanted_only_through_the_star_imported_alias(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {"ops.py": "import tensorflow as tf\n", "base.py": "import tensorflow as tf\n",
+                      "model.py": "from ops import *\nx = tf.layers.dense(tf.placeholder(tf.float32), 2)\n",
+                      "eager.py": "from base import *\nx = tf.nn.relu(tf.placeholder(tf.float32))\n",
+                      "chain.py": "from mid import *\ny = tf.nn.rnn_cell.LSTMCell(3)\n",
+                      "mid.py": "from base2 import *\n", "base2.py": "import tensorflow as tf\n"})
+    files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.glob("*.py"))
+    wanted = star_imports.legacy_keras_wanted(files, star_aliases(files))
+    assert wanted == {"ops.py": "model.py", "mid.py": "chain.py", "base2.py": "chain.py"}

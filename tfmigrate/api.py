@@ -6,6 +6,7 @@ A run over paths (the command line):
 
     jobs = plan(paths, settings, "check")  # the files, each a Job: its codes and cross-file facts
     outcomes = run(jobs, workers)          # a process pool, the cache, fixed files written
+    outcomes, settled = settle(paths, settings, jobs, outcomes, workers)  # fix: one fixed point across files
 
 One document, maybe an editor's unsaved text (flake8, the server), with the facts `tfmigrate check`
 would give it on a run over the same files:
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from tfmigrate import catalogue
 from tfmigrate.findings import Finding
@@ -33,7 +34,7 @@ from tfmigrate.workspace.files import read_regular
 from tfmigrate.workspace.plan import Task as Job
 from tfmigrate.workspace.outcome import Outcome
 
-__all__ = ["Job", "Outcome", "Workspace", "Linted", "plan", "stdin_job", "run", "check", "fix", "lint", "fix_one",
+__all__ = ["Job", "Outcome", "Workspace", "Linted", "plan", "settle", "stdin_job", "run", "check", "fix", "lint", "fix_one",
            "UNSILENCEABLE", "noqa_directives", "noqa_codes_end"]
 
 
@@ -41,7 +42,55 @@ def plan(paths: Sequence[str], settings: Settings, mode: str, unsafe: Optional[b
          use_cache: bool = True) -> List[Job]:
     """The files under `paths` a run visits (`mode`: "check" or "fix"), each with its own nearest
     configuration and the cross-file facts of all of them."""
-    return runner.prepare(planning.tasks(planning.collect(paths, settings), settings, mode, unsafe, diff, use_cache))
+    return runner.prepare(planning.tasks(planning.collect(paths, settings), settings, mode, unsafe, diff, use_cache,
+                                         paths=paths))
+
+
+SETTLE_ROUNDS = 5  # fix runs after the first, at most, until the cross-file facts stop changing
+
+
+def settle(paths: Sequence[str], settings: Settings, jobs: Sequence[Job], outcomes: Sequence[Outcome],
+           workers: int = 1, use_cache: bool = True, rounds: int = SETTLE_ROUNDS) -> Tuple[List[Outcome], bool]:
+    """`fix` to one fixed point across files. The cross-file facts (graph importers, star
+    imports, what a star importer wants) were gathered from the bytes before fixing; a fix can
+    change them (a module is graph code only once `contrib.slim` became tf_slim; a routed helper
+    now turns v2 behaviour off for its star importers). So once a run wrote files, the facts are
+    gathered again from the new bytes and the files whose facts changed are fixed again, until
+    none changes: a second `fix` then changes nothing, whatever order or subset of files the runs
+    were given. Returns every job's outcome (a file fixed in several rounds: its fixes summed, its
+    last findings) and whether the facts settled within `rounds` (False: run `fix` again)."""
+    outcomes = list(outcomes)
+    writes = [i for i, job in enumerate(jobs) if job.mode == "fix" and not job.diff and job.data is None]
+    if not writes:
+        return outcomes, True
+    current = {jobs[i].path: (i, jobs[i]) for i in writes}
+    wrote = any(outcomes[i].changed for i in writes)
+    for _ in range(rounds):
+        if not wrote:
+            return outcomes, True
+        fresh = [job for job in plan(paths, settings, "fix", use_cache=use_cache) if job.path in current]
+        again = [job for job in fresh if _facts(job) != _facts(current[job.path][1])]
+        if not again:
+            return outcomes, True
+        wrote = False
+        for job, outcome in zip(again, runner.run(again, workers)):
+            i = current[job.path][0]
+            current[job.path] = (i, job)
+            outcomes[i] = _summed(outcomes[i], outcome)
+            wrote = wrote or outcome.changed
+    return outcomes, not wrote
+
+
+def _facts(job: Job) -> tuple:
+    """What a job is told about the other files."""
+    return job.graph_importer, job.shims
+
+
+def _summed(first: Outcome, later: Outcome) -> Outcome:
+    """One file's outcome over two runs: the later findings, the fixes of both."""
+    return replace(later, applied=first.applied + later.applied, changed=first.changed or later.changed,
+                   requires=tuple(dict.fromkeys(first.requires + later.requires)),
+                   fixed_rules=first.fixed_rules + later.fixed_rules)
 
 
 def stdin_job(settings: Settings, mode: str, data: bytes, name: Optional[str] = None, diff: bool = False) -> Job:
@@ -98,8 +147,8 @@ class Workspace:
         return planning.task(path, own, own.codes_for(path, own.codes()), facts, mode, data=data)
 
     def _with(self, path: str, settings: Settings) -> List[str]:
-        if self._files is None:
-            self._files = planning.collect(self.paths, settings)
+        if self._files is None:  # the projects' files: their facts are those a run over the paths gives
+            self._files = planning.context(self.paths, planning.collect(self.paths, settings), settings)
         if any(_same(f, path) for f in self._files):
             return self._files
         return self._files + [path]

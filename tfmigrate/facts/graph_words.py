@@ -30,6 +30,14 @@ TF1_STYLE = (
     "initialize_all_variables", "variables_initializer", r"train\.Saver", r"train\.\w+Optimizer", r"nn\.dynamic_rnn",
     r"nn\.static_rnn", r"nn\.bidirectional_dynamic_rnn", r"nn\.rnn_cell\.\w+", r"layers\.[a-z]\w*",
 )
+# TF1 runs these on a TF1 graph and TF2 has no call of that meaning: an RNN run over time by
+# `dynamic_rnn` & co works under TF 2.21 only on the compat route with legacy Keras (TFM214: no
+# per-call fix), so one of them makes the module graph code unless it turns eager execution on.
+RNN_RUNNERS = ("nn.dynamic_rnn", "nn.static_rnn", "nn.bidirectional_dynamic_rnn")
+EAGER_ON = ("enable_eager_execution", "enable_v2_behavior")
+# API paths of TF1 classes that only `tf.compat.v1` with legacy Keras serves (and no TF2 class
+# replaces one by one): a module subclassing one at import time must run through the compat route.
+TF1_ONLY_BASES = (r"nn\.rnn_cell\.\w+", r"contrib\.rnn\.\w+", r"contrib\.seq2seq\.\w+", r"layers\.[A-Z]\w*")
 # The broad word test (any spelling, no alias needed) of a file that may run TF1 graphs at all:
 # sessions of every kind, graph inputs, graphs entered, tf.test's graph-mode helpers, Estimators.
 SESSIONS = ("Session", "InteractiveSession", "MonitoredSession", "MonitoredTrainingSession", "SingularMonitoredSession")
@@ -52,6 +60,9 @@ def either(words: Iterable[str]) -> str:
 # Text ---------------------------------------------------------------------------------------
 GRAPH_ONLY_TEXT = either(GRAPH_ONLY)
 GRAPH_CALLS_TEXT = GRAPH_ONLY_TEXT + "|" + "|".join(TF1_STYLE)  # the program fact's evidence
+RNN_RUNNERS_TEXT = either(RNN_RUNNERS)
+EAGER_ON_CALL = re.compile(rf"\b(?:{either(EAGER_ON)})\s*\(")
+TF1_ONLY_BASE = re.compile("|".join(TF1_ONLY_BASES))  # fullmatch an API path
 V2_OFF_CALL = re.compile(rf"\b(?:{either(V2_OFF)})\s*\(")
 V2_OFF_WORD = re.compile(rf"\b(?:{either(V2_OFF)})\b")
 SWITCH_OFF_WORD = re.compile(rf"\b(?:{either(SWITCHES_OFF)})\b")
@@ -67,6 +78,10 @@ TF1_OPTIMIZER_USE = re.compile(
 
 # Bytes (the project scans, before any parse) ---------------------------------------------------
 V2_OFF_CALL_BYTES = re.compile(V2_OFF_CALL.pattern.encode())
+# After a TensorFlow alias (a pattern tail: the alias varies by file), what TF 2.21 serves only from
+# TensorFlow's legacy Keras: program.ProgramMode.needs_legacy_keras's words, on bytes.
+LEGACY_KERAS_AFTER_ALIAS_BYTES = (rb"\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?"
+                                  rb"(?:layers|nn\s*\.\s*rnn_cell|contrib\s*\.\s*rnn|keras)\s*\.\s*\w")
 LEGACY_KERAS_SET_BYTES = re.compile(LEGACY_KERAS_SET.pattern.encode())
 HELPER_GRAPH_CALL_BYTES = re.compile(rf"\.(?:{either(HELPER_GRAPH_CALLS)})\s*\(|\bfeed_dict\s*=".encode())
 # Substring tests first (C speed): the regex then scans only the likely graph modules. A word

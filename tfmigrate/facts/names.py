@@ -121,6 +121,7 @@ class ImportTable:
         self._star = dict(shims.star) if shims is not None and shims.star else None
         # What importing those star-imported modules does to the program ("v2_off", ...).
         self.star_program = shims.star_program if shims is not None else ()
+        self.legacy_keras_for = shims.legacy_keras_for if shims is not None else None
         fallbacks = _fallback_imports(module) if "except" in source or not source else set()
         for stmt in statements_of(module.body):
             small = stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt]

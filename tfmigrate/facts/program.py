@@ -18,13 +18,17 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.facts.graph_words import (GRAPH_CALLS_TEXT, GRAPH_ONLY_TEXT, GRAPH_WORD, LEGACY_KERAS_SET,
-                                        V2_OFF_CALL)
+from tfmigrate.facts.graph_words import (EAGER_ON_CALL, GRAPH_CALLS_TEXT, GRAPH_ONLY_TEXT, GRAPH_WORD,
+                                        LEGACY_KERAS_SET, RNN_RUNNERS_TEXT, TF1_ONLY_BASE, V2_OFF_CALL)
 from tfmigrate.facts.keras_classes import KerasClasses, module_classes
-from tfmigrate.facts.names import dotted
+from tfmigrate.facts.names import dotted, normalize
 from tfmigrate.facts.source_search import SourceSearch
 
 _DECISIVE = re.compile(rf"(?:{GRAPH_ONLY_TEXT})$|feed_dict=$|^(?:test_|cached_)?session\(\)$")  # (test sessions unaliased)
+_RNN_RUNNER = re.compile(rf"(?:{RNN_RUNNERS_TEXT})$")
+# A class statement's bases (up to the closing parenthesis: no nested calls), where a TF1-only
+# base class is looked for.
+_CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^()]*)\)[ \t]*:", re.MULTILINE)
 # A tf.test.TestCase running its graph in a session: `test_session()` is TF1's alone; TF2's tests
 # use `cached_session()` / `session()` too, with `self.evaluate`, so those count with a `.run(`.
 _TEST_SESSION = re.compile(r"\bself\s*\.\s*(test_session|cached_session|session)\s*\(")
@@ -146,18 +150,55 @@ class ProgramMode:
                 continue  # seen already; `self.tf.X` is not the module; a string or a comment
             seen.add(what)
             found.append((self.source.count("\n", 0, start) + 1, what))
+        bases = [(self.source.count("\n", 0, start) + 1, what) for start, what in self._tf1_bases() if self._is_code(start)]
+        if bases:
+            found = sorted(found + bases, key=lambda item: (item[0], not item[1].startswith("class ")))
         if self.imported_by is not None and self._tf_aliases and not any(
-                _DECISIVE.search(_unaliased(what)) for _, what in found):
+                self._decisive(what) for _, what in found):
             # A helper of graph code (TF1-style `variable_scope`s or no construct at all) runs in
             # the importer's graph: graph code too.
             found.append((0, f"imported by the graph module {self.imported_by}"))
         return found
 
+    def _tf1_bases(self) -> List[Tuple[int, str]]:
+        """(offset, `class X(base)`) of the classes whose base is a TF1-only class
+        (graph_words.TF1_ONLY_BASES: `tf.nn.rnn_cell.MultiRNNCell`, `tf.layers.Layer`, or a name
+        imported from one): the class statement runs at import, and only the compat route has
+        that base under TensorFlow 2.21."""
+        if "class" not in self.source or not self.names.aliases:
+            return []
+        found = []
+        for match in _CLASS_BASES.finditer(self.source):
+            for base in match.group(2).split(","):
+                base = _squash(base)
+                if not base or "=" in base or base.startswith("*") or not re.fullmatch(r"[\w.]+", base):
+                    continue
+                head, _, rest = base.partition(".")
+                target = self.names.aliases.get(head)
+                api = normalize(f"{target}.{rest}" if rest else target) if target else None
+                if api is not None and TF1_ONLY_BASE.fullmatch(api):
+                    found.append((match.start(2), f"class {match.group(1)}({base})"))
+                    break
+        return found
+
+    def _decisive(self, what: str) -> bool:
+        """Whether this evidence alone makes the module graph code: a graph-only construct, a
+        TF1-only base class, or an RNN run over time (`dynamic_rnn`) in a module that does not
+        turn eager execution on."""
+        bare = _unaliased(what)
+        if _DECISIVE.search(bare) or what.startswith("class "):
+            return True
+        return _RNN_RUNNER.search(bare) is not None and not self._eager_on
+
+    @cached_property
+    def _eager_on(self) -> bool:
+        return EAGER_ON_CALL.search(self.source) is not None
+
     @cached_property
     def graph(self) -> bool:
-        """TF1 graph code by evidence: a graph-only construct, v2 behaviour turned off, or
-        imported by graph code."""
-        return (self.v2_disabled and bool(self.evidence)) or any(not line or _DECISIVE.search(_unaliased(what)) for line, what in self.evidence)
+        """TF1 graph code by evidence: a graph-only construct (or a TF1-only base class, an RNN
+        run by `dynamic_rnn`), v2 behaviour turned off, or imported by graph code."""
+        return (self.v2_disabled and bool(self.evidence)) or any(not line or self._decisive(what) for line, what in self.evidence)
 
     @cached_property
     def graph_by_import(self) -> bool:
@@ -173,7 +214,11 @@ class ProgramMode:
     @cached_property
     def needs_legacy_keras(self) -> bool:
         """It uses `tf.layers`, `tf.nn.rnn_cell` or `tf.keras` in graph code: TF 2.21 runs those
-        there only with TensorFlow's legacy Keras (the tf-keras package, TF_USE_LEGACY_KERAS=1)."""
+        there only with TensorFlow's legacy Keras (the tf-keras package, TF_USE_LEGACY_KERAS=1).
+        Or a module that gets its TensorFlow through a star import of this one does
+        (star_imports.legacy_keras_wanted): the program's first TensorFlow import is here."""
+        if self.graph and self.names.legacy_keras_for is not None:
+            return True
         if self.graph and any(target.startswith(("tensorflow.contrib.rnn", "tensorflow.nn.rnn_cell", "tensorflow.layers"))
                               for target in self.names.aliases.values()):
             return True  # `from tensorflow.contrib import rnn`

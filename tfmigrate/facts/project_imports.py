@@ -23,6 +23,9 @@ class ProjectImports:
     is_package: bool = False  # the file is a package's __init__.py
     star: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
     star_program: Tuple[str, ...] = ()
+    # A module that star-imports this one and uses `tf.layers` / `tf.nn.rnn_cell` / `tf.keras`
+    # through it (star_imports.legacy_keras_wanted): this module's compat route turns legacy Keras on.
+    legacy_keras_for: Optional[str] = None
 
     def target(self, path: str) -> Optional[str]:
         return next((target for name, target in self.aliases if name == path), None)

@@ -596,6 +596,13 @@ def _fix(paths, unsafe_fixes, native, diff, show_fixes, config, select, extend_s
     if verbose:
         _describe(tasks, settings)
     outcomes = _execute(tasks, jobs, fmt is Format.rich and not diff, verbose)
+    if not diff and paths != ["-"]:
+        from tfmigrate import api
+
+        outcomes, settled = api.settle(paths, settings, tasks, outcomes, _workers(jobs, len(tasks)), not no_cache)
+        if not settled:
+            _warn(f"the fixes kept changing what files tell each other after {api.SETTLE_ROUNDS + 1} runs; "
+                  "run `tfmigrate fix` again and report it")
     fixed = sum(o.applied for o in outcomes)
     fixed_files = sum(1 for o in outcomes if o.changed)
     from tfmigrate.frontends import report

@@ -21,20 +21,28 @@ from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BY
 
 # A module that imports TensorFlow and uses a TF1 graph construct (graph_words.HELPER_GRAPH_CALLS).
 _TF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+tensorflow\b|from[ \t]+tensorflow\b)", re.MULTILINE)
+# What the compat route rewrites (and puts `disable_v2_behavior()` after): `import tensorflow [as x]`,
+# `import tensorflow.compat.v1 as x`, at the top level.
+_PLAIN_TF_IMPORT = re.compile(rb"^import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+\w+)?[ \t]*(?:[#;\n]|$)",
+                              re.MULTILINE)
 _IMPORT_WORD = re.compile(rb"import")
 _IMPORT_LINE = re.compile(rb"(?:import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)|from[ \t]+(\.*[\w.]*)[ \t]+import\b)")
 
 
 def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), cache_dir: Optional[str] = None,
-                    exclude: Container[str] = frozenset()) -> Dict[str, str]:
+                    exclude: Container[str] = frozenset(), transitive: bool = False) -> Dict[str, str]:
     """path -> the path of a graph module among `files` that imports it (the first found).
     `star`: the files that get TensorFlow through a star import (star_imports), which import it
-    as much as those that spell `import tensorflow`. With `cache_dir`, the answer is kept there
-    and reused while no file's size or modification time changed (a warm check reads nothing)."""
+    as much as those that spell `import tensorflow`. `transitive`: a module graph code imports
+    that has its own `import tensorflow` takes the compat route, whose `disable_v2_behavior()`
+    makes it a graph module too, so the modules it imports are graph code as well: the fact a
+    second `fix` would gather after the first, found at once (one fixed point, whatever subset of
+    files a run is given). With `cache_dir`, the answer is kept there and reused while no file's
+    size or modification time changed (a warm check reads nothing)."""
     files = [f for f in files if f.endswith(".py")]
     if cache_dir is None or read is not None or exclude:
-        return _graph_importers(files, read or read_source, star, exclude)
-    stamp = _stamp(files, star)
+        return _graph_importers(files, read or read_source, star, exclude, transitive)
+    stamp = _stamp(files, star) + ("|transitive" if transitive else "")
     entry = os.path.join(cache_dir, "graph_imports.json")
     try:
         with open(entry, encoding="utf-8") as handle:
@@ -43,7 +51,7 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), 
             return cached["importers"]
     except (OSError, ValueError, AttributeError):
         pass
-    found = _graph_importers(files, read_source, star)
+    found = _graph_importers(files, read_source, star, transitive=transitive)
     try:
         make_cache_folder(cache_dir)
         write_atomic(entry, json.dumps({"stamp": stamp, "importers": found}).encode("utf-8"), new=True)
@@ -63,10 +71,12 @@ def _stamp(files: List[str], star: Container[str]) -> str:
     return digest.hexdigest()
 
 
-def _graph_importers(files: List[str], read, star: Container[str], exclude: Container[str] = ()) -> Dict[str, str]:
+def _graph_importers(files: List[str], read, star: Container[str], exclude: Container[str] = (),
+                     transitive: bool = False) -> Dict[str, str]:
     """`exclude`: graph modules that are not graph code after all (rewritten by `fix --native`)."""
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     found: Dict[str, str] = {}
+    graph = []
     for path in files:
         if path in exclude:
             continue
@@ -75,11 +85,32 @@ def _graph_importers(files: List[str], read, star: Container[str], exclude: Cont
             continue
         if not ((b"tensorflow" in data and _TF_IMPORT.search(data)) or path in star) or not HELPER_GRAPH_CALL_BYTES.search(data):
             continue
-        for module in _imported_modules(data):
-            target = resolve(module, path, known)
-            if target is not None and target != path and target not in found:
-                found[target] = path
+        graph.append(path)
+        _mark(path, data, known, found)
+    if transitive:  # the imported modules the route turns into graph modules, in turn (breadth first)
+        done = set(graph)
+        queue = [target for target in found if target not in done]
+        while queue:
+            path = queue.pop(0)
+            if path in done or path in exclude:
+                continue
+            done.add(path)
+            data = read(path)
+            if data and b"tensorflow" in data and _PLAIN_TF_IMPORT.search(data):
+                queue.extend(target for target in _mark(path, data, known, found) if target not in done)
     return found
+
+
+def _mark(path: str, data: bytes, known: Dict[str, str], found: Dict[str, str]) -> List[str]:
+    """Record `path` as the graph importer of the checked modules it imports (where none was
+    found before); those newly recorded."""
+    new = []
+    for module in _imported_modules(data):
+        target = resolve(module, path, known)
+        if target is not None and target != path and target not in found:
+            found[target] = path
+            new.append(target)
+    return new
 
 
 def _imported_modules(data: bytes) -> List[str]:

@@ -24,7 +24,8 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder
-from tfmigrate.facts.graph_words import LEGACY_KERAS_SET_BYTES, LEGACY_KERAS_VARIABLE, V2_OFF_CALL_BYTES
+from tfmigrate.facts.graph_words import (LEGACY_KERAS_AFTER_ALIAS_BYTES, LEGACY_KERAS_SET_BYTES, LEGACY_KERAS_VARIABLE,
+                                        V2_OFF_CALL_BYTES)
 from tfmigrate.project.graph_imports import read_source, resolve
 
 _HINT = re.compile(rb"import[ \t]*\*")
@@ -74,6 +75,48 @@ def star_aliases(files: Iterable[str], read: Optional[Callable[[str], bytes]] = 
             program |= flags
         if brought:
             found[path] = StarFact(tuple(brought), tuple(sorted(program)))
+    return found
+
+
+_LEGACY_MODULES = ("tensorflow.layers", "tensorflow.nn.rnn_cell", "tensorflow.contrib.rnn", "tensorflow.keras",
+                   "tensorflow.compat.v1.layers", "tensorflow.compat.v1.nn.rnn_cell", "tensorflow.compat.v1.keras")
+
+
+def legacy_keras_wanted(files: Iterable[str], star: Dict[str, StarFact],
+                        read: Optional[Callable[[str], bytes]] = None) -> Dict[str, str]:
+    """path -> a checked module that gets its TensorFlow through a star import of it (directly, or
+    through the modules it star-imports in turn) and uses `tf.layers`, `tf.nn.rnn_cell` or
+    `tf.keras` through it. Legacy Keras must be on before the program's first TensorFlow import,
+    and that import is in the star-imported module (DCGAN's `ops.py`), so when it takes the
+    compat route it sets `TF_USE_LEGACY_KERAS` for its importer (the importer has no TensorFlow
+    import of its own to anchor it on)."""
+    if not star:
+        return {}
+    read = read or read_source
+    known = {os.path.normpath(os.path.abspath(f)): f for f in files if f.endswith(".py")}
+    found: Dict[str, str] = {}
+    for path, fact in star.items():
+        data = None
+        for module, names in fact.modules:
+            tf = [local for local, full in names if full in ("tensorflow", "tensorflow.compat.v1")]
+            legacy = [local for local, full in names if full.startswith(_LEGACY_MODULES)]
+            if not tf and not legacy:
+                continue
+            data = read(path) if data is None else data
+            pattern = b"|".join(
+                [rb"\b" + re.escape(local.encode()) + LEGACY_KERAS_AFTER_ALIAS_BYTES for local in tf]
+                + [rb"\b" + re.escape(local.encode()) + rb"\s*\.\s*\w" for local in legacy])
+            if not re.search(pattern, data):
+                continue
+            target = resolve(module, path, known)
+            todo, seen = [target], {path}
+            while todo:  # the module and the modules it star-imports: the first TensorFlow import is in one
+                target = todo.pop()
+                if target is None or target in seen:
+                    continue
+                seen.add(target)
+                found.setdefault(target, path)
+                todo.extend(resolve(inner, target, known) for inner, _ in (star[target].modules if target in star else ()))
     return found
 
 

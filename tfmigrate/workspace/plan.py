@@ -38,6 +38,8 @@ class ProjectFacts(NamedTuple):
 
     star: Dict[str, object]  # path -> star_imports.StarFact: TensorFlow names its star imports bring
     importers: Dict[str, str]  # path -> a graph module among the files that imports it
+    # path -> a module that star-imports it and uses legacy Keras API through it
+    legacy: Dict[str, str] = {}
 
 
 def gitignored(files: Sequence[str]) -> set:
@@ -76,19 +78,59 @@ def collect(paths: Sequence[str], settings: Settings) -> List[str]:
 
 
 
+# A folder holding one of these is a project's root: the files whose cross-file facts count.
+PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg", "tfmigrate.toml", ".tfmigrate.toml")
+
+
+def project_root(path: str) -> str:
+    """The root of the project `path` belongs to: the nearest folder at or above it with a
+    project marker (a git checkout, pyproject.toml, setup.py, ...); without one, the folder of
+    its outermost package (`__init__.py` folders), where its imports resolve."""
+    folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    probe = folder
+    while True:
+        if any(os.path.exists(os.path.join(probe, marker)) for marker in PROJECT_MARKERS):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def context(paths: Sequence[str], files: Sequence[str], settings: Settings) -> List[str]:
+    """The files whose bytes the cross-file facts of `files` (those under `paths`) are gathered
+    from: the files of the projects they belong to, so that `fix utils.py` (pre-commit names
+    the files it hands over) fixes utils.py as `fix .` at the project's root would. `files`
+    first, then the rest of the projects' files (their excludes and git's ignores apply)."""
+    roots = sorted({project_root(p) for p in paths if p != "-"})
+    if not roots:
+        return list(files)
+    if {os.path.normpath(os.path.abspath(p)) for p in paths} == set(roots):
+        return list(files)  # the paths are the projects' roots: the files are all of them
+    shown = {os.path.normpath(os.path.abspath(f)) for f in files}
+    more = [f for f in collect([display_path(r) for r in roots], settings)
+            if f.endswith(".py") and os.path.normpath(os.path.abspath(f)) not in shown]
+    return list(files) + more
+
+
 def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] = None,
                   read: Optional[Callable[[str], bytes]] = None) -> ProjectFacts:
     """The star-import and graph-importer facts of `files`. `read`: the bytes of a file (an
     editor's unsaved text); None reads the disk (and may keep what it found in `cache_dir`)."""
     from tfmigrate.project.graph_imports import graph_importers
-    from tfmigrate.project.star_imports import star_aliases
+    from tfmigrate.project.star_imports import legacy_keras_wanted, star_aliases
 
     # `from ops import *` of a checked module that imports tf
     star = star_aliases(files, read=read, cache_dir=cache_dir)
-    importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir)
+    # With --native a routed helper gets no `disable_v2_behavior()` (fixers.compat_route): it does
+    # not make the modules it imports graph code, so the fact is not transitive there.
+    importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir, transitive=not native)
     if native:
         importers = _unless_rewritten(files, star, importers, read)
-    return ProjectFacts(star, importers)
+    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read))
 
 
 def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: str, unsafe: Optional[bool] = None,
@@ -103,12 +145,16 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
         key += "|imported by graph code: " + importer
     if key and path in facts.star:
         key += star_key(facts.star[path])
+    legacy = facts.legacy.get(path)
+    if key and legacy is not None:
+        key += "|legacy Keras for: " + legacy
     if key and own.native:
         key += "|native"
     if key and own.ignore_noqa:
         key += "|ignore-noqa"
     return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
-                key=key, cache_dir=cache_dir, data=data, shims=file_shims(own, path, facts.star.get(path)),
+                key=key, cache_dir=cache_dir, data=data,
+                shims=file_shims(own, path, facts.star.get(path), display_path(legacy) if legacy else None),
                 graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
                 native=own.native, ignore_noqa=own.ignore_noqa)
 
@@ -120,12 +166,14 @@ def tasks(
     unsafe: Optional[bool] = None,
     diff: bool = False,
     use_cache: bool = True,
+    paths: Optional[Sequence[str]] = None,
 ) -> List[Task]:
     """One task per file, with its own nearest configuration's codes, target, aliases and (when
-    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project."""
+    `unsafe` is None) unsafe-fixes; the cache lives in the first path's project. `paths`: what
+    the files were collected from; their projects' files give the cross-file facts (context)."""
     files = list(files)
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
-    facts = project_facts(files, settings.native, cache_dir)
+    facts = project_facts(files if paths is None else context(paths, files, settings), settings.native, cache_dir)
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     found = []
     for path in files:
@@ -171,15 +219,17 @@ def _rewrites(data: bytes) -> bool:
     return rewrite(data.decode("utf-8")).code is not None
 
 
-def file_shims(settings: Settings, path: str, star=None):
-    """The configured re-exports of TensorFlow, with this file's module name, and what its star
-    imports bring in (a star_imports.StarFact); None if neither."""
-    if not settings.tensorflow_aliases and star is None:
+def file_shims(settings: Settings, path: str, star=None, legacy_keras_for: Optional[str] = None):
+    """The configured re-exports of TensorFlow, with this file's module name, what its star
+    imports bring in (a star_imports.StarFact), and the module that wants legacy Keras from it
+    (star_imports.legacy_keras_wanted); None if none of them."""
+    if not settings.tensorflow_aliases and star is None and legacy_keras_for is None:
         return None
     from tfmigrate.facts.project_imports import ProjectImports, module_name
 
     modules, program = star if star is not None else ((), ())
     if not settings.tensorflow_aliases:
-        return ProjectImports(star=modules, star_program=program)
+        return ProjectImports(star=modules, star_program=program, legacy_keras_for=legacy_keras_for)
     module, is_package = module_name(path)
-    return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program)
+    return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program,
+                          legacy_keras_for)
