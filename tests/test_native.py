@@ -139,6 +139,9 @@ def test_a_helper_shared_with_a_graph_script_stays_eager(tmp_path):
     legacy = (tmp_path / "legacy.py").read_text()
     assert "disable_v2_behavior()" in legacy and "tf.data.get_output_types(ds)" in legacy, legacy
     assert not TF1_LEFT.search((tmp_path / "train.py").read_text())
+    tree = {p.name: p.read_text() for p in tmp_path.glob("*.py")}
+    _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)  # a fixed point: the
+    assert {p.name: p.read_text() for p in tmp_path.glob("*.py")} == tree  # eager train.py keeps it
     pytest.importorskip("tensorflow")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     for script, last in (("train.py", "4.0"), ("legacy.py", "[2. 4.]")):

@@ -101,6 +101,26 @@ def _graph_importers(files: List[str], read, star: Container[str], exclude: Cont
     return found
 
 
+def eager_scripts(files: Iterable[str], read) -> List[str]:
+    """The checked modules of eager TF2 code with `tf.function`s (what `fix --native` writes):
+    TensorFlow imported, no graph construct."""
+    found = []
+    for path in files:
+        data = read(path) if path.endswith(".py") else b""
+        if data and b"function" in data and _TF_IMPORT.search(data) and not HELPER_GRAPH_CALL_BYTES.search(data):
+            found.append(path)
+    return found
+
+
+def imported(paths: Iterable[str], files: Iterable[str], read) -> set:
+    """The checked modules that `paths` import."""
+    known = {os.path.normpath(os.path.abspath(f)): f for f in files}
+    found: Dict[str, str] = {}
+    for path in paths:
+        _mark(path, read(path) or b"", known, found)
+    return set(found)
+
+
 def _mark(path: str, data: bytes, known: Dict[str, str], found: Dict[str, str]) -> List[str]:
     """Record `path` as the graph importer of the checked modules it imports (where none was
     found before); those newly recorded."""

@@ -189,7 +189,7 @@ def _unless_rewritten(files, star, importers: dict, read=None) -> dict:
     graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
     leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
     route, without `disable_v2_behavior()` (see fixers.compat_route)."""
-    from tfmigrate.project.graph_imports import graph_importers
+    from tfmigrate.project.graph_imports import eager_scripts, graph_importers, imported
 
     rewritten = set()
     for path in files:
@@ -201,12 +201,16 @@ def _unless_rewritten(files, star, importers: dict, read=None) -> dict:
                 rewritten.add(path)
         except (OSError, UnicodeDecodeError):
             continue
-    if not rewritten:
+    # Scripts already eager TF2 (what an earlier `fix --native` wrote) keep their helpers eager
+    # as the scripts it rewrites do: else a second run, or fix's own second round, would route them.
+    eager = eager_scripts([f for f in files if f not in rewritten], read or read_regular)
+    if not rewritten and not eager:
         return importers
-    importers = graph_importers(files, read=read, star=star, exclude=rewritten)
+    if rewritten:
+        importers = graph_importers(files, read=read, star=star, exclude=rewritten)
     # A helper a rewritten script imports must stay eager TF2, even if a graph script imports it
     # too: that one reads its datasets through `tf.data.get_output_types` (fixers.compat_route).
-    own = set(graph_importers(files, read=read, star=star, exclude=set(files) - rewritten))
+    own = imported(sorted(rewritten) + eager, files, read or read_regular)
     return {path: importer for path, importer in importers.items() if path not in own}
 
 
