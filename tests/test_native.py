@@ -159,3 +159,46 @@ def test_notebooks_are_checked_with_native_on_but_never_rewritten(tmp_path):
     result = _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "tf.train.Saver" in (tmp_path / "n.ipynb").read_text()
+
+
+STATEFUL_HELPER = '''import tensorflow as tf
+
+
+def dense(x, units):
+    w = tf.get_variable("w", [int(x.shape[-1]), units], initializer=tf.ones_initializer())
+    return tf.matmul(x, w)
+'''
+STATEFUL_SCRIPT = '''import tensorflow as tf
+
+from helper import dense
+
+x = tf.placeholder(tf.float32, [None, 2])
+y = dense(x, 3)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print(sess.run(y, {x: [[1.0, 2.0]]}).sum())
+'''
+
+
+def test_a_script_calling_a_helper_that_makes_variables_keeps_the_compat_route(tmp_path):
+    """`dense` makes a variable with get_variable: called in a tf.function it failed ("Tensor.op is
+    undefined"), so `fix --native` leaves the script on the compat route with a TFM216 naming the
+    helper, which takes the route too; nothing is left that a fix offers, and a second run
+    changes nothing (issue 21: never worse than `fix`)."""
+    (tmp_path / "helper.py").write_text(STATEFUL_HELPER)
+    (tmp_path / "main.py").write_text(STATEFUL_SCRIPT)
+    result = _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "fixable" not in result.stdout, result.stdout[-500:]
+    main = (tmp_path / "main.py").read_text()
+    assert "disable_v2_behavior()" in main and "Session" in main, main
+    check = _run("check", "--native", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
+    assert "main.py:1:8: TFM216" in check.stdout and "`dense` from `helper`, a module that makes variables" in check.stdout
+    tree = {p.name: p.read_text() for p in tmp_path.glob("*.py")}
+    _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert {p.name: p.read_text() for p in tmp_path.glob("*.py")} == tree
+    pytest.importorskip("tensorflow")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    ran = subprocess.run([sys.executable, "main.py"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.strip().splitlines()[-1] == "9.0"

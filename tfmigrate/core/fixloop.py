@@ -37,13 +37,13 @@ class FileResult:
 
 
 def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Callable, unsafe: bool, record: bool,
-                       native: bool) -> FileResult:
+                       native: bool, stateful: tuple = ()) -> FileResult:
     """`lint(data, parsed)`: the engine's lint pass on `data` (`parsed`: its module when already
     parsed), with the module, findings and positions the fixes were found in."""
     result = FileResult(path, data)
     current = data
     if native and NATIVE in codes:
-        current = _rewrite_natively(data, result, record)
+        current = _rewrite_natively(data, result, record, stateful)
     refused: set = set()
     failures: List[Finding] = []
     lint_pass = None
@@ -89,7 +89,7 @@ def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Calla
     return result
 
 
-def _rewrite_natively(data: bytes, result: FileResult, record: bool) -> bytes:
+def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: tuple = ()) -> bytes:
     """The native pre-pass: the module rewritten as eager TF2 (tfmigrate.native), before any other
     fix; `data` itself when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why)."""
     if not might_use_tensorflow(data):
@@ -100,7 +100,7 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool) -> bytes:
         source = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    outcome = rewrite(source)
+    outcome = rewrite(source, stateful)
     if outcome.code is None:
         return data
     new = outcome.code.encode("utf-8")

@@ -26,6 +26,9 @@ class ProjectImports:
     # A module that star-imports this one and uses `tf.layers` / `tf.nn.rnn_cell` / `tf.keras`
     # through it (star_imports.legacy_keras_wanted): this module's compat route turns legacy Keras on.
     legacy_keras_for: Optional[str] = None
+    # The checked modules this file imports (as written) that make variables or graph state
+    # (project.graph_imports.stateful_imports): `fix --native` does not call them eagerly.
+    stateful: Tuple[str, ...] = ()
 
     def target(self, path: str) -> Optional[str]:
         return next((target for name, target in self.aliases if name == path), None)

@@ -26,10 +26,10 @@ class Outcome:
 
 
 @lru_cache(maxsize=16)
-def rewrite(source: str) -> Outcome:
-    """The module `source` as eager TF2, or the construct that stops it. Remembered per source:
-    the runner's look at the scripts, the engine's first pass and TFM216 in every later fix
-    pass ask about the same text."""
+def rewrite(source: str, stateful: tuple = ()) -> Outcome:
+    """The module `source` as eager TF2, or the construct that stops it (`stateful`: the checked
+    modules it imports that make variables). Remembered per source: the runner's look at the
+    scripts, the engine's first pass and TFM216 in every later fix pass ask about the same text."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source))
     except Exception as error:  # noqa: BLE001 - the caller reports unparsable files itself
@@ -43,7 +43,7 @@ def rewrite(source: str) -> Outcome:
     from tfmigrate.native.emit import Emitter
 
     try:
-        script = Script(wrapper.module, source, line_of).analyse()
+        script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
         text = Emitter(script).module()
     except Blocked as stop:
         return Outcome(None, stop.blocker)

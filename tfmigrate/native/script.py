@@ -174,9 +174,10 @@ class RunSite:
 class Script:
     """The module's statements classified, or the first construct that stops a native rewrite."""
 
-    def __init__(self, module: cst.Module, source: str, line_of):
+    def __init__(self, module: cst.Module, source: str, line_of, stateful: Tuple[str, ...] = ()):
         self.module = module
         self.source = source
+        self.stateful = stateful  # checked modules it imports that make variables (graph_imports)
         self.names = ImportTable(module, source)
         self.line_of = line_of                  # node -> first line
         self.statements: List[Statement] = []   # in execution order, Session blocks flattened
@@ -236,6 +237,7 @@ class Script:
     def analyse(self) -> "Script":
         if not self.aliases:
             raise Blocked(1, "no `import tensorflow as tf`")
+        self._stateful_calls()
         for node in self.module.body:
             self._top(node)
         if not self.sessions and not self.placeholders:
@@ -243,6 +245,34 @@ class Script:
                                "(only scripts are rewritten)")
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         return self
+
+    def _stateful_calls(self) -> None:
+        """A call of a function from a checked module that makes variables (`get_variable`,
+        `tf.layers`: TF1 model code): in a `tf.function` it would make them again at each trace,
+        or fail; until such code is mapped into tracked layers, the script keeps the compat route."""
+        if not self.stateful:
+            return
+        bound: Dict[str, str] = {}
+        for node in self.module.body:
+            for small in (node.body if isinstance(node, cst.SimpleStatementLine) else ()):
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    module = "." * len(small.relative) + (dotted(small.module) or "" if small.module else "")
+                    if module in self.stateful:
+                        for alias in small.names:
+                            bound[dotted(alias.asname.name) if alias.asname else dotted(alias.name)] = module
+                elif isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if dotted(alias.name) in self.stateful:
+                            local = dotted(alias.asname.name) if alias.asname else dotted(alias.name)
+                            bound[local] = dotted(alias.name)
+        if not bound:
+            return
+        for call in _calls(self.module):
+            name = dotted(call.func) or ""
+            head = next((b for b in sorted(bound, key=len, reverse=True) if name == b or name.startswith(b + ".")), None)
+            if head is not None:
+                raise Blocked(self.line_of(call), f"`{name}` from `{bound[head]}`, a module that makes variables "
+                              "(`get_variable`, `tf.layers`, ...): TF1 model code this rewrite does not map yet")
 
     def _only_configures_sessions(self, name: str) -> bool:
         """A `tf.ConfigProto()` only set up (`config.x.y = v`) and given to Sessions: eager TF2
@@ -1098,3 +1128,14 @@ def _literal_dtype(node, script: Script) -> Optional[str]:
                 return None
         return _literal_dtype(inner, script)
     return None
+
+
+def _calls(module: cst.Module) -> List[cst.Call]:
+    found: List[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    module.visit(Calls())
+    return found

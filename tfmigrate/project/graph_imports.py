@@ -101,6 +101,37 @@ def _graph_importers(files: List[str], read, star: Container[str], exclude: Cont
     return found
 
 
+# What makes variables or graph state when called: a module with one of these is no pure tensor
+# helper a `tf.function` of `fix --native` may call (TF1 model code: issue 21's model mapping).
+_MAKES_STATE = re.compile(rb"\b(?:get_variable|variable_scope|Variable|placeholder|layers\.[a-z]\w*|slim\.[a-z]\w*)\s*\(")
+
+
+def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
+    """path -> the modules it imports (as written) that are checked files making variables or
+    graph state (`get_variable`, `tf.layers`, ...): `fix --native` must not call them in a
+    `tf.function` of the script it rewrites."""
+    files = [f for f in files if f.endswith(".py")]
+    known = {os.path.normpath(os.path.abspath(f)): f for f in files}
+    makes: Dict[str, bool] = {}
+    found: Dict[str, tuple] = {}
+    for path in files:
+        data = read(path) or b""
+        if b"tensorflow" not in data:
+            continue
+        names = []
+        for module in _imported_modules(data):
+            target = resolve(module, path, known)
+            if target is None or target == path:
+                continue
+            if target not in makes:
+                makes[target] = bool(_MAKES_STATE.search(read(target) or b""))
+            if makes[target]:
+                names.append(module)
+        if names:
+            found[path] = tuple(sorted(set(names)))
+    return found
+
+
 def eager_scripts(files: Iterable[str], read) -> List[str]:
     """The checked modules of eager TF2 code with `tf.function`s (what `fix --native` writes):
     TensorFlow imported, no graph construct."""

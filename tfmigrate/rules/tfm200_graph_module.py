@@ -17,6 +17,7 @@ from tfmigrate.findings import Fix
 from tfmigrate.fixers.compat_route import DATASET_ATTRIBUTES, compat_route_edits
 from tfmigrate.rules.base import Rule
 from tfmigrate.facts.program import ProgramMode
+from tfmigrate.facts.names import dotted
 
 _MAX_EVIDENCE = 3
 
@@ -28,7 +29,7 @@ class GraphModule(Rule):
     @classmethod
     def applies_to(cls, ctx) -> bool:
         program = ctx.names.has_tensorflow and ctx.fact(ProgramMode)
-        return bool(program) and program.graph and not program.on_compat_route
+        return bool(program) and program.graph and not program.on_compat_route and not _native_helper_routed(ctx, program)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -88,3 +89,15 @@ class GraphModule(Rule):
         edits, description = planned
         return Fix("safe", description, edits, requires=("tf-keras",) if "tf-keras" in description else (),
                    isolation="module")
+
+
+def _native_helper_routed(ctx, program: ProgramMode) -> bool:
+    """With --native, a helper of graph scripts is on its route once its TensorFlow imports are
+    `tensorflow.compat.v1` (and legacy Keras is on where it needs it): it gets no
+    `disable_v2_behavior()` there (fixers.compat_route), so nothing is left to fix."""
+    if not (ctx.native and program.graph_by_import):
+        return False
+    imports = program.tf_imports()
+    return bool(imports) and all((dotted(alias.name) if isinstance(alias, cst.ImportAlias) else "") == "tensorflow.compat.v1"
+                                 for _, alias, _ in imports) \
+        and (program.legacy_keras_set or not program.needs_legacy_keras)
