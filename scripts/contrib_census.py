@@ -34,6 +34,13 @@ def symbol(finding: dict) -> str:
 
 def fate(finding: dict) -> str:
     fix = finding.get("fix")
+    message = finding["message"]
+    if fix is None and ("TFM200's fix" in message or "compat route" in message):
+        return "compat route (TFM200 moves the module)"
+    if fix is None and message.startswith("Importing"):
+        return "import line without a fix of its own"
+    if fix is None and _FROM.match(message):
+        return "use through an imported contrib module"
     if fix is None:
         return "no home"
     text = fix["description"]

@@ -131,11 +131,17 @@ def slim_module_import_fix(ref: GoneRef) -> Optional[Fix]:
             or stmt.module is None or ref.alias is not stmt.names[0]:
         return None
     module = cst.Module([]).code_for_node(stmt.module).replace(" ", "")
-    target = SLIM_PACKAGES.get(module)
-    if target is None or not all(isinstance(a.name, cst.Name) and a.name.value in target[1] for a in stmt.names):
+    package, _, last = module.rpartition(".")
+    if module in SLIM_PACKAGES:  # `from <package> import <modules>`
+        target, modules = SLIM_PACKAGES[module]
+        if not all(isinstance(a.name, cst.Name) and a.name.value in modules for a in stmt.names):
+            return None
+    elif package in SLIM_PACKAGES and last in SLIM_PACKAGES[package][1]:  # `from <package>.<module> import <names>`
+        target = f"{SLIM_PACKAGES[package][0]}.{last}"  # (the same module: the same names)
+    else:
         return None
-    new = stmt.with_changes(module=cst.parse_expression(target[0]))
-    return Fix("safe", f"Import from `{target[0]}`, the same modules moved to the tf-slim package "
+    new = stmt.with_changes(module=cst.parse_expression(target))
+    return Fix("safe", f"Import from `{target}`, the same code moved to the tf-slim package "
                "(`pip install tf-slim`)", (Replace(stmt, new),), requires=("tf-slim",))
 
 
