@@ -14,6 +14,7 @@ not removed API the program uses. Read from the walk's ancestor stack; no scope 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional, Tuple
 
 import libcst as cst
@@ -78,7 +79,18 @@ def _mentions_tensorflow(ctx, body: cst.CSTNode) -> bool:
     if not aliases:
         return False
     text = ctx.module.code_for_node(body)
-    return re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, aliases)), text) is not None
+    return _alias_word(tuple(aliases)).search(text) is not None
+
+
+@lru_cache(maxsize=256)
+def _alias_word(aliases: Tuple[str, ...]) -> re.Pattern:
+    return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, aliases)))
+
+
+@lru_cache(maxsize=256)
+def _assignment(aliases: Tuple[str, ...]) -> re.Pattern:
+    return re.compile(r"^[ \t]*((?:%s)(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+)[ \t]*(?::[^=\n]*)?(?:[-+*/|&]?=)(?!=)"
+                      % "|".join(map(re.escape, aliases)), re.MULTILINE)
 
 
 def _probes(ctx, test: cst.BaseExpression, path: str, positive: bool) -> bool:
@@ -161,8 +173,7 @@ def _assigned_paths(ctx) -> frozenset:
                if target and (target.startswith("tensorflow") or target.startswith("keras"))]
     if not aliases:
         return frozenset()
-    pattern = re.compile(r"^[ \t]*((?:%s)(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+)[ \t]*(?::[^=\n]*)?(?:[-+*/|&]?=)(?!=)"
-                         % "|".join(map(re.escape, aliases)), re.MULTILINE)
+    pattern = _assignment(tuple(aliases))
     out = set()
     for match in pattern.finditer(ctx.source):
         try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import List, Optional, Tuple
 
 import libcst as cst
@@ -43,6 +43,13 @@ _STRINGS_AND_COMMENTS = re.compile(
     r"""(\"\"\"|\'\'\')[\s\S]*?(?:\1|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*""")
 
 LEGACY_KERAS_LINE = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
+
+
+@lru_cache(maxsize=1024)
+def _spelled_pattern(aliases: Tuple[str, ...], words: str) -> re.Pattern:
+    """`words` after one of the aliases (compiled once per run: most files share their aliases)."""
+    heads = "|".join(re.escape(a) for a in aliases)
+    return re.compile(rf"\b(?:{heads})\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?({words})\b")
 
 
 _GRAPH_ONLY_PATH = re.compile(rf"(?:{GRAPH_ONLY_TEXT})(?:\.|$)")
@@ -120,8 +127,7 @@ class ProgramMode:
     def _spelled(self, words: str) -> Optional[re.Pattern]:
         if not self._tf_aliases:
             return None
-        heads = "|".join(re.escape(a) for a in self._tf_aliases)
-        return re.compile(rf"\b(?:{heads})\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?({words})\b")
+        return _spelled_pattern(self._tf_aliases, words)
 
     @cached_property
     def evidence(self) -> List[Tuple[int, str]]:

@@ -1,7 +1,6 @@
 """Removing an import of a module TensorFlow 2 no longer has, once nothing uses the name it binds."""
 from __future__ import annotations
 
-import io
 import tokenize
 from typing import Dict, Optional
 
@@ -9,31 +8,39 @@ import libcst as cst
 
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.facts.references import GoneRef
+from tfmigrate.facts.tokens import CodeTokens, code_tokens
 
 
 class NameCounts:
     """Per file (`ctx.fact(NameCounts)`): how often each name is used as a NAME token not after
-    a dot (strings and comments do not count); -1 when the source cannot be tokenized."""
+    a dot (strings and comments do not count); -1 when the source cannot be tokenized. Every
+    name is counted in one pass over the file's shared tokens (facts/tokens.py)."""
 
-    needs = ()
+    needs = (CodeTokens,)
 
     def __init__(self, ctx):
-        self.source = ctx.source
-        self._counts: Dict[str, int] = {}
+        tokens = ctx.fact(CodeTokens).tokens
+        self._counts: Optional[Dict[str, int]] = None if tokens is None else _name_counts(tokens)
 
     def __getitem__(self, local: str) -> int:
-        if local not in self._counts:
-            self._counts[local] = count_name(self.source, local)
-        return self._counts[local]
+        if self._counts is None:
+            return -1
+        return self._counts.get(local, 0)
+
+
+def _name_counts(tokens) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    previous = ""
+    for kind, string in tokens:
+        if kind == tokenize.NAME and previous != ".":
+            counts[string] = counts.get(string, 0) + 1
+        previous = string
+    return counts
 
 
 def count_name(text: str, local: str) -> int:
-    try:
-        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
-    except (tokenize.TokenError, SyntaxError):
-        return -1
-    return sum(1 for i, t in enumerate(toks) if t.type == tokenize.NAME and t.string == local and (i == 0 or toks[i - 1].string != "."))
+    tokens = code_tokens(text)
+    return -1 if tokens is None else _name_counts(tokens).get(local, 0)
 
 
 def alias_still_used(ctx, local: str, statement: cst.CSTNode) -> bool:

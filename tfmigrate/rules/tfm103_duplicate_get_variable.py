@@ -355,6 +355,17 @@ class DuplicateGetVariable(Rule):
         for frame in frames:
             if not frame.protected:
                 self._check_frame(frame)
+        self._release(frames)
+
+    @staticmethod
+    def _release(frames: List[_Frame]) -> None:
+        """Break the frames' cycles (owner <-> defs, a call's callee back to its caller) once the
+        analysis is done, so the tree they point into is freed by reference counting."""
+        for frame in frames:
+            frame.owner = None
+            frame.defs = {}
+            for call in frame.calls:
+                call.callee = None
 
     def _resolve(self, frame: _Frame, call: _Event) -> Optional[_Frame]:
         """The local def a call runs, when that is certain enough to reason about."""

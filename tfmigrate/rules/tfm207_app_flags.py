@@ -13,7 +13,6 @@ migration debt, not removed API.
 """
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 from typing import Optional, Tuple
@@ -23,6 +22,7 @@ import libcst as cst
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers.api_rename import spelling_like
 from tfmigrate.facts.references import TF1Ref
+from tfmigrate.facts.tokens import CodeTokens
 from tfmigrate.rules._removed_api import RemovedApiRule
 
 FLAG_MODULES = ("app.flags", "flags")
@@ -30,20 +30,19 @@ FLAG_MODULES = ("app.flags", "flags")
 _PARSES_ARGV = re.compile(r"\bargparse\b|\bparse_(?:known_)?args\s*\(|\bgetopt\b|\bsys\s*\.\s*argv\b")
 
 
-def _tokens(source: str):
+def _tokens(ctx):
     """(name, previous token, next token) for NAME tokens `flags` and `app` outside strings
-    and comments; None when the source cannot be tokenized."""
-    found = []
-    try:
-        toks = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
-                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    and comments (the file's shared tokens, facts/tokens.py); None when the source cannot be
+    tokenized."""
+    toks = ctx.fact(CodeTokens).tokens
+    if toks is None:
         return None
-    for i, tok in enumerate(toks):
-        if tok.type == tokenize.NAME and tok.string in ("flags", "app"):
-            prev = toks[i - 1].string if i else ""
-            nxt = toks[i + 1].string if i + 1 < len(toks) else ""
-            found.append((tok.string, prev, nxt))
+    found = []
+    for i, (kind, string) in enumerate(toks):
+        if kind == tokenize.NAME and string in ("flags", "app"):
+            prev = toks[i - 1][1] if i else ""
+            nxt = toks[i + 1][1] if i + 1 < len(toks) else ""
+            found.append((string, prev, nxt))
     return found
 
 
@@ -113,7 +112,7 @@ def _params(params: cst.Parameters):
 class _Plan:
     """Per file: the local names the fix binds to absl's `flags` and `app` modules."""
 
-    needs = ()
+    needs = (CodeTokens,)
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -130,7 +129,7 @@ class _Plan:
                 if (len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
                         and assign.targets[0].target.value == "flags" and names.api(assign.value) in FLAG_MODULES):
                     self.alias_assigns.append(assign)
-        tokens = _tokens(ctx.source)
+        tokens = _tokens(ctx)
         self.calls_run = "app.run(" in ctx.source
         self.reads_at_import = _reads_flags_at_import(ctx, bool(self.alias_assigns))
         self.flags = self._choose("flags", tokens, len(self.alias_assigns))
@@ -167,7 +166,7 @@ class _Plan:
 
 class AppFlags(RemovedApiRule):
     code = "TFM207"
-    reads = (_Plan,)
+    reads = (_Plan, CodeTokens)
     CLAIMS = ("app", "flags")
 
     def _plan(self) -> _Plan:

@@ -121,9 +121,10 @@ def _from_cache(task: Task, data: bytes, cache: Optional["Cache"], entry_key: st
 
 
 def cached_outcome(task: Task) -> Optional[Outcome]:
-    """A cache hit answered without a worker (which would cost a round trip of the source);
-    None for anything else (notebooks, stdin, misses, unreadable files: a worker handles them)."""
-    if not (task.cache_dir and task.key) or task.data is not None or task.shown.endswith(".ipynb"):
+    """A cache hit answered without a worker (which would cost a round trip of the source, and
+    for a run of hits the start of a pool); None for anything else (stdin, misses, unreadable
+    files: a worker handles them). A notebook's hit is what `process` makes of it: no text."""
+    if not (task.cache_dir and task.key) or task.data is not None:
         return None
     try:
         data = read_regular(task.path)
@@ -131,7 +132,10 @@ def cached_outcome(task: Task) -> Optional[Outcome]:
         return None
     if task.max_size and len(data) > task.max_size:
         return None
-    return _from_cache(task, data, Cache(task.cache_dir), fingerprint(data, task.key))
+    hit = _from_cache(task, data, Cache(task.cache_dir), fingerprint(data, task.key))
+    if hit is not None and task.shown.endswith(".ipynb"):
+        hit.text = None  # as `process` leaves it: findings give the line within a cell
+    return hit
 
 
 def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
