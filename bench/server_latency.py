@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tfmigrate.frontends.server import read_message  # noqa: E402 - the client's framing
 TIMEOUT = 900.0  # seconds to wait for one message; the old server takes minutes on `large`
 
 BLOCK = '''
@@ -90,20 +92,11 @@ class Client:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        stream = self.proc.stdout
         while True:
-            headers = {}
-            while True:
-                line = stream.readline()
-                if not line:
-                    self.inbox.put(None)
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                key, value = line.decode("ascii").split(":", 1)
-                headers[key.lower()] = value.strip()
-            message = json.loads(stream.read(int(headers["content-length"])).decode("utf-8"))
+            message = read_message(self.proc.stdout)
+            if message is None:
+                self.inbox.put(None)
+                return
             arrived = time.monotonic()
             if "method" in message and "id" in message:  # a request from the server
                 self.send({"id": message["id"], "result": None})

@@ -17,6 +17,8 @@ import pytest
 
 import pygls  # noqa: F401 - in the test extra: a missing pygls fails, never skips
 
+from tfmigrate.frontends.server import read_message
+
 SOURCE = '''import tensorflow as tf
 
 ds = tf.data.Dataset.range(3)
@@ -44,20 +46,11 @@ class Client:
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
 
     def _read(self):
-        stream = self.proc.stdout
         while True:
-            headers = {}
-            while True:
-                line = stream.readline()
-                if not line:
-                    self.inbox.put(None)
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                key, value = line.decode("ascii").split(":", 1)
-                headers[key.lower()] = value.strip()
-            self.inbox.put(json.loads(stream.read(int(headers["content-length"])).decode("utf-8")))
+            message = read_message(self.proc.stdout)
+            self.inbox.put(message)
+            if message is None:
+                return
 
     def send(self, message):
         body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")

@@ -57,6 +57,22 @@ _BREAK = re.compile(r"\r\n|\r|\n")
 
 # --- positions -------------------------------------------------------------------------------------
 
+def read_message(stream) -> Optional[dict]:
+    """One JSON-RPC message framed with `Content-Length` from a binary `stream`, or None at its
+    end: what an LSP client reads (the tests' client and bench/server_latency.py's)."""
+    headers = {}
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if not line:
+            break
+        key, value = line.decode("ascii").split(":", 1)
+        headers[key.lower()] = value.strip()
+    return json.loads(stream.read(int(headers["content-length"])).decode("utf-8"))
+
+
 def line_starts(text: str) -> List[int]:
     """Offsets where each line starts, lines as LSP (and Python) count them: \\n, \\r\\n, \\r."""
     return [0] + [m.end() for m in _BREAK.finditer(text)]
