@@ -17,7 +17,7 @@ import libcst as cst
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
-from tfmigrate.native.syntax import bind, code, names_assigned, names_read
+from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
@@ -267,7 +267,7 @@ class Script:
                             bound[local] = dotted(alias.name)
         if not bound:
             return
-        for call in _calls(self.module):
+        for call in calls_in(self.module):
             name = dotted(call.func) or ""
             head = next((b for b in sorted(bound, key=len, reverse=True) if name == b or name.startswith(b + ".")), None)
             if head is not None:
@@ -1129,13 +1129,3 @@ def _literal_dtype(node, script: Script) -> Optional[str]:
         return _literal_dtype(inner, script)
     return None
 
-
-def _calls(module: cst.Module) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
-
-    module.visit(Calls())
-    return found

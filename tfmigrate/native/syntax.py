@@ -3,7 +3,7 @@ arguments by parameter. Knows nothing of scripts, so every native module may use
 """
 from __future__ import annotations
 
-from typing import Dict, Sequence, Set
+from typing import Dict, List, Sequence, Set
 
 import libcst as cst
 
@@ -31,6 +31,18 @@ def names_read(node: cst.CSTNode) -> Set[str]:
             found.add(name.value)
 
     node.visit(_Reads())
+    return found
+
+
+def calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    """Every call under `node`, outermost first."""
+    found: List[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(Calls())
     return found
 
 
