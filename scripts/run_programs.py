@@ -49,7 +49,10 @@ exec keeps PYTHONPATH, after its shim; the hook does nothing until the program i
 What was dumped and injected is shown as `weights:` (`injected 4/4`, or the first shape mismatch).
   native      the entry file and its helper modules (manifest `helpers`, same-folder imports)
               contain, outside comments and strings, none of: a `...Session(` call, a name with
-              `placeholder`, `feed_dict`, `compat.v1`, `disable_v2_behavior` (else: the first of
+              `placeholder`, `feed_dict`, `test_session`, `disable_v2_behavior` or
+              `disable_eager_execution` (issue 21's definition of eager TF2: `tf.compat.v1` names that
+              run eagerly, such as the model-mapping route's `track_tf1_style_variables` and
+              `get_variable`, are allowed) (else: the first of
               each, and the construct each TFM216 finding names, from
               `tfmigrate check --native --output-format json`, on the migrated files, else the
               prepared ones)
@@ -259,7 +262,8 @@ def short_error(error: str, width: int = 200) -> str:
 # --------------------------------------------------------------------------------------------
 # native mode (issue 13): is the migrated program TF2-native, and does it compute what the reference did?
 
-TF1_CONSTRUCTS = ("Session(", "placeholder", "feed_dict", "compat.v1", "disable_v2_behavior")
+TF1_CONSTRUCTS = ("Session(", "placeholder", "feed_dict", "test_session", "disable_v2_behavior",
+                  "disable_eager_execution")
 SAME_REL, CLOSE_REL = 1e-5, 1e-3  # "same" (same_line's float32 printing tolerance), "close"
 NO_NATIVE_FLAG_RE = re.compile(r"(?i)no such option:?\s*'?--native|unrecognized arguments:.*--native")
 
@@ -280,7 +284,8 @@ def tf1_constructs(source: str) -> List[Tuple[int, str]]:
     """(line, construct) of every TF1 construct of TF1_CONSTRUCTS left in the code, in source order,
     comments and strings aside: a call of a name ending in Session (`tf.Session(`,
     `InteractiveSession(`), a name containing placeholder (`placeholder_with_default` too),
-    `feed_dict`, `compat.v1` (`tf.compat.v1.x`, `import tensorflow.compat.v1`), `disable_v2_behavior`.
+    `feed_dict`, `test_session`, `disable_v2_behavior`, `disable_eager_execution` (graph mode's
+    switches; `tf.compat.v1` names that run eagerly are not graph code).
     Source that does not tokenize is searched as text, line by line, without its `#` comments."""
     import tokenize
 
@@ -303,10 +308,8 @@ def tf1_constructs(source: str) -> List[Tuple[int, str]]:
             found.append((line, "placeholder"))
         elif text == "feed_dict":
             found.append((line, "feed_dict"))
-        elif text == "disable_v2_behavior":
-            found.append((line, "disable_v2_behavior"))
-        elif text == "compat" and after == "." and i + 2 < len(tokens) and tokens[i + 2][2] == "v1":
-            found.append((line, "compat.v1"))
+        elif text in ("test_session", "disable_v2_behavior", "disable_eager_execution"):
+            found.append((line, text))
     return found
 
 

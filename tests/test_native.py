@@ -17,7 +17,11 @@ from tfmigrate.core.engine import fix_source
 from tfmigrate.native import rewrite
 
 EXEC = sorted((FIXTURES / "TFM216").glob("exec_*.py"))
-TF1_LEFT = re.compile(r"Session\(|placeholder|feed_dict|compat\.v1|disable_v2_behavior")
+# Graph mode's constructs (issue 21's definition of eager TF2). `tf.compat.v1` names that run
+# eagerly (RNN cells, the model-mapping route's `track_tf1_style_variables`) are allowed, except
+# the compat-route import itself.
+TF1_LEFT = re.compile(r"Session\(|placeholder|feed_dict|disable_v2_behavior|disable_eager_execution|"
+                      r"import tensorflow\.compat\.v1")
 ALL = list(catalogue())
 
 

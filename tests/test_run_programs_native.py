@@ -42,9 +42,13 @@ def test_tf1_constructs_in_code_only():
         "sess.run(x, feed_dict={})\n"
         "session_count = 0\n"
         "from tensorflow.compat import v1\n"
+        "tf.compat.v1.disable_eager_execution()\n"
+        "cell = tf.compat.v1.nn.rnn_cell.LSTMCell(4)  # runs eagerly: not a TF1 construct\n"
+        "with self.test_session() as s: pass\n"
     )
     assert rp.tf1_constructs(source) == [
-        (1, "compat.v1"), (2, "disable_v2_behavior"), (5, "placeholder"), (6, "Session("), (7, "feed_dict")]
+        (2, "disable_v2_behavior"), (5, "placeholder"), (6, "Session("), (7, "feed_dict"),
+        (10, "disable_eager_execution"), (12, "test_session")]
 
 
 def test_tf1_constructs_native_code_has_none():

@@ -18,7 +18,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from tfmigrate.facts.graph_words import (EAGER_ON_CALL, GRAPH_CALLS_TEXT, GRAPH_ONLY_TEXT, GRAPH_WORD,
+from tfmigrate.facts.graph_words import (EAGER_ON_CALL, EAGER_TRAINING_CALL, GRAPH_CALLS_TEXT, GRAPH_ONLY_TEXT, GRAPH_WORD,
                                         LEGACY_KERAS_SET, RNN_RUNNERS_TEXT, TF1_ONLY_BASE, V2_OFF_CALL)
 from tfmigrate.facts.keras_classes import KerasClasses, module_classes
 from tfmigrate.facts.names import dotted, normalize
@@ -198,7 +198,9 @@ class ProgramMode:
 
     @cached_property
     def _eager_on(self) -> bool:
-        return EAGER_ON_CALL.search(self.source) is not None
+        """It turns eager execution on, or trains with `GradientTape` (TF2 code, `fix --native`'s
+        output among it, whose `dynamic_rnn` runs eagerly)."""
+        return EAGER_ON_CALL.search(self.source) is not None or EAGER_TRAINING_CALL.search(self.source) is not None
 
     @cached_property
     def graph(self) -> bool:

@@ -19,14 +19,18 @@ program order), defined just before the module-level statement that first evalua
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
+from tfmigrate.facts.names import dotted
+from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
-from tfmigrate.native.syntax import bind, code
+from tfmigrate.native.syntax import bind, code, names_read
 from tfmigrate.native.tf2_spellings import NativeCalls
 
 TO_NUMPY = '''
@@ -69,6 +73,7 @@ class Emitter:
 
     # -- module ---------------------------------------------------------------------------------
     def module(self) -> str:
+        self.legacy_keras_at = self._legacy_keras_at() if self.script.cells else None
         out = self._statements(self.script.body)
         head = self.script.module.header
         body = "".join(out)
@@ -87,6 +92,8 @@ class Emitter:
                                             for line in inner.splitlines(True)))
             else:
                 lines = self._statement(statement)
+                if lines and self.legacy_keras_at is not None:
+                    lines = self._legacy_keras_lines(statement) + lines
                 if lines and out and out[-1].rstrip().endswith(("\n", "")) and statement.kind is not Kind.HELPER \
                         and isinstance(self._last, (cst.FunctionDef, cst.ClassDef)) and not lines[0].startswith("\n"):
                     lines[0] = "\n\n" + lines[0]  # two blank lines after a function, as it had
@@ -94,6 +101,35 @@ class Emitter:
                 if lines:
                     self._last = statement.node
         return out
+
+    def _legacy_keras_at(self) -> Optional[int]:
+        """The module's first import (after `__future__`) when TensorFlow's comes in that block: the
+        legacy Keras switch goes above the imports, as TF 2.21 serves `tf.compat.v1.nn.rnn_cell` from
+        tf-keras only when it is set before TensorFlow loads (None: the module sets it already)."""
+        if LEGACY_KERAS_SET.search(self.script.source):
+            return None
+        first = None
+        for statement in self.script.body:
+            node = statement.node
+            if not (isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
+                first = None  # code between: the switch goes right above TensorFlow's import
+                continue
+            small = node.body[0]
+            modules = [dotted(a.name) for a in small.names] if isinstance(small, cst.Import) else [
+                dotted(small.module) if small.module is not None else ""]
+            if modules == ["__future__"]:
+                continue
+            first = first or id(node)
+            if any(m == "tensorflow" or (m or "").startswith("tensorflow.") for m in modules):
+                return first
+        return None
+
+    def _legacy_keras_lines(self, statement: Statement) -> List[str]:
+        if self.legacy_keras_at != id(statement.node):
+            return []
+        os_imported = re.search(r"^import os\b", self.script.source[:self.script.source.find(code(statement.node).strip())],
+                                re.MULTILINE)
+        return ([] if os_imported else ["import os\n"]) + [LEGACY_KERAS_LINE + "\n"]
 
     def _configures_session(self, statement: Statement) -> bool:
         node = statement.node
@@ -116,6 +152,8 @@ class Emitter:
             return [self._optimizer_line(statement.node, statement.node.body[0].value)]
         if kind is Kind.OBJECT and statement.summaries == []:  # `merge_all()` of no summary: None
             return [f"{statement.targets[0]} = None\n"]
+        if kind is Kind.OBJECT and set(statement.targets) & self.script.cells:
+            return [code(statement.node.visit(NativeCalls(self.script)))]
         if kind in (Kind.OBJECT, Kind.HELPER):
             return [code(statement.node)]
         if kind is Kind.EAGER:
@@ -413,12 +451,16 @@ class Emitter:
             if definition.kind is Kind.VARIABLE and definition.trainable:
                 found.append((self._position(definition), definition.targets[0]))
             elif definition.kind is Kind.GRAPH:
+                cells = sorted(names_read(definition.node) & self.script.cells)
+                for i, cell in enumerate(cells):  # an RNN cell's variables, made where it first runs
+                    found.append((self.order[id(definition)] + i / 1000, f"*{cell}.trainable_variables"))
                 for i, layer in enumerate(definition.layers):
                     found.append((self.order[id(definition)] + i / 100, f"*{layer.name}.trainable_variables"))
                 todo += list(definition.deps.values())
         if not found:
             raise Blocked(train.line, f"`minimize({train.loss})` of a loss that depends on no variable")
-        return "[" + ", ".join(name for _, name in sorted(found)) + "]"
+        names = [name for _, name in sorted(found)]
+        return "[" + ", ".join(name for i, name in enumerate(names) if name not in names[:i]) + "]"
 
     def _metric_lines(self, statement: Statement) -> str:
         """TF1's accuracy: predictions cast to the labels' dtype, the mean of their equality."""

@@ -46,8 +46,7 @@ UNSUPPORTED = {
     "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
     "metrics.": "`tf.metrics.*` (local variables updated by `sess.run`)",
     "data.Iterator": "`tf.data.Iterator` used other than through `from_structure`",
-    "nn.rnn_cell": "RNN cells",
-    "nn.dynamic_rnn": "`tf.nn.dynamic_rnn`",
+    "nn.rnn_cell": "an RNN cell made inside a graph expression (it would be made again on each call)",
     "variable_scope": "`tf.variable_scope`",
     "name_scope": "`tf.name_scope`",
     "sparse_placeholder": "`tf.sparse_placeholder`",
@@ -200,6 +199,7 @@ class Script:
         self.writers: Dict[int, cst.BaseExpression] = {}  # id(FileWriter call in Python code) -> logdir
         self.add_summaries: Dict[int, cst.Call] = {}  # id(`w.add_summary(v, step)`) -> the call
         self.factories: Set[str] = set()  # functions that only make a variable (`init_weights`)
+        self.cells: Set[str] = set()  # RNN cell objects made at module level (their variables: on first call)
         self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
@@ -451,10 +451,17 @@ class Script:
                 self.placeholders.pop(name, None)
 
     def _target_names(self, target) -> Optional[Tuple[str, ...]]:
+        """The names a target binds, nested tuples flattened (`outputs, (c, h) = dynamic_rnn(...)`)."""
         if isinstance(target, cst.Name):
             return (target.value,)
-        if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
-            return tuple(e.value.value for e in target.elements)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names: Tuple[str, ...] = ()
+            for element in target.elements:
+                inner = self._target_names(element.value) if not isinstance(element, cst.StarredElement) else None
+                if inner is None:
+                    return None
+                names += inner
+            return names
         return None
 
     def _is_init(self, node) -> bool:
@@ -511,6 +518,9 @@ class Script:
             return statement
         elif isinstance(value, cst.Lambda) and self._mentions_tf(value):
             return self._helper(value, at, targets[0])
+        elif self._is_cell(value, path, targets):
+            kind = Kind.OBJECT
+            self.cells.add(targets[0])
         elif self._is_object(value, path):
             kind = Kind.OBJECT
             if path in ("ConfigProto", "GPUOptions") and len(targets) == 1:
@@ -553,6 +563,16 @@ class Script:
         if path.endswith(OBJECT_SUFFIXES) or path.startswith(("keras.initializers", "keras.regularizers")):
             return not (names_read(value) & self.graph_names())
         return False
+
+    def _is_cell(self, value, path: Optional[str], targets: Tuple[str, ...]) -> bool:
+        """`cell = tf.nn.rnn_cell.LSTMCell(64)`: a cell object made once, at module level, as in TF1;
+        it makes its variables on its first call (TensorFlow's legacy Keras serves it eagerly), and
+        `dynamic_rnn` over it inside a `tf.function` reuses them."""
+        if path is None or not path.startswith("nn.rnn_cell.") or len(targets) != 1:
+            return False
+        if names_read(value) & self.graph_names():
+            raise Blocked(self.line_of(value), f"`tf.{path}` configured with a tensor")
+        return True
 
     def _optimizer(self, call: cst.Call) -> bool:
         at = self.line_of(call)

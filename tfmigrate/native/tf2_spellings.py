@@ -10,6 +10,7 @@ from typing import Callable, Dict, Optional
 
 import libcst as cst
 
+from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.native.script import Script
 from tfmigrate.native.syntax import bind, code
 
@@ -54,6 +55,9 @@ def native_call(script: Script, call: cst.Call) -> Optional[str]:
     path = script.tf_call(call)
     if path in _ASSIGNS:
         return _assign(script, call, path)
+    if path is not None and (path in RNN_RUNNERS or path.startswith("nn.rnn_cell.")):
+        # No TF2 name: TensorFlow's legacy Keras runs them eagerly (the module sets TF_USE_LEGACY_KERAS).
+        return code(call.with_changes(func=cst.parse_expression(f"{script.tf}.compat.v1.{path}")))
     if path not in _BUILD:
         return None
     try:
