@@ -46,13 +46,33 @@ def test_fixed_program_is_native_and_a_fixed_point(case):
     assert again.fixed is None
 
 
+MODEL = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 1])\n"
+RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
+
+
 @pytest.mark.parametrize("source, construct", [
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\ny = x * 2\nprint(y)\n"
      "with tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "the tensor `y` used by Python code"),
     ("import tensorflow as tf\na = tf.constant(1.0)\nb = 3\nwith tf.Session() as s:\n    s.run(a, {b: 1.0})\n",
      "which is not a tensor"),
     ("import tensorflow as tf\ndef f(x):\n    w = tf.Variable(1.0)\n    return w * x\nx = tf.placeholder(tf.float32)\n"
-     "y = f(x)\nwith tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "a function that builds graph state"),
+     "y = f(x)\nwith tf.Session() as s:\n    s.run(y, {x: 1.0}, options=None)\n", "options"),
+    # TF1 model functions (model_mapping): what one tracked object per function or call cannot keep
+    (MODEL + "def net(x):\n    with tf.variable_scope('net'):\n        return tf.layers.dense(x, 1)\n"
+     "a = net(x)\nb = net(x)\n" + RUN, "called 2 times under the variable scope `net` without `reuse=`"),
+    (MODEL + "def f(x):\n    with tf.variable_scope('s'):\n        return tf.layers.dense(x, 1)\n"
+     "def g(x):\n    with tf.variable_scope('s', reuse=True):\n        return tf.layers.dense(x, 1)\n"
+     "a = f(x)\nb = g(x)\n" + RUN, "two model functions making variables under the same variable scope `s`"),
+    (MODEL + "def f(t):\n    return t * tf.get_variable('w', [1]) + x\na = f(x)\nb = a\n" + RUN,
+     "reads the module's graph (`x`)"),
+    (MODEL + "def f(t):\n    for i in range(2):\n        t = t * tf.Variable(1.0)\n    return t\na = f(x)\nb = a\n" + RUN,
+     "makes a `tf.Variable` in a loop"),
+    (MODEL + "def f(t):\n    return tf.layers.batch_normalization(tf.layers.dense(t, 1), training=True)\n"
+     "a = f(x)\nb = a\n" + RUN, "UPDATE_OPS"),
+    (MODEL + "def f(t):\n    return tf.layers.dense(t, 1)\ng = lambda t: f(t) * tf.constant(2.0)\na = g(x)\nb = a\n"
+     + RUN, "calls the model function `f`"),
+    (MODEL + "def f(t):\n    with tf.variable_scope('a'):\n        w = tf.get_variable('w', [1])\n"
+     "    return t * w * tf.Variable(2.0)\na = f(x)\nb = a\n" + RUN, "both inside and outside a variable scope"),
     ("import tensorflow as tf\ndef make(v):\n    return tf.Variable(v)\nx = tf.placeholder(tf.float32)\n"
      "y = make(1.0) * x\nwith tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "which makes a variable, inside an expression"),
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32) / 2\nwith tf.Session() as s:\n    s.run(x)\n",

@@ -235,6 +235,13 @@ class ProgramMode:
             self._is_code(m.start()) for m in pattern.finditer(self.source))
 
     @cached_property
+    def model_mapping(self) -> bool:
+        """TF1 model code kept on TensorFlow's model-mapping route: the module runs it under
+        `track_tf1_style_variables` with legacy Keras (what `fix --native` writes), where
+        `tf.compat.v1.layers` and `get_variable` make their variables once."""
+        return self.legacy_keras_set and "track_tf1_style_variables" in self.source
+
+    @cached_property
     def legacy_keras_set(self) -> bool:
         return LEGACY_KERAS_SET.search(self.source) is not None or "legacy_keras" in self.names.star_program
 

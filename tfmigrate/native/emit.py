@@ -28,6 +28,7 @@ from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
 from tfmigrate.facts.names import dotted
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
+from tfmigrate.native import model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
 from tfmigrate.native.syntax import bind, code, names_read
@@ -73,7 +74,8 @@ class Emitter:
 
     # -- module ---------------------------------------------------------------------------------
     def module(self) -> str:
-        self.legacy_keras_at = self._legacy_keras_at() if self.script.cells else None
+        self.legacy_keras_at = self._legacy_keras_at() if self.script.cells or self.script.builders else None
+        self.model_class_written = False
         out = self._statements(self.script.body)
         head = self.script.module.header
         body = "".join(out)
@@ -152,6 +154,9 @@ class Emitter:
             return [self._optimizer_line(statement.node, statement.node.body[0].value)]
         if kind is Kind.OBJECT and statement.summaries == []:  # `merge_all()` of no summary: None
             return [f"{statement.targets[0]} = None\n"]
+        if kind is Kind.HELPER and isinstance(statement.node, cst.FunctionDef) \
+                and statement.node.name.value in self.script.builders:
+            return self._model_function(self.script.builders[statement.node.name.value])
         if kind is Kind.OBJECT and set(statement.targets) & self.script.cells:
             return [code(statement.node.visit(NativeCalls(self.script)))]
         if kind in (Kind.OBJECT, Kind.HELPER):
@@ -212,6 +217,23 @@ class Emitter:
         if self.renamed:
             node = node.visit(_Rename(self.renamed))
         out.append(code(node))
+        return out
+
+    def _model_function(self, builder: model_mapping.Builder) -> List[str]:
+        """The TF1 model function kept, made tracked (model_mapping), and the objects its calls
+        go through, right after it."""
+        out = []
+        if not self.model_class_written:
+            out.append("\n\n" + model_mapping.TF1MODEL.format(tf=self.tf))
+            self.model_class_written = True
+        try:
+            node = builder.node.visit(model_mapping.ToTracked(self.script, builder))
+        except model_mapping.Refused as why:
+            raise Blocked(self.script.line_of(builder.node), str(why))
+        out.append(code(node))
+        objects = list(dict.fromkeys(builder.objects.values()))
+        if objects:
+            out.append("\n\n" + "".join(f"{name} = TF1Model({builder.name})\n" for name in objects))
         return out
 
     def _optimizer_line(self, line: cst.SimpleStatementLine, call: cst.Call) -> str:
@@ -416,6 +438,9 @@ class Emitter:
             return f"{statement.targets[0]} = {{{entries}}}\n"
         if statement.metric is not None:
             return self._metric_lines(statement)
+        if statement.tracked:  # (first: a layer call in its arguments keeps its identity)
+            objects = {id(call): self.script.builders[name].objects[id(call)] for name, call in statement.tracked}
+            node = node.visit(_ThroughObjects(objects))
         if statement.layers:
             calls = {}
             for layer in statement.layers:
@@ -451,6 +476,9 @@ class Emitter:
             if definition.kind is Kind.VARIABLE and definition.trainable:
                 found.append((self._position(definition), definition.targets[0]))
             elif definition.kind is Kind.GRAPH:
+                for i, (name, call) in enumerate(definition.tracked):  # a model function's object
+                    model = self.script.builders[name].objects[id(call)]
+                    found.append((self.order[id(definition)] + i / 1000, f"*{model}.trainable_variables"))
                 cells = sorted(names_read(definition.node) & self.script.cells)
                 for i, cell in enumerate(cells):  # an RNN cell's variables, made where it first runs
                     found.append((self.order[id(definition)] + i / 1000, f"*{cell}.trainable_variables"))
@@ -519,6 +547,17 @@ class _Rename(cst.CSTTransformer):
         if original.keyword is not None and original.keyword.value in self.names:
             return updated.with_changes(keyword=original.keyword)  # a keyword is not the variable
         return updated
+
+
+class _ThroughObjects(cst.CSTTransformer):
+    """`generator(Z)` -> `generator_model(Z)`: a model function's call through its tracked object."""
+
+    def __init__(self, objects: Dict[int, str]):
+        self.objects = objects
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        name = self.objects.get(id(original))
+        return updated.with_changes(func=cst.Name(name)) if name else updated
 
 
 class _Replace(cst.CSTTransformer):

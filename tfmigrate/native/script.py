@@ -16,6 +16,7 @@ import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.names import ImportTable, dotted
+from tfmigrate.native import model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
 
@@ -35,7 +36,7 @@ OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double"
 STATEFUL = ("Variable", "get_variable", "layers.", "placeholder", "Session", "InteractiveSession", "train.",
             "summary.", "variable_scope", "get_collection", "add_to_collection", "metrics.", "nn.rnn_cell",
             "contrib.", "assign", "global_variables", "trainable_variables", "get_default_graph",
-            "reset_default_graph", "random", "truncated_normal", "multinomial", "py_func")
+            "reset_default_graph", "py_func")
 OBJECT_SUFFIXES = ("_initializer", "Optimizer")
 # Graph calls with a side effect of their own, which would run on every evaluation.
 UNSUPPORTED = {
@@ -156,6 +157,7 @@ class Statement:
     top: Optional[cst.CSTNode] = None   # the module-level node it came from
     scope: str = ""                     # the variable scope it is in
     children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
+    tracked: List[Tuple[str, cst.Call]] = field(default_factory=list)  # (model function, call) it makes
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
 
 
@@ -200,6 +202,7 @@ class Script:
         self.add_summaries: Dict[int, cst.Call] = {}  # id(`w.add_summary(v, step)`) -> the call
         self.factories: Set[str] = set()  # functions that only make a variable (`init_weights`)
         self.cells: Set[str] = set()  # RNN cell objects made at module level (their variables: on first call)
+        self.builders: Dict[str, model_mapping.Builder] = {}  # TF1 model functions (model_mapping)
         self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
@@ -244,7 +247,32 @@ class Script:
             raise Blocked(1, "a library module, not a script: no Session or placeholder at its top level "
                                "(only scripts are rewritten)")
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
+        self._map_model_functions()
         return self
+
+    def _map_model_functions(self) -> None:
+        """Each call of a TF1 model function gets the tracked object it runs through: one per
+        function when it shares its variables by scope name, one per call site when TF1 made new
+        ones at each call (model_mapping)."""
+        if not self.builders:
+            return
+        try:
+            model_mapping.check_sharing(self.builders)
+        except model_mapping.Refused as why:
+            raise Blocked(self.line_of(next(iter(self.builders.values())).node), str(why))
+        sites = {id(call) for b in self.builders.values() for call in b.sites}
+        for call in calls_in(self.module):
+            if isinstance(call.func, cst.Name) and call.func.value in self.builders and id(call) not in sites \
+                    and not self._inside_builder(call):
+                raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a TF1 model function called other "
+                                                  "than by a graph statement at module level")
+        for b in self.builders.values():
+            shared = self.fresh(f"{b.name}_model") if b.scoped and b.sites else None
+            for call in b.sites:
+                b.objects[id(call)] = shared or self.fresh(f"{b.name}_model")
+
+    def _inside_builder(self, call: cst.Call) -> bool:
+        return any(call is inner for b in self.builders.values() for inner in calls_in(b.node))
 
     def _stateful_calls(self) -> None:
         """A call of a function from a checked module that makes variables (`get_variable`,
@@ -838,6 +866,9 @@ class Script:
             def visit_Call(self, call: cst.Call) -> None:
                 if script.tf_call(call, *PLACEHOLDERS):
                     statement.fed_only = True
+                if isinstance(call.func, cst.Name) and call.func.value in script.builders:
+                    script.builders[call.func.value].sites.append(call)
+                    statement.tracked.append((call.func.value, call))
                 if isinstance(call.func, cst.Name) and call.func.value in script.factories:
                     raise Blocked(at, f"`{call.func.value}(...)`, which makes a variable, inside an expression")
 
@@ -883,7 +914,8 @@ class Script:
         at = self.line_of(node)
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) or (
                 isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and self._mentions_tf(node):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and (
+                    self._mentions_tf(node) or names_read(node) & set(self.builders)):
                 return self._helper(node, at)
             statement = Statement(node, Kind.PYTHON, at)
             for name in names_assigned(node):
@@ -922,8 +954,22 @@ class Script:
             self.factories.add(name)
             self.kinds[name] = Kind.HELPER
             return Statement(node, Kind.HELPER, at)
+        if isinstance(node, cst.FunctionDef):
+            try:
+                found = model_mapping.builder(self, node)
+            except model_mapping.Refused as why:
+                raise Blocked(at, str(why))
+            if found is not None:
+                self.builders[name] = found
+                self.helpers.add(name)
+                self.kinds[name] = Kind.HELPER
+                return Statement(node, Kind.HELPER, at)
         script = self
         graph = self.graph_names()
+        calls_model = sorted(names_read(node) & set(self.builders))
+        if calls_model:
+            raise Blocked(at, f"`{name}`, a function that calls the model function `{calls_model[0]}` "
+                              "(only graph statements at module level are mapped)")
 
         class _Pure(_StateFree):
             def visit_Name(self, ref: cst.Name) -> None:
@@ -1132,6 +1178,13 @@ class _StateFree(cst.CSTVisitor):
         if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
             raise Blocked(self.at, f"{self.what} (`tf.{path}`)")
         return False
+
+    def visit_Call(self, call: cst.Call) -> None:
+        """A random op draws anew at each evaluation, in TF1's `sess.run` as in a `tf.function`;
+        one with its own seed restarted its sequence in each Session (TF2 draws other numbers)."""
+        path = self.script.tf_call(call)
+        if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
+            raise Blocked(self.at, f"{self.what} (`tf.{path}(seed=...)`, a random op with its own seed)")
 
 
 def _literal_dtype(node, script: Script) -> Optional[str]:

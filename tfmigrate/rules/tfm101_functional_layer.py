@@ -80,7 +80,7 @@ class FunctionalLayer(Rule):
             fix, caveats = result
             unsafe = f"; the fix is unsafe because {'; '.join(caveats)}" if caveats else ""
             return self.report(node.func, f"{wrong} {todo}{unsafe}.", fix)
-        if place is None and self.ctx.fact(ProgramMode).graph:
+        if place is None and (self.ctx.fact(ProgramMode).graph or self.ctx.fact(ProgramMode).model_mapping):
             return self._graph_code(node, spelled, ref)
         if isinstance(place, str) or isinstance(mapped, str):
             why = place if isinstance(place, str) else mapped
@@ -110,6 +110,14 @@ class FunctionalLayer(Rule):
         native = (f"The TF2-native form, a `{ref.code}` object created once, belongs with a rewrite of the "
                   "whole graph code (weight sharing, UPDATE_OPS, regularization losses, a `training` flag)")
         v1 = self.ctx.names.full_name(node.func) or ""
+        if program.model_mapping and v1.startswith("tensorflow.compat.v1."):
+            return self.report(
+                node.func,
+                f"`{spelled}` is a TF1 functional layer on TensorFlow's model-mapping route: inside "
+                "`track_tf1_style_variables` code, with legacy Keras (tf-keras), it makes its variables once, "
+                f"with TF1's names. {native}; no automatic fix.",
+                debt=True,
+            )
         if program.on_compat_route and program.legacy_keras_set and v1.startswith("tensorflow.compat.v1."):
             return self.report(
                 node.func,

@@ -1,0 +1,258 @@
+"""TF1 model functions on TensorFlow's model-mapping route (issue 21).
+
+A module-level function that makes variables the TF1 way (`get_variable`, `variable_scope`,
+`tf.layers`, `tf.Variable`) cannot run inside a `tf.function` as it is: it would make its
+variables again at every trace. TensorFlow's migration guide keeps such code and runs it inside a
+`tf.Module` whose `__call__` is decorated with `track_tf1_style_variables`: each variable is made
+once, with its TF1 name, and found again by name on every later call.
+
+    def generator(z):                                    def generator(z):   (unchanged)
+        with tf.variable_scope("generator"):                 ...
+            return tf.layers.dense(z, 8)             ->  generator_model = TF1Model(generator)
+    G = generator(Z)        (graph statement)            G = generator_model(Z)   (inside the tf.function)
+
+Which object a call goes through decides which variables it shares, so the analysis refuses what
+it cannot prove the same as TF1:
+- a function that makes variables under `variable_scope` shares them by name: one object for all
+  its calls; a second call under a literal scope name must say `reuse=`, else TF1 made new layers;
+- a function that makes them outside any scope (`tf.Variable`, unnamed layers) made new ones at
+  each call in TF1: one object per call site;
+- `tf.Variable` inside tracked code would be made at every call (it is not tracked): it becomes
+  `get_variable` under TF1's name (`Variable`, `Variable_1`, ... in the function's own order) with
+  its initial value as the initializer, computed once.
+Nothing here touches the rest of the script: native.script calls `builder` for each function,
+native.emit writes `TF1MODEL` and the objects.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import libcst as cst
+
+from tfmigrate.native.syntax import bind, code, names_read
+
+# API paths (after the alias) whose call makes variables in TF1 model code.
+MAKES_VARIABLES = ("get_variable", "Variable", "layers.")
+SCOPES = ("variable_scope",)
+# What a model function may not do on this route (it needs a graph or a session, or its state
+# would not be tracked): the script keeps the compat route.
+REFUSED = {
+    "placeholder": "a placeholder",
+    "sparse_placeholder": "a placeholder",
+    "Session": "a Session",
+    "InteractiveSession": "a Session",
+    "train.": "`tf.train` (optimizers, savers, queues) inside model code",
+    "summary.": "TF1 summaries",
+    "get_collection": "graph collections",
+    "add_to_collection": "graph collections",
+    "control_dependencies": "`tf.control_dependencies`",
+    "metrics.": "`tf.metrics.*`",
+    "get_default_graph": "the default graph",
+    "global_variables": "the graph's variable lists",
+    "trainable_variables": "the graph's variable lists",
+    "py_func": "`tf.py_func`",
+    "assign": "variable assignments",
+    "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
+    "nn.rnn_cell": "RNN cells made inside model code",
+    "nn.dynamic_rnn": "`tf.nn.dynamic_rnn` inside model code",
+    "get_variable_scope": "`tf.get_variable_scope()`",
+}
+_VARIABLE_PARAMS = ("initial_value", "trainable", "collections", "validate_shape", "caching_device", "name",
+                    "variable_def", "dtype", "expected_shape", "import_scope", "constraint", "use_resource",
+                    "synchronization", "aggregation", "shape")
+
+TF1MODEL = '''class TF1Model({tf}.Module):
+    """TF1 model code run eagerly on TensorFlow's model-mapping route: the variables `build` makes
+    (`get_variable`, `variable_scope`, `tf.compat.v1.layers`) are made on the first call, with their
+    TF1 names, and reused by every later call."""
+
+    def __init__(self, build):
+        super().__init__(name=build.__name__)
+        self.build = build
+
+    @{tf}.compat.v1.keras.utils.track_tf1_style_variables
+    def __call__(self, *args, **kwargs):
+        return self.build(*args, **kwargs)
+'''
+
+
+class Refused(Exception):
+    """The function is TF1 model code this route cannot prove the same (the message says why)."""
+
+
+@dataclass
+class Builder:
+    """A module-level function that makes variables."""
+    name: str
+    node: cst.FunctionDef
+    scoped: bool                       # its variables are made under `variable_scope` (shared by name)
+    literal_scopes: List[str]          # its `variable_scope("name")` names
+    reuse_given: bool                  # every literal `variable_scope` takes `reuse=`
+    variables: List[cst.Call] = field(default_factory=list)  # its `tf.Variable(...)` calls
+    sites: List[cst.Call] = field(default_factory=list)      # its calls in graph statements
+    objects: Dict[int, str] = field(default_factory=dict)    # id(site) -> the tracked object
+
+
+def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
+    """The function as a Builder; None when it makes no variable; Refused when it does, in a way
+    this route cannot keep (`script`: the native.script.Script analysing the module)."""
+    name = node.name.value
+    paths = []  # (call, api path, loop depth) of every TensorFlow call in the body, in order
+    makers: List[bool] = []  # per call that makes variables: under a variable scope (its own or a callee's)
+    inherited: List[Builder] = []  # model functions it calls
+
+    class _Calls(cst.CSTVisitor):
+        def __init__(self):
+            self.depth = 0  # loops and comprehensions around the call
+            self.scoped = 0  # `with variable_scope(...)` blocks around it
+
+        def visit_With(self, node: cst.With) -> None:
+            if any(script.tf_call(item.item, *SCOPES) for item in node.items):
+                self.scoped += 1
+
+        def leave_With(self, node: cst.With) -> None:
+            if any(script.tf_call(item.item, *SCOPES) for item in node.items):
+                self.scoped -= 1
+
+        def _enter(self, _node) -> None:
+            self.depth += 1
+
+        def _leave(self, _node) -> None:
+            self.depth -= 1
+
+        visit_For = visit_While = visit_ListComp = visit_GeneratorExp = visit_DictComp = visit_SetComp = _enter
+        leave_For = leave_While = leave_ListComp = leave_GeneratorExp = leave_DictComp = leave_SetComp = _leave
+
+        def visit_Call(self, call: cst.Call) -> None:
+            path = script.tf_call(call)
+            if path is not None:
+                paths.append((call, path, self.depth))
+                if path.startswith(MAKES_VARIABLES):
+                    makers.append(bool(self.scoped))
+            elif isinstance(call.func, cst.Name) and call.func.value in script.builders:
+                inner = script.builders[call.func.value]
+                makers.append(inner.scoped)
+                inherited.append(inner)
+
+        def visit_Global(self, _node) -> None:
+            raise Refused(f"`{name}`, a model function with `global`")
+
+        visit_Nonlocal = visit_Global
+
+    node.body.visit(_Calls())
+    if not makers and not any(path in SCOPES for _, path, _ in paths):
+        return None
+    if len(set(makers)) > 1:
+        raise Refused(f"`{name}`, a model function that makes variables both inside and outside a variable scope")
+    for _, path, _ in paths:
+        for prefix, what in REFUSED.items():
+            if path.startswith(prefix):
+                raise Refused(f"`{name}`, a model function using {what} (`tf.{path}`)")
+    graph = script.graph_names() | script.sessions
+    used = sorted(names_read(node.body) & graph - _locals(node))
+    if used:
+        raise Refused(f"`{name}`, a model function that reads the module's graph (`{used[0]}`)")
+    scopes = [call for call, path, _ in paths if path in SCOPES]
+    literal, reuse_given = [], True
+    for call in scopes:
+        first = call.args[0].value if call.args and call.args[0].keyword is None else None
+        if isinstance(first, cst.SimpleString):
+            literal.append(first.evaluated_value)
+            reuse_given &= any(a.keyword is not None and a.keyword.value == "reuse" for a in call.args)
+        elif not (isinstance(first, cst.Name) and first.value in _params(node)):
+            raise Refused(f"`{name}`, a model function whose `variable_scope` name is neither a literal "
+                          "nor a parameter")
+    variables = []
+    for call, path, depth in paths:
+        if path == "Variable":
+            if depth:
+                raise Refused(f"`{name}`, a model function that makes a `tf.Variable` in a loop")
+            variables.append(call)
+    for inner in inherited:
+        literal += inner.literal_scopes
+        reuse_given &= inner.reuse_given
+    return Builder(name, node, all(makers) if makers else True, literal, reuse_given, variables)
+
+
+def check_sharing(builders: Dict[str, Builder]) -> None:
+    """Refused where one object per function (scoped) or per call site (unscoped) would share
+    other variables than TF1 did."""
+    owner: Dict[str, str] = {}
+    for b in builders.values():
+        if not b.sites:
+            continue  # only called by other model functions: inside their objects
+        if b.scoped and len(b.sites) > 1 and b.literal_scopes and not b.reuse_given:
+            raise Refused(f"`{b.name}`, called {len(b.sites)} times under the variable scope "
+                          f"`{b.literal_scopes[0]}` without `reuse=` (TF1 made new layers at each call)")
+        for scope in b.literal_scopes:
+            if owner.setdefault(scope, b.name) != b.name:
+                raise Refused(f"`{owner[scope]}` and `{b.name}`, two model functions making variables under "
+                              f"the same variable scope `{scope}`")
+
+
+def variable_as_get_variable(tf: str, call: cst.Call, name: str) -> Optional[str]:
+    """`tf.Variable(init, name="w")` as `get_variable` (tracked), or None when an argument has no
+    `get_variable` meaning."""
+    try:
+        bound = bind(call, _VARIABLE_PARAMS)
+    except ValueError:
+        return None
+    if "initial_value" not in bound or set(bound) - {"initial_value", "trainable", "name", "dtype"}:
+        return None
+    args = [f'"{name}"', f"initializer=lambda: {code(bound['initial_value'])}"]
+    if "dtype" in bound:
+        args.append(f"dtype={code(bound['dtype'])}")
+    if "trainable" in bound:
+        args.append(f"trainable={code(bound['trainable'])}")
+    return f"{tf}.compat.v1.get_variable({', '.join(args)})"
+
+
+def variable_names(b: Builder) -> List[str]:
+    """TF1's names for the function's `tf.Variable`s, in order: `name=` or `Variable`, made unique
+    as TF1's graph did (`w`, `w_1`)."""
+    seen: Dict[str, int] = {}
+    names = []
+    for call in b.variables:
+        named = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+        base = named.evaluated_value if isinstance(named, cst.SimpleString) else "Variable"
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        names.append(base if count == 0 else f"{base}_{count}")
+    return names
+
+
+class ToTracked(cst.CSTTransformer):
+    """The function's body for tracked code: `tf.Variable` as `get_variable`, and the TF1 model calls
+    spelled through `tf.compat.v1` (what TensorFlow's legacy Keras runs eagerly)."""
+
+    def __init__(self, script, b: Builder):
+        self.script = script
+        self.new = {id(call): n for call, n in zip(b.variables, variable_names(b))}
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        path = self.script.tf_call(original)
+        if path is None:
+            return updated
+        tf = self.script.tf
+        if id(original) in self.new:
+            text = variable_as_get_variable(tf, updated, self.new[id(original)])
+            if text is None:
+                raise Refused(f"`tf.Variable({code(original.args[0].value) if original.args else ''}, ...)` with "
+                              "arguments `get_variable` does not take")
+            return cst.parse_expression(text)
+        if path.startswith(MAKES_VARIABLES) or path in SCOPES or path.endswith("_initializer"):
+            return updated.with_changes(func=cst.parse_expression(f"{tf}.compat.v1.{path}"))
+        return updated
+
+
+def _params(node: cst.FunctionDef) -> set:
+    p = node.params
+    return {param.name.value for param in [*p.posonly_params, *p.params, *p.kwonly_params]} | {
+        s.name.value for s in (p.star_arg, p.star_kwarg) if isinstance(s, cst.Param)}
+
+
+def _locals(node: cst.FunctionDef) -> set:
+    from tfmigrate.native.syntax import names_assigned
+
+    return _params(node) | names_assigned(node.body)
