@@ -78,8 +78,7 @@ class Emitter:
         self.model_class_written = False
         out = self._statements(self.script.body)
         head = self.script.module.header
-        body = "".join(out)
-        return "".join(code(line) for line in head) + body  # (an empty Module's code adds a newline)
+        return "".join(code(line) for line in head) + _joined(out)  # (an empty Module's code adds a newline)
 
     def _statements(self, statements: Sequence[Statement]) -> List[str]:
         out: List[str] = []
@@ -547,6 +546,24 @@ class _Rename(cst.CSTTransformer):
         if original.keyword is not None and original.keyword.value in self.names:
             return updated.with_changes(keyword=original.keyword)  # a keyword is not the variable
         return updated
+
+
+def _joined(pieces: Sequence[str]) -> str:
+    """The module's pieces end to end, with at most two blank lines where two meet (a function
+    written before a statement that already had blank lines above it: PEP 8's two, not four)."""
+    text = ""
+    for piece in pieces:
+        if not piece:
+            continue
+        trailing = len(text) - len(text.rstrip("\n"))
+        leading = len(piece) - len(piece.lstrip("\n"))
+        if text and trailing + leading > 3 and piece.strip():
+            piece = piece[min(leading, trailing + leading - 3):]
+            trailing = len(text) - len(text.rstrip("\n"))
+            if trailing > 3:
+                text = text[:len(text) - (trailing - 3)]
+        text += piece
+    return text
 
 
 class _ThroughObjects(cst.CSTTransformer):
