@@ -473,7 +473,8 @@ class Emitter:
                 continue
             seen[id(definition)] = definition
             if definition.kind is Kind.VARIABLE and definition.trainable:
-                found.append((self._position(definition), definition.targets[0]))
+                name = definition.targets[0]
+                found.append((self._position(definition), f"*{name}.values()" if definition.container else name))
             elif definition.kind is Kind.GRAPH:
                 for i, (name, call) in enumerate(definition.tracked):  # a model function's object
                     model = self.script.builders[name].objects[id(call)]

@@ -150,7 +150,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
             if path.startswith(prefix):
                 raise Refused(f"`{name}`, a model function using {what} (`tf.{path}`)")
     graph = script.graph_names() | script.sessions
-    used = sorted(names_read(node.body) & graph - _locals(node))
+    used = sorted(names_read(node.body) & graph - local_names(node))
     if used:
         raise Refused(f"`{name}`, a model function that reads the module's graph (`{used[0]}`)")
     scopes = [call for call, path, _ in paths if path in SCOPES]
@@ -252,7 +252,8 @@ def _params(node: cst.FunctionDef) -> set:
         s.name.value for s in (p.star_arg, p.star_kwarg) if isinstance(s, cst.Param)}
 
 
-def _locals(node: cst.FunctionDef) -> set:
+def local_names(node: cst.FunctionDef) -> set:
+    """The function's parameters and the names it assigns."""
     from tfmigrate.native.syntax import names_assigned
 
     return _params(node) | names_assigned(node.body)

@@ -156,6 +156,7 @@ class Statement:
     dataset: Optional[cst.BaseExpression] = None  # ITERATOR / ITERATOR_INIT, NEXT of an unnamed iterator: the dataset
     top: Optional[cst.CSTNode] = None   # the module-level node it came from
     scope: str = ""                     # the variable scope it is in
+    container: Optional[str] = None     # VARIABLE: "dict" for a dict of variables
     children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
     tracked: List[Tuple[str, cst.Call]] = field(default_factory=list)  # (model function, call) it makes
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
@@ -203,6 +204,7 @@ class Script:
         self.factories: Set[str] = set()  # functions that only make a variable (`init_weights`)
         self.cells: Set[str] = set()  # RNN cell objects made at module level (their variables: on first call)
         self.builders: Dict[str, model_mapping.Builder] = {}  # TF1 model functions (model_mapping)
+        self.helper_variables: Dict[str, Set[str]] = {}  # helper -> the module-level variables it reads
         self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
@@ -537,6 +539,9 @@ class Script:
                 isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
                 and self.kinds.get(e.key.value) is Kind.PLACEHOLDER for e in value.elements):
             return self._python(line)  # a feed built ahead (see sites_of)
+        elif len(targets) == 1 and self._variable_dict(value):
+            kind = Kind.VARIABLE  # `weights = {"h1": tf.Variable(...), ...}`: made once, at module level
+            statement.container = "dict"
         elif len(targets) > 1 and self._variables_of(value) is not None:
             for name in targets:  # `a, b = [tf.Variable(p) for p in ...]`: several variables
                 variable = Statement(line, Kind.VARIABLE, at, (name,), top=statement)
@@ -570,6 +575,8 @@ class Script:
         statement.kind = kind
         if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER, Kind.NEXT):
             statement.reads = names_read(value) & graph
+            for helper in names_read(value) & self.helpers:  # the module's variables a helper reads
+                statement.reads |= self.helper_variables.get(helper, set())
             statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
         for name in targets:
             self.kinds[name] = kind
@@ -655,6 +662,17 @@ class Script:
         statement.shape = bound.get("shape")
         if names_read(call) & self.graph_names():
             raise Blocked(at, "a placeholder whose shape is a tensor")
+
+    def _variable_dict(self, value) -> bool:
+        """`{"h1": tf.Variable(...), ...}`: TF1 tutorials' weights and biases, made once."""
+        if not isinstance(value, cst.Dict) or not value.elements:
+            return False
+        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                   and self.tf_call(e.value, "Variable") for e in value.elements):
+            return False
+        if names_read(value) & self.graph_names():
+            raise Blocked(self.line_of(value), "a dict of variables made from tensors of the graph")
+        return True
 
     def _variables_of(self, value) -> Optional[List[cst.Call]]:
         """The `tf.Variable(...)` calls of `[tf.Variable(...), ...]` or a comprehension of one."""
@@ -971,8 +989,13 @@ class Script:
             raise Blocked(at, f"`{name}`, a function that calls the model function `{calls_model[0]}` "
                               "(only graph statements at module level are mapped)")
 
+        own = model_mapping.local_names(node) if isinstance(node, cst.FunctionDef) else set()
+        variables = {n for n in names_read(node) - own if self.kinds.get(n) is Kind.VARIABLE}
+
         class _Pure(_StateFree):
             def visit_Name(self, ref: cst.Name) -> None:
+                if ref.value in variables:
+                    return  # a variable made once at module level: read, as in TF1, where it is evaluated
                 if ref.value in graph or ref.value in script.sessions:
                     raise Blocked(at, f"`{name}`, a function that uses the module's graph (`{ref.value}`)")
 
@@ -981,6 +1004,7 @@ class Script:
 
         node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state"))
         self.helpers.add(name)
+        self.helper_variables[name] = variables
         self.kinds[name] = Kind.HELPER
         if isinstance(node, cst.Lambda):
             return Statement(self._line_of_lambda, Kind.HELPER, at)
