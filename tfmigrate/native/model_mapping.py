@@ -26,14 +26,16 @@ native.emit writes `TF1MODEL` and the objects.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
+from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.native.syntax import bind, code, names_read
 
-# API paths (after the alias) whose call makes variables in TF1 model code.
-MAKES_VARIABLES = ("get_variable", "Variable", "layers.")
+# API paths (after the alias) whose call makes variables in TF1 model code (an RNN cell makes its
+# own when `dynamic_rnn` runs it: under the tracked scope, found again by name at each call).
+MAKES_VARIABLES = ("get_variable", "Variable", "layers.", "nn.rnn_cell.")
 SCOPES = ("variable_scope",)
 # What a model function may not do on this route (it needs a graph or a session, or its state
 # would not be tracked): the script keeps the compat route.
@@ -54,8 +56,6 @@ REFUSED = {
     "py_func": "`tf.py_func`",
     "assign": "variable assignments",
     "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
-    "nn.rnn_cell": "RNN cells made inside model code",
-    "nn.dynamic_rnn": "`tf.nn.dynamic_rnn` inside model code",
     "get_variable_scope": "`tf.get_variable_scope()`",
 }
 _VARIABLE_PARAMS = ("initial_value", "trainable", "collections", "validate_shape", "caching_device", "name",
@@ -90,6 +90,7 @@ class Builder:
     literal_scopes: List[str]          # its `variable_scope("name")` names
     reuse_given: bool                  # every literal `variable_scope` takes `reuse=`
     variables: List[cst.Call] = field(default_factory=list)  # its `tf.Variable(...)` calls
+    module_variables: Set[str] = field(default_factory=set)  # module-level variables it reads
     sites: List[cst.Call] = field(default_factory=list)      # its calls in graph statements
     objects: Dict[int, str] = field(default_factory=dict)    # id(site) -> the tracked object
 
@@ -150,7 +151,9 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
             if path.startswith(prefix):
                 raise Refused(f"`{name}`, a model function using {what} (`tf.{path}`)")
     graph = script.graph_names() | script.sessions
-    used = sorted(names_read(node.body) & graph - local_names(node))
+    read = names_read(node.body) - local_names(node)
+    variables = read & script.variable_names()  # made once, at module level
+    used = sorted(read & graph - variables)
     if used:
         raise Refused(f"`{name}`, a model function that reads the module's graph (`{used[0]}`)")
     scopes = [call for call, path, _ in paths if path in SCOPES]
@@ -163,16 +166,17 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         elif not (isinstance(first, cst.Name) and first.value in _params(node)):
             raise Refused(f"`{name}`, a model function whose `variable_scope` name is neither a literal "
                           "nor a parameter")
-    variables = []
+    made = []
     for call, path, depth in paths:
         if path == "Variable":
             if depth:
                 raise Refused(f"`{name}`, a model function that makes a `tf.Variable` in a loop")
-            variables.append(call)
+            made.append(call)
     for inner in inherited:
         literal += inner.literal_scopes
         reuse_given &= inner.reuse_given
-    return Builder(name, node, all(makers) if makers else True, literal, reuse_given, variables)
+        variables |= inner.module_variables
+    return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables))
 
 
 def check_sharing(builders: Dict[str, Builder]) -> None:
@@ -241,7 +245,7 @@ class ToTracked(cst.CSTTransformer):
                 raise Refused(f"`tf.Variable({code(original.args[0].value) if original.args else ''}, ...)` with "
                               "arguments `get_variable` does not take")
             return cst.parse_expression(text)
-        if path.startswith(MAKES_VARIABLES) or path in SCOPES or path.endswith("_initializer"):
+        if path.startswith(MAKES_VARIABLES) or path in SCOPES or path in RNN_RUNNERS or path.endswith("_initializer"):
             return updated.with_changes(func=cst.parse_expression(f"{tf}.compat.v1.{path}"))
         return updated
 

@@ -234,6 +234,10 @@ class Script:
         self.taken.add(name)
         return name
 
+    def variable_names(self) -> Set[str]:
+        """Names of variables made once at module level (a model function may read them)."""
+        return {n for n, k in self.kinds.items() if k is Kind.VARIABLE}
+
     def graph_names(self) -> Set[str]:
         return {n for n, k in self.kinds.items() if k in (Kind.GRAPH, Kind.PLACEHOLDER, Kind.VARIABLE, Kind.TRAIN,
                                                           Kind.INIT, Kind.NEXT, Kind.ITERATOR_INIT)}
@@ -979,6 +983,7 @@ class Script:
                 raise Blocked(at, str(why))
             if found is not None:
                 self.builders[name] = found
+                self.helper_variables[name] = found.module_variables
                 self.helpers.add(name)
                 self.kinds[name] = Kind.HELPER
                 return Statement(node, Kind.HELPER, at)
