@@ -65,7 +65,8 @@ _VARIABLE_PARAMS = ("initial_value", "trainable", "collections", "validate_shape
 TF1MODEL = '''class TF1Model({tf}.Module):
     """TF1 model code run eagerly on TensorFlow's model-mapping route: the variables `build` makes
     (`get_variable`, `variable_scope`, `tf.compat.v1.layers`) are made on the first call, with their
-    TF1 names, and reused by every later call."""
+    TF1 names, and reused by every later call. A variable made without an initializer gets TF1's
+    default, Glorot uniform (tf-keras would draw another one)."""
 
     def __init__(self, build):
         super().__init__(name=build.__name__)
@@ -73,7 +74,9 @@ TF1MODEL = '''class TF1Model({tf}.Module):
 
     @{tf}.compat.v1.keras.utils.track_tf1_style_variables
     def __call__(self, *args, **kwargs):
-        return self.build(*args, **kwargs)
+        default = {tf}.compat.v1.glorot_uniform_initializer()
+        with {tf}.compat.v1.variable_scope({tf}.compat.v1.get_variable_scope(), initializer=default):
+            return self.build(*args, **kwargs)
 '''
 
 

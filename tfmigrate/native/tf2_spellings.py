@@ -57,7 +57,13 @@ def native_call(script: Script, call: cst.Call) -> Optional[str]:
         return _assign(script, call, path)
     if path is not None and (path in RNN_RUNNERS or path.startswith("nn.rnn_cell.")):
         # No TF2 name: TensorFlow's legacy Keras runs them eagerly (the module sets TF_USE_LEGACY_KERAS).
-        return code(call.with_changes(func=cst.parse_expression(f"{script.tf}.compat.v1.{path}")))
+        new = call.with_changes(func=cst.parse_expression(f"{script.tf}.compat.v1.{path}"))
+        if path == "nn.rnn_cell.LSTMCell" and _lacks(call, "initializer", 3):
+            # TF1's default (get_variable's Glorot uniform): made eagerly, the cell would draw tf-keras's
+            new = new.with_changes(args=[*_with_comma(new.args), cst.Arg(
+                cst.parse_expression(f"{script.tf}.compat.v1.glorot_uniform_initializer()"),
+                keyword=cst.Name("initializer"))])
+        return code(new)
     if path not in _BUILD:
         return None
     try:
@@ -74,6 +80,20 @@ def native_call(script: Script, call: cst.Call) -> Optional[str]:
     if any(k not in texts for k in needed):
         return None
     return _BUILD[path](script.tf, texts)
+
+
+def _lacks(call: cst.Call, keyword: str, position: int) -> bool:
+    """The call passes no `keyword=`, nor that parameter by position (0-based)."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return len(positional) <= position and not any(a.star for a in call.args) and not any(
+        a.keyword is not None and a.keyword.value == keyword for a in call.args)
+
+
+def _with_comma(args):
+    args = list(args)
+    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return args
 
 
 _ASSIGNS = {"assign": "assign", "assign_add": "assign_add", "assign_sub": "assign_sub"}
