@@ -226,3 +226,14 @@ def test_a_script_calling_a_helper_that_makes_variables_keeps_the_compat_route(t
     ran = subprocess.run([sys.executable, "main.py"], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.strip().splitlines()[-1] == "9.0"
+
+
+def test_fix_native_says_once_that_the_model_mapping_route_needs_tf_keras(tmp_path):
+    source = (FIXTURES / "TFM216" / "exec_model_functions.py").read_text(encoding="utf-8")
+    (tmp_path / "gan.py").write_text(source)
+    (tmp_path / "gan_copy.py").write_text(source)
+    result = _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "track_tf1_style_variables" in (tmp_path / "gan.py").read_text()
+    said = (result.stdout + result.stderr).count("The fixed code needs: tf-keras")
+    assert said == 1, result.stdout + result.stderr

@@ -12,6 +12,7 @@ from tfmigrate.core.apply import apply_fixes
 from tfmigrate.catalogue import INTERNAL_ERROR, make_finding
 from tfmigrate.core.positions import python_ast
 from tfmigrate.core.source import might_use_tensorflow, parse
+from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
 from tfmigrate.findings import Finding
 
 MAX_FIX_PASSES = 16
@@ -110,6 +111,8 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: t
     result.fixed_rules.append(NATIVE)
     if "write_summaries(" in outcome.code:
         result.requires = tuple(sorted(set(result.requires) | {"tensorboard"}))
+    if LEGACY_KERAS_SET.search(outcome.code) and not LEGACY_KERAS_SET.search(source):
+        result.requires = tuple(sorted(set(result.requires) | {"tf-keras"}))  # the model-mapping route, RNN cells
     return new
 
 

@@ -376,7 +376,8 @@ def estimator_line(findings: Iterable[Finding], shown: int = 5) -> str:
 
 REQUIREMENTS = {
     "tf-keras": "tf-keras: `pip install tf-keras` (the same version as TensorFlow); the fixed code sets "
-                "TF_USE_LEGACY_KERAS=1 for `tf.layers` / `tf.nn.rnn_cell` in graph code",
+                "TF_USE_LEGACY_KERAS=1 for `tf.layers` / `tf.nn.rnn_cell` in graph code and for "
+                "`--native`'s model-mapping route (`track_tf1_style_variables`)",
     "tf-slim": "tf-slim: `pip install tf-slim` (`tf.contrib.layers` and `tf.contrib.slim` moved there)",
     "tensorboard": "tensorboard: `pip install tensorboard` (TF2's `tf.summary` ops, which `fix --native` "
                    "writes, need it; TF1's FileWriter did not)",
