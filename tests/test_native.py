@@ -237,3 +237,18 @@ def test_fix_native_says_once_that_the_model_mapping_route_needs_tf_keras(tmp_pa
     assert "track_tf1_style_variables" in (tmp_path / "gan.py").read_text()
     said = (result.stdout + result.stderr).count("The fixed code needs: tf-keras")
     assert said == 1, result.stdout + result.stderr
+
+
+def test_generated_code_reads_as_tf2():
+    """Issue 21's style defects: variables fetched alone are read with `.numpy()`, a zeros
+    initializer is `tf.zeros`, no run of more than two blank lines."""
+    source = ("import tensorflow as tf\nw = tf.get_variable('w', [3], initializer=tf.zeros_initializer())\n"
+              "x = tf.placeholder(tf.float32, [3])\ny = tf.reduce_sum(x * w)\n"
+              "train = tf.train.GradientDescentOptimizer(0.1).minimize(y)\n"
+              "z = y * 2.0\nsess = tf.Session()\nsess.run(tf.global_variables_initializer())\n"
+              "sess.run(train, {x: [1.0, 2.0, 3.0]})\nprint(sess.run(z, {x: [1.0, 1.0, 1.0]}))\nprint(sess.run([w]))\n")
+    code = rewrite(source).code
+    assert code is not None
+    assert "w = tf.Variable(tf.zeros([3], dtype=tf.float32), name='w')" in code, code
+    assert "print([w.numpy()])" in code and "tf.identity" not in code, code
+    assert "\n\n\n\n" not in code, code

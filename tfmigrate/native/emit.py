@@ -285,7 +285,11 @@ class Emitter:
         elif self._is_initializer(init):
             if shape is None:
                 raise Blocked(statement.line, "`get_variable` with an initializer and no shape")
-            value = f"{code(init)}({code(shape)}, dtype={dtype})"
+            filled = self.script.tf_call(init, "zeros_initializer", "ones_initializer")
+            if filled and not init.args:  # `tf.zeros([H])`, as a TF2 engineer writes it
+                value = f"{tf}.{filled.split('_')[0]}({code(shape)}, dtype={dtype})"
+            else:
+                value = f"{code(init)}({code(shape)}, dtype={dtype})"
         else:
             if shape is not None:
                 raise Blocked(statement.line, "`get_variable` with a value and a shape")
@@ -310,9 +314,9 @@ class Emitter:
     # -- run sites ------------------------------------------------------------------------------
     def _site(self, site: RunSite) -> Tuple[cst.BaseExpression, Optional[str]]:
         defs = site.defs
-        if not site.feeds and len(site.fetched) == 1 and isinstance(site.fetches, cst.Name) \
-                and defs[site.fetched[0]].kind is Kind.VARIABLE:
-            return cst.parse_expression(f"{site.fetched[0]}.numpy()"), None
+        read = self._variables_read(site)
+        if read is not None:
+            return cst.parse_expression(read), None
         included: Dict[int, Statement] = {}
         params: Dict[int, Statement] = {}
         todo = []
@@ -370,6 +374,24 @@ class Emitter:
         elif not trains:
             call = f"{call}.numpy()"
         return cst.parse_expression(call), definition_text
+
+    def _variables_read(self, site: RunSite) -> Optional[str]:
+        """`sess.run([w, b])` of variables only, fed nothing: `[w.numpy(), b.numpy()]`, no function."""
+        def value(node) -> Optional[str]:
+            if isinstance(node, cst.Name):
+                definition = site.defs.get(node.value)
+                ok = definition is not None and definition.kind is Kind.VARIABLE and not definition.container
+                return f"{node.value}.numpy()" if ok else None
+            if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+                items = [value(e.value) if not isinstance(e, cst.StarredElement) else None for e in node.elements]
+                if None in items:
+                    return None
+                if isinstance(node, cst.List):
+                    return "[" + ", ".join(items) + "]"
+                return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+            return None
+
+        return None if site.feeds else value(site.fetches)
 
     def _multi(self, site: RunSite) -> bool:
         return isinstance(site.fetches, (cst.List, cst.Tuple, cst.Dict)) or any(
