@@ -71,6 +71,12 @@ RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
      "a = f(x)\nb = a\n" + RUN, "UPDATE_OPS"),
     (MODEL + "def f(t):\n    return tf.layers.dense(t, 1)\ng = lambda t: f(t) * tf.constant(2.0)\na = g(x)\nb = a\n"
      + RUN, "calls the model function `f`"),
+    ("import numpy as np\nimport tensorflow as tf\nd = np.zeros([4, 1])\nx = tf.placeholder(d.dtype, d.shape)\n"
+     "ds = tf.data.Dataset.from_tensor_slices(x).batch(2)\nit = ds.make_initializable_iterator()\nb = it.get_next()\n"
+     "s = tf.Session()\ns.run(it.initializer, {x: d})\nprint(s.run(b * 2))\n", "whose dtype is not float32"),
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None])\ny = tf.placeholder(tf.float32, [None])\n"
+     "ds = tf.data.Dataset.from_tensor_slices((x, y))\nit = ds.make_initializable_iterator()\na, b = it.get_next()\n"
+     "s = tf.Session()\ns.run(it.initializer, {x: [1.0]})\nprint(s.run(a + b))\n", "fed other than by each of them"),
     (MODEL + "def f(t):\n    with tf.variable_scope('a'):\n        w = tf.get_variable('w', [1])\n"
      "    return t * w * tf.Variable(2.0)\na = f(x)\nb = a\n" + RUN, "both inside and outside a variable scope"),
     ("import tensorflow as tf\ndef make(v):\n    return tf.Variable(v)\nx = tf.placeholder(tf.float32)\n"

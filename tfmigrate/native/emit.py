@@ -167,7 +167,9 @@ class Emitter:
             new = small.with_changes(names=[small.names[0].with_changes(name=cst.Name("tensorflow"))])
             return [code(statement.node.with_changes(body=[new]))]
         if kind is Kind.DATASET:
-            return [code(statement.node)]
+            return [] if statement.fed_dataset is not None else [code(statement.node)]
+        if kind is Kind.ITERATOR and statement.fed_dataset is not None:
+            return [self._dataset_function(statement)]  # the iterator: made where it is initialized
         if kind is Kind.ITERATOR:
             if statement.dataset is None:  # `Iterator.from_structure`: set where it is initialized
                 return []
@@ -234,6 +236,16 @@ class Emitter:
         if objects:
             out.append("\n\n" + "".join(f"{name} = TF1Model({builder.name})\n" for name in objects))
         return out
+
+    def _dataset_function(self, iterator: Statement) -> str:
+        """The dataset TF1 built from placeholders, as a function of the values they are fed."""
+        fed = iterator.fed_dataset
+        names = ", ".join(f"`{n}`" for n in fed.placeholders)
+        body = "".join(code(s.node.with_changes(leading_lines=[])) for s in fed.statements)
+        lines = "".join("    " + line if line.strip() else line for line in body.splitlines(True))
+        return (f"\n\ndef {fed.function}({', '.join(fed.placeholders)}):\n"
+                f'    """The dataset TF1 built from {names}, fed when its iterator was initialized: of these values."""\n'
+                f"{lines}    return {code(iterator.dataset)}\n\n\n")
 
     def _optimizer_line(self, line: cst.SimpleStatementLine, call: cst.Call) -> str:
         new = cst.parse_expression(self._keras_optimizer(call))

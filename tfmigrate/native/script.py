@@ -151,6 +151,7 @@ class Statement:
     trainable: bool = True
     metric: Optional["Metric"] = None   # `tf.metrics.accuracy(...)[1]`
     fed_only: bool = False  # `x = tf.placeholder(...) / 255.`: has a value only where it is fed
+    fed_dataset: Optional["FedDataset"] = None  # DATASET / ITERATOR: built from placeholders
     summaries: Optional[List[Tuple[str, str, cst.BaseExpression]]] = None  # (kind, name, tensor) it evaluates
     iterator: Optional[str] = None       # NEXT: the iterator; ITERATOR_INIT: the iterator it restarts
     dataset: Optional[cst.BaseExpression] = None  # ITERATOR / ITERATOR_INIT, NEXT of an unnamed iterator: the dataset
@@ -160,6 +161,16 @@ class Statement:
     children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
     tracked: List[Tuple[str, cst.Call]] = field(default_factory=list)  # (model function, call) it makes
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
+
+
+@dataclass
+class FedDataset:
+    """`tf.data.Dataset.from_tensor_slices((x_ph, y_ph))` ... `make_initializable_iterator()`, its
+    placeholders fed by `sess.run(iterator.initializer, feed_dict)`: eagerly, a function of the fed
+    values (`function`), whose dataset the initializer's run iterates anew."""
+    placeholders: List[str]
+    statements: List["Statement"]
+    function: str = ""
 
 
 @dataclass
@@ -205,6 +216,8 @@ class Script:
         self.cells: Set[str] = set()  # RNN cell objects made at module level (their variables: on first call)
         self.builders: Dict[str, model_mapping.Builder] = {}  # TF1 model functions (model_mapping)
         self.helper_variables: Dict[str, Set[str]] = {}  # helper -> the module-level variables it reads
+        # Datasets built from placeholders (fed when their iterator is initialized): name -> FedDataset
+        self.fed_datasets: Dict[str, "FedDataset"] = {}
         self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
@@ -781,6 +794,12 @@ class Script:
             if receiver_kind is Kind.DATASET and method in ("make_initializable_iterator", "make_one_shot_iterator") \
                     and not value.args:
                 statement.kind, statement.dataset = Kind.ITERATOR, receiver
+                fed = self.fed_datasets.get(receiver.value)
+                if fed is not None:
+                    if method != "make_initializable_iterator" or len(targets) != 1:
+                        raise Blocked(at, "a dataset of placeholders without an initializable iterator")
+                    fed.function = fed.function or self.fresh(f"make_{receiver.value}")
+                    statement.fed_dataset = fed
                 return True
             if self.tf_call(value, "data.Iterator.from_structure"):
                 statement.kind = Kind.ITERATOR
@@ -793,11 +812,35 @@ class Script:
             root_is_data = (self.api(root) or "").startswith("data.") or (
                 isinstance(root, cst.Name) and self.kinds.get(root.value) is Kind.DATASET)
             if receiver_kind is Kind.DATASET or root_is_data or (self.api(value.func) or "").startswith("data."):
-                if names_read(value) & self.graph_names():
-                    raise Blocked(at, "a `tf.data` dataset built from graph tensors (placeholders)")
                 statement.kind = Kind.DATASET
+                if names_read(value) & (self.graph_names() | set(self.fed_datasets)):
+                    self._fed_dataset(statement, value, targets)
+                else:
+                    for name in targets:
+                        self.fed_datasets.pop(name, None)
                 return True
         return False
+
+    def _fed_dataset(self, statement: Statement, value, targets) -> None:
+        """A dataset of placeholders (or built on one): kept as a function of their fed values."""
+        at = statement.line
+        reads = names_read(value) & (self.graph_names() | set(self.fed_datasets))
+        placeholders = [n for n in sorted(reads) if self.kinds.get(n) is Kind.PLACEHOLDER]
+        bases = [self.fed_datasets[n] for n in sorted(reads) if n in self.fed_datasets]
+        if len(targets) != 1 or len(placeholders) + len(bases) != len(reads) or len(bases) > 1 \
+                or any(self.placeholders[n].default is not None for n in placeholders):
+            raise Blocked(at, "a `tf.data` dataset built from graph tensors other than placeholders")
+        for name in placeholders:
+            dtype = self.placeholders[name].dtype
+            if dtype is None or not (self.api(dtype) in ("float32", "int32", "int64", "string", "bool") or (
+                    isinstance(dtype, cst.SimpleString) and dtype.evaluated_value in ("float", "float32", "int32"))):
+                raise Blocked(at, f"a `tf.data` dataset of the placeholder `{name}`, whose dtype is not float32 or an "
+                                  "integer (float64 data made TF1's layers float64; Keras layers are float32)")
+        base = bases[0] if bases else FedDataset([], [])
+        fed = FedDataset(base.placeholders + [n for n in placeholders if n not in base.placeholders],
+                         base.statements + [statement])
+        statement.fed_dataset = fed
+        self.fed_datasets[targets[0]] = fed
 
     def _one_shot_dataset(self, node) -> Optional[cst.BaseExpression]:
         """The dataset of `ds.make_one_shot_iterator()` / `tf.compat.v1.data.make_one_shot_iterator(ds)`
@@ -1102,6 +1145,9 @@ class Script:
     def _restart(self, call: cst.Call):
         """`sess.run(iterator.initializer)` / `sess.run(init)` of `iterator.make_initializer(ds)`:
         (iterator, dataset) to restart, or None."""
+        fed = self._fed_restart(call)
+        if fed is not None:
+            return fed
         if len(call.args) != 1:
             return None
         fetch = call.args[0].value
@@ -1113,6 +1159,30 @@ class Script:
             definition = self.defs[fetch.value]
             return definition.iterator, definition.dataset
         return None
+
+    def _fed_restart(self, call: cst.Call):
+        """`sess.run([iterator.initializer, <variable initializers>], feed_dict={x_ph: a, ...})` of
+        an iterator over a dataset of placeholders: (iterator, `make_dataset(a, ...)`), or None."""
+        if not call.args or len(call.args) > 2:
+            return None
+        fetch = call.args[0].value
+        items = [e.value for e in fetch.elements] if isinstance(fetch, (cst.List, cst.Tuple)) else [fetch]
+        starts = [i for i in items if isinstance(i, cst.Attribute) and i.attr.value == "initializer"
+                  and isinstance(i.value, cst.Name) and self.defs.get(i.value.value) is not None
+                  and self.defs[i.value.value].fed_dataset is not None]
+        if len(starts) != 1 or any(i is not starts[0] and not self._is_init(i) for i in items):
+            return None
+        fed = self.defs[starts[0].value.value].fed_dataset
+        feed = call.args[1] if len(call.args) == 2 else None
+        if feed is None or (feed.keyword is not None and feed.keyword.value != "feed_dict") \
+                or not isinstance(feed.value, cst.Dict):
+            raise Blocked(self.line_of(call), "an iterator over a dataset of placeholders initialized without a feed")
+        values = {e.key.value: e.value for e in feed.value.elements
+                  if isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)}
+        if set(values) != set(fed.placeholders) or len(values) != len(feed.value.elements):
+            raise Blocked(self.line_of(call), "an iterator over a dataset of placeholders fed other than by each of them")
+        made = f"{fed.function}({', '.join(code(values[n]) for n in fed.placeholders)})"
+        return starts[0].value.value, cst.parse_expression(made)
 
     def _method_site(self, call: cst.Call) -> RunSite:
         """`t.eval(feed_dict=None, session=None)` / `op.run(feed_dict=None, session=None)`: the
