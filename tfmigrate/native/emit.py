@@ -28,7 +28,7 @@ from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
 from tfmigrate.facts.names import dotted
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
-from tfmigrate.native import model_mapping
+import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
 from tfmigrate.native.syntax import bind, code, names_read

@@ -16,7 +16,7 @@ import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.names import ImportTable, dotted
-from tfmigrate.native import model_mapping
+import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
 
