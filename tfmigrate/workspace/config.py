@@ -11,6 +11,7 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -92,8 +93,9 @@ class Settings:
         return [c for c in codes if c not in dropped]
 
     def excluded(self, path: str) -> bool:
+        whole, part = _matcher((*self.exclude, *self.extend_exclude))
         relative = self._relative(path)
-        return any(_match(p, relative) for p in (*self.exclude, *self.extend_exclude))
+        return bool(whole(relative)) or (part is not None and any(part(p) for p in relative.split("/")))
 
     def _relative(self, path: str) -> str:
         try:
@@ -118,6 +120,23 @@ def _match(pattern: str, relative: str) -> bool:
     if "/" not in pattern:
         return any(fnmatch.fnmatchcase(part, pattern) for part in relative.split("/"))
     return False
+
+
+@lru_cache(maxsize=32)
+def _matcher(patterns: Tuple[str, ...]):
+    """`_match` for several globs at once, as two compiled regexes: (match of the whole relative
+    path, match of one of its components or None). A path matches when some glob matches it as
+    `_match` says; one regex per kind instead of fnmatch calls per glob and per component (the
+    exclude check of every file found is most of a warm run's file discovery)."""
+    whole, part = [], []
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        whole += [fnmatch.translate(pattern), fnmatch.translate(pattern + "/*")]
+        if "/" not in pattern:
+            part.append(fnmatch.translate(pattern))
+    if not whole:  # no glob: nothing is excluded
+        return (lambda relative: None), None
+    return re.compile("|".join(whole)).match, re.compile("|".join(part)).match if part else None
 
 
 def _check_glob(where: str, pattern) -> str:
