@@ -11,7 +11,7 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -99,9 +99,15 @@ class Settings:
 
     def _relative(self, path: str) -> str:
         try:
-            return Path(os.path.abspath(path)).relative_to(self.root.resolve()).as_posix()
+            return Path(os.path.abspath(path)).relative_to(self._real_root).as_posix()
         except ValueError:
             return Path(path).as_posix()
+
+    @cached_property
+    def _real_root(self) -> Path:
+        """`root` resolved, once per settings object (not once per file checked against a glob:
+        a realpath walk of every component each time, most of a warm run's exclude checks)."""
+        return self.root.resolve()
 
     def cache_key(self, codes: Iterable[str]) -> str:
         aliases = ",".join(f"{k}={v}" for k, v in sorted(self.tensorflow_aliases.items()))
