@@ -235,6 +235,9 @@ PIECES_FROM = 192 * 1024
 PIECE_BYTES = 48 * 1024
 
 
+_CODE_AT_COLUMN_0 = re.compile(rb"\n[^\s#)\]}]")  # a line that may start a top-level statement
+
+
 def parse_in_pieces(data: bytes, piece_bytes: int = PIECE_BYTES) -> Optional[cst.Module]:
     """The module libcst's `parse_module(data)` gives, parsed a run of top-level statements at a
     time, or None when the file is not one this can vouch for (the caller then parses it whole).
@@ -248,6 +251,8 @@ def parse_in_pieces(data: bytes, piece_bytes: int = PIECE_BYTES) -> Optional[cst
     declared = _declared_encoding(data)
     if b"\r" in data or data.startswith(codecs.BOM_UTF8) or declared is not None and _codec(declared) != "utf-8":
         return None
+    if not _CODE_AT_COLUMN_0.search(data, max(piece_bytes - 1, 0)):
+        return None  # no statement can start past the first piece (one large literal): no cut
     try:
         data.decode("utf-8")
         tree = python_ast(data)
