@@ -30,9 +30,11 @@ _KEYS = {
     "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases", "force-exclude",
     "max-file-size", "native", "extend",
 }
-# A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst takes about
-# 0.7-1 GB of memory and seconds per MB of source; at 800 KB the costliest file bench/large_files.py
-# makes (TF code with a fix every few lines, fixed) peaks at 0.86 GB, under 1 GB per worker.
+# A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst's parser takes
+# about 0.7 GB of memory per MB it parses at once, and seconds per MB of source; at 800 KB the
+# costliest file bench/large_files.py makes (a data literal, one statement that cannot be parsed
+# in pieces, fixed) peaks at 0.65 GB, under 1 GB per worker (TF code with a fix every few lines:
+# 0.44 GB, parsed in pieces).
 DEFAULT_MAX_FILE_SIZE = 800_000
 
 
