@@ -5,6 +5,7 @@ Usage:
     .venv/bin/python bench/run.py              # full: medians of 3 runs (about 20-30 min on 2 cores)
     .venv/bin/python bench/run.py --repeat 5   # medians of 5 runs
     .venv/bin/python bench/run.py --quick      # 1 run on a subset (a smoke run, a few minutes)
+    .venv/bin/python bench/run.py --figures 1,3,8   # only those figures
     options: --keep (keep the temporary trees), --tmp DIR (where to make them)
 
 The pinned corpus (../shared/corpus.txt) is downloaded into .corpus/ if missing, by
@@ -26,6 +27,10 @@ Figures (targets from the project brief):
              one synthetic TF1 module of 12.5k/25k/50k lines: t(50k)/t(12.5k)        <= 4.4
   6. peak RSS of the largest process, cold check of the 4x corpus                    < 400 MB
   7. cold check of tensor2tensor, --jobs 1 time / --jobs 2 time                      >= 1.7
+  8. one process: cold `check --no-cache --jobs 1` of tensor2tensor vs a bare
+     `libcst.parse_module` of the same files (CPU seconds, runs alternating)         <= 1.6
+
+`--figures 1,3,8` runs only those figures (each row still prints its committed ratio).
 """
 from __future__ import annotations
 
@@ -159,7 +164,18 @@ def measure(cmd: Sequence[str], cwd: Path, log, ok=(0, 1), tmp: Optional[Path] =
     return run
 
 
-def series(label: str, repeat: int, make_cmd, cwd: Path, log, prepare=None, ok=(0, 1), tmp=None) -> Series:
+def alternating(repeat: int, first: tuple, second: tuple, cwd: Path, log, tmp=None) -> tuple:
+    """Two series run in turn (first #1, second #1, first #2, ...), so a change in the machine's load
+    falls on both: each of `first` and `second` is (label, make_cmd, prepare or None)."""
+    a, b = Series(), Series()
+    for i in range(repeat):
+        for (label, make_cmd, prepare), s in ((first, a), (second, b)):
+            s.runs.extend(series(label, 1, lambda _: make_cmd(i), cwd, log, prepare=(lambda _: prepare(i)) if prepare else None,
+                                 tmp=tmp, first=i).runs)
+    return a, b
+
+
+def series(label: str, repeat: int, make_cmd, cwd: Path, log, prepare=None, ok=(0, 1), tmp=None, first=0) -> Series:
     s = Series()
     for i in range(repeat):
         if prepare:
@@ -167,7 +183,7 @@ def series(label: str, repeat: int, make_cmd, cwd: Path, log, prepare=None, ok=(
         cmd = make_cmd(i)
         run = measure(cmd, cwd, log, ok, tmp)
         s.runs.append(run)
-        log(f"  {label} #{i + 1}: {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, {run.maxrss_mb:.0f} MB peak"
+        log(f"  {label} #{first + i + 1}: {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, {run.maxrss_mb:.0f} MB peak"
             + (f", others {run.foreign:.0%}" if run.foreign > 0.02 else ""))
     return s
 
@@ -259,6 +275,18 @@ def synthetic_module(lines: int) -> str:
 # the benchmark
 
 
+# A bare libcst parse of every .py file under the folder given: the floor of a libcst design.
+BARE_PARSE = r"""
+import pathlib, sys
+import libcst
+for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.py")):
+    try:
+        libcst.parse_module(path.read_bytes())
+    except Exception:
+        pass
+"""
+
+
 def versions() -> Dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -302,8 +330,11 @@ def main(argv=None) -> int:
     parser.add_argument("--tmp", type=Path, default=None, help="folder for the temporary trees")
     parser.add_argument("--max-foreign", type=float, default=FOREIGN_LIMIT,
                         help="share of the machine other programs may use during a kept run (default 0.15; 1 disables the check)")
+    parser.add_argument("--figures", default="1,2,3,4,5,6,7,8",
+                        help="comma-separated figure numbers to run (default: all)")
     args = parser.parse_args(argv)
     FOREIGN_LIMIT = args.max_foreign
+    figures = {int(f) for f in args.figures.split(",") if f.strip()}
     repeat = 1 if args.quick else max(1, args.repeat)
     started = time.time()
 
@@ -349,135 +380,153 @@ def main(argv=None) -> int:
         def clean_upgrade(i):
             shutil.rmtree(work / f"upgraded_{i}", ignore_errors=True)
 
-        log("tf_upgrade_v2 on the benchmark package")
-        up = note_series("tf_upgrade_v2", series("tf_upgrade_v2", repeat, upgrade_tree, work, log, prepare=clean_upgrade, tmp=tmp))
-        for i in range(repeat):
-            clean_upgrade(i)
-
-        log("cold check (default --jobs)")
-        cold = note_series("check cold", series("check --no-cache", repeat, lambda i: [*tfmigrate, "check", "--no-cache", "src"], work, log, tmp=tmp))
-        ratio = cold.median / up.median
-        rows.append(("1. cold check", f"{cold.median:.2f} s (CPU {cold.cpu:.1f})", f"{up.median:.2f} s (CPU {up.cpu:.1f})", f"{ratio:.3f}{committed('cold_check')}", "<= 0.25", ratio <= 0.25, ""))
+        if figures & {1, 2, 3}:
+            log("tf_upgrade_v2 and the cold check (default --jobs) on the benchmark package, in turn")
+            up, cold = alternating(repeat, ("tf_upgrade_v2", upgrade_tree, clean_upgrade),
+                                   ("check --no-cache", lambda i: [*tfmigrate, "check", "--no-cache", "src"], None), work, log, tmp)
+            note_series("tf_upgrade_v2", up)
+            note_series("check cold", cold)
+            for i in range(repeat):
+                clean_upgrade(i)
+        if 1 in figures:
+            ratio = cold.median / up.median
+            rows.append(("1. cold check", f"{cold.median:.2f} s (CPU {cold.cpu:.1f})", f"{up.median:.2f} s (CPU {up.cpu:.1f})", f"{ratio:.3f}{committed('cold_check')}", "<= 0.25", ratio <= 0.25, ""))
 
         def fresh_copy(i):
             shutil.rmtree(work / "fixcopy", ignore_errors=True)
             shutil.copytree(work / "src", work / "fixcopy")
 
-        log("cold fix --unsafe-fixes into a copy")
-        fix = note_series("fix cold", series(
-            "fix --unsafe-fixes --no-cache", repeat,
-            lambda i: [*tfmigrate, "fix", "--unsafe-fixes", "--no-cache", "fixcopy"], work, log, prepare=fresh_copy, tmp=tmp,
-        ))
-        shutil.rmtree(work / "fixcopy", ignore_errors=True)
-        ratio = fix.median / up.median
-        rows.append(("2. cold fix --unsafe-fixes", f"{fix.median:.2f} s (CPU {fix.cpu:.1f})", f"{up.median:.2f} s (CPU {up.cpu:.1f})", f"{ratio:.3f}{committed('cold_fix')}", "<= 0.35", ratio <= 0.35, ""))
+        if 2 in figures:
+            log("cold fix --unsafe-fixes into a copy")
+            fix = note_series("fix cold", series(
+                "fix --unsafe-fixes --no-cache", repeat,
+                lambda i: [*tfmigrate, "fix", "--unsafe-fixes", "--no-cache", "fixcopy"], work, log, prepare=fresh_copy, tmp=tmp,
+            ))
+            shutil.rmtree(work / "fixcopy", ignore_errors=True)
+            ratio = fix.median / up.median
+            rows.append(("2. cold fix --unsafe-fixes", f"{fix.median:.2f} s (CPU {fix.cpu:.1f})", f"{up.median:.2f} s (CPU {up.cpu:.1f})", f"{ratio:.3f}{committed('cold_fix')}", "<= 0.35", ratio <= 0.35, ""))
 
-        log("warm check (cache filled first)")
-        measure([*tfmigrate, "check", "src"], work, log, tmp=tmp)  # fills .tfmigrate_cache/
-        warm = note_series("check warm", series("check (warm)", repeat, lambda i: [*tfmigrate, "check", "src"], work, log, tmp=tmp))
-        ratio = warm.median / up.median
-        rows.append(("3. warm check", f"{warm.median:.2f} s (CPU {warm.cpu:.1f})", f"{up.median:.2f} s (CPU {up.cpu:.1f})", f"{ratio:.4f}{committed('warm_check')}", "<= 0.012", ratio <= 0.012, ""))
+        if 3 in figures:
+            log("warm check (cache filled first)")
+            measure([*tfmigrate, "check", "src"], work, log, tmp=tmp)  # fills .tfmigrate_cache/
+            warm = note_series("check warm", series("check (warm)", repeat, lambda i: [*tfmigrate, "check", "src"], work, log, tmp=tmp))
+            ratio = warm.median / up.median
+            rows.append(("3. warm check", f"{warm.median:.2f} s (CPU {warm.cpu:.1f})", f"{up.median:.2f} s (CPU {up.cpu:.1f})", f"{ratio:.4f}{committed('warm_check')}", "<= 0.012", ratio <= 0.012, ""))
 
-        target = pick_file(work / "src")
-        relative = target.relative_to(work)
-        original = target.read_bytes()
-        target_lines = len(original.splitlines())
+        if 4 in figures:
+            target = pick_file(work / "src")
+            relative = target.relative_to(work)
+            original = target.read_bytes()
+            target_lines = len(original.splitlines())
 
-        def edit(i):
-            target.write_bytes(original + f"# edited by the benchmark, run {i} at {time.time()}\n".encode())
+            def edit(i):
+                target.write_bytes(original + f"# edited by the benchmark, run {i} at {time.time()}\n".encode())
 
-        log(f"pre-commit: check {relative} ({target_lines} lines), changed then unchanged")
-        changed, unchanged = Series(), Series()
-        for i in range(repeat):
-            edit(i)
-            changed.runs.extend(series("check FILE (changed)", 1, lambda _: [*tfmigrate, "check", str(relative)], work, log, tmp=tmp).runs)
-            unchanged.runs.extend(series("check FILE (cached)", 1, lambda _: [*tfmigrate, "check", str(relative)], work, log, tmp=tmp).runs)
-        target.write_bytes(original)
-        note_series("check FILE changed", changed)
-        note_series("check FILE cached", unchanged)
-        log("tf_upgrade_v2 --infile on the same file")
-        up_one = note_series("tf_upgrade_v2 FILE", series(
-            "tf_upgrade_v2 --infile", repeat,
-            lambda i: [upgrade, "--infile", str(relative), "--outfile", f"one_{i}.py", "--reportfile", f"one_{i}.txt"], work, log, tmp=tmp,
-        ))
-        rows.append((f"4. pre-commit, 1 changed file ({target_lines} lines)", f"{changed.median:.2f} s", f"{up_one.median:.2f} s",
-                     f"{changed.median:.2f} s", "<= 1.0 s", changed.median <= 1.0, ""))
-        rows.append(("4. pre-commit, 1 unchanged (cached) file", f"{unchanged.median:.2f} s", f"{up_one.median:.2f} s",
-                     f"{unchanged.median:.2f} s", "<= 0.3 s", unchanged.median <= 0.3, ""))
+            log(f"pre-commit: check {relative} ({target_lines} lines), changed then unchanged")
+            changed, unchanged = Series(), Series()
+            for i in range(repeat):
+                edit(i)
+                changed.runs.extend(series("check FILE (changed)", 1, lambda _: [*tfmigrate, "check", str(relative)], work, log, tmp=tmp).runs)
+                unchanged.runs.extend(series("check FILE (cached)", 1, lambda _: [*tfmigrate, "check", str(relative)], work, log, tmp=tmp).runs)
+            target.write_bytes(original)
+            note_series("check FILE changed", changed)
+            note_series("check FILE cached", unchanged)
+            log("tf_upgrade_v2 --infile on the same file")
+            up_one = note_series("tf_upgrade_v2 FILE", series(
+                "tf_upgrade_v2 --infile", repeat,
+                lambda i: [upgrade, "--infile", str(relative), "--outfile", f"one_{i}.py", "--reportfile", f"one_{i}.txt"], work, log, tmp=tmp,
+            ))
+            rows.append((f"4. pre-commit, 1 changed file ({target_lines} lines)", f"{changed.median:.2f} s", f"{up_one.median:.2f} s",
+                         f"{changed.median:.2f} s", "<= 1.0 s", changed.median <= 1.0, ""))
+            rows.append(("4. pre-commit, 1 unchanged (cached) file", f"{unchanged.median:.2f} s", f"{up_one.median:.2f} s",
+                         f"{unchanged.median:.2f} s", "<= 0.3 s", unchanged.median <= 0.3, ""))
         shutil.rmtree(work, ignore_errors=True)
 
         # --- jobs: tensor2tensor, --jobs 1 vs --jobs 2 -------------------------------------------
         work.mkdir()
         shutil.copytree(bench_src, work / "src")
-        log("cold check --jobs 1 and --jobs 2")
-        one = note_series("check --jobs 1", series("check --no-cache --jobs 1", repeat, lambda i: [*tfmigrate, "check", "--no-cache", "--jobs", "1", "src"], work, log, tmp=tmp))
-        two = note_series("check --jobs 2", series("check --no-cache --jobs 2", repeat, lambda i: [*tfmigrate, "check", "--no-cache", "--jobs", "2", "src"], work, log, tmp=tmp))
-        speedup = one.median / two.median
+        if figures & {7, 8}:
+            log("cold check --jobs 1 and a bare libcst parse of the same files, in turn")
+            one, bare = alternating(repeat, ("check --no-cache --jobs 1", lambda i: [*tfmigrate, "check", "--no-cache", "--jobs", "1", "src"], None),
+                                    ("bare libcst.parse_module", lambda i: [sys.executable, "-c", BARE_PARSE, "src"], None), work, log, tmp)
+            note_series("check --jobs 1", one)
+            note_series("bare parse", bare)
+            single = one.cpu / bare.cpu
+        if 7 in figures:
+            log("cold check --jobs 2")
+            two = note_series("check --jobs 2", series("check --no-cache --jobs 2", repeat, lambda i: [*tfmigrate, "check", "--no-cache", "--jobs", "2", "src"], work, log, tmp=tmp))
+            speedup = one.median / two.median
         shutil.rmtree(work, ignore_errors=True)
 
-        # --- growth: the whole corpus 1x, 2x, 4x --------------------------------------------------
-        growth_pkgs = [p for p in packages if p.name.startswith("trfl")] if args.quick else packages
-        growth: Dict[int, Series] = {}
-        gfiles = glines = 0
-        for copies in (1, 2, 4):
-            folder = tmp / f"growth{copies}x"
-            for j in range(copies):
-                for pkg in growth_pkgs:
-                    shutil.copytree(pkg, folder / "src" / f"copy{j}" / pkg.name)
-            if copies == 1:
-                found = py_files(folder / "src")
-                gfiles, glines = len(found), count_lines(found)
-                log(f"growth corpus 1x: {len(growth_pkgs)} packages, {gfiles} files, {glines:,} lines")
-            log(f"cold check of the corpus {copies}x")
-            growth[copies] = note_series(f"check corpus {copies}x", series(
-                f"check --no-cache corpus {copies}x", repeat, lambda i: [*tfmigrate, "check", "--no-cache", "src"], folder, log, tmp=tmp,
-            ))
-            if copies == 1:
-                log("tf_upgrade_v2 on the corpus 1x (one run: a reference)")
-                up_corpus = series("tf_upgrade_v2 corpus 1x", 1, lambda i: [upgrade, "--intree", "src", "--outtree", "upgraded", "--reportfile", "report.txt"],
-                                   folder, log, ok=range(0, 256), tmp=tmp)
-                up_corpus_rc = up_corpus.runs[0].rc
-            shutil.rmtree(folder, ignore_errors=True)
-        g2, g4 = growth[2].median / growth[1].median, growth[4].median / growth[1].median
-        up_note = f"{up_corpus.median:.1f} s (1x)" + (f", exit {up_corpus_rc}" if up_corpus_rc else "")
-        rows.append((f"5. corpus 1x ({gfiles} files, {glines / 1000:.0f}k lines)", f"{growth[1].median:.2f} s", up_note, "1.00x", "", None, ""))
-        rows.append(("5. corpus 2x", f"{growth[2].median:.2f} s", "", f"{g2:.2f}x", "<= 2.2x", g2 <= 2.2, ""))
-        rows.append(("5. corpus 4x", f"{growth[4].median:.2f} s", "", f"{g4:.2f}x", "<= 4.4x", g4 <= 4.4, ""))
+        if figures & {5, 6}:
+            # --- growth: the whole corpus 1x, 2x, 4x --------------------------------------------------
+            growth_pkgs = [p for p in packages if p.name.startswith("trfl")] if args.quick else packages
+            growth: Dict[int, Series] = {}
+            gfiles = glines = 0
+            for copies in (1, 2, 4):
+                folder = tmp / f"growth{copies}x"
+                for j in range(copies):
+                    for pkg in growth_pkgs:
+                        shutil.copytree(pkg, folder / "src" / f"copy{j}" / pkg.name)
+                if copies == 1:
+                    found = py_files(folder / "src")
+                    gfiles, glines = len(found), count_lines(found)
+                    log(f"growth corpus 1x: {len(growth_pkgs)} packages, {gfiles} files, {glines:,} lines")
+                log(f"cold check of the corpus {copies}x")
+                growth[copies] = note_series(f"check corpus {copies}x", series(
+                    f"check --no-cache corpus {copies}x", repeat, lambda i: [*tfmigrate, "check", "--no-cache", "src"], folder, log, tmp=tmp,
+                ))
+                if copies == 1:
+                    log("tf_upgrade_v2 on the corpus 1x (one run: a reference)")
+                    up_corpus = series("tf_upgrade_v2 corpus 1x", 1, lambda i: [upgrade, "--intree", "src", "--outtree", "upgraded", "--reportfile", "report.txt"],
+                                       folder, log, ok=range(0, 256), tmp=tmp)
+                    up_corpus_rc = up_corpus.runs[0].rc
+                shutil.rmtree(folder, ignore_errors=True)
+            g2, g4 = growth[2].median / growth[1].median, growth[4].median / growth[1].median
+            up_note = f"{up_corpus.median:.1f} s (1x)" + (f", exit {up_corpus_rc}" if up_corpus_rc else "")
+            rows.append((f"5. corpus 1x ({gfiles} files, {glines / 1000:.0f}k lines)", f"{growth[1].median:.2f} s", up_note, "1.00x", "", None, ""))
+            rows.append(("5. corpus 2x", f"{growth[2].median:.2f} s", "", f"{g2:.2f}x", "<= 2.2x", g2 <= 2.2, ""))
+            rows.append(("5. corpus 4x", f"{growth[4].median:.2f} s", "", f"{g4:.2f}x", "<= 4.4x", g4 <= 4.4, ""))
 
-        synth_dir = tmp / "synthetic"
-        synth_dir.mkdir()
-        sizes = (2_500, 5_000, 10_000) if args.quick else (12_500, 25_000, 50_000)
-        synth: Dict[int, Series] = {}
-        synth_up: Dict[int, Series] = {}
-        for size in sizes:
-            name = f"synthetic_{size}.py"
-            (synth_dir / name).write_text(synthetic_module(size))
-            real = len((synth_dir / name).read_text().splitlines())
-            log(f"synthetic module, {real:,} lines")
-            synth[size] = note_series(f"check synthetic {size}", series(
-                f"check --no-cache {name}", repeat, lambda i: [*tfmigrate, "check", "--no-cache", name], synth_dir, log, tmp=tmp,
-            ))
-            synth_up[size] = note_series(f"tf_upgrade_v2 synthetic {size}", series(
-                f"tf_upgrade_v2 {name}", repeat,
-                lambda i: [upgrade, "--infile", name, "--outfile", f"up_{i}_{name}", "--reportfile", f"up_{i}_{size}.txt"], synth_dir, log, tmp=tmp,
-            ))
-        base = synth[sizes[0]].median
-        for size in sizes:
-            growth_ratio = synth[size].median / base
-            limit = 1.1 * size / sizes[0]
-            label = f"5. synthetic module {size / 1000:g}k lines"
-            up_s = synth_up[size].median
-            if size == sizes[0]:
-                rows.append((label, f"{synth[size].median:.2f} s", f"{up_s:.2f} s", "1.00x", "", None, ""))
-            else:
-                rows.append((label, f"{synth[size].median:.2f} s", f"{up_s:.2f} s", f"{growth_ratio:.2f}x", f"<= {limit:.1f}x", growth_ratio <= limit, ""))
-        # the fixed start-up hides part of any superlinear term: show the marginal cost as well
-        per_kline = [(synth[b].median - synth[a].median) / ((b - a) / 1000) for a, b in zip(sizes, sizes[1:])]
-        marginal = per_kline[-1] / per_kline[0] if per_kline[0] > 0 else float("inf")
+            synth_dir = tmp / "synthetic"
+            synth_dir.mkdir()
+            sizes = (2_500, 5_000, 10_000) if args.quick else (12_500, 25_000, 50_000)
+            synth: Dict[int, Series] = {}
+            synth_up: Dict[int, Series] = {}
+            for size in sizes:
+                name = f"synthetic_{size}.py"
+                (synth_dir / name).write_text(synthetic_module(size))
+                real = len((synth_dir / name).read_text().splitlines())
+                log(f"synthetic module, {real:,} lines")
+                synth[size] = note_series(f"check synthetic {size}", series(
+                    f"check --no-cache {name}", repeat, lambda i: [*tfmigrate, "check", "--no-cache", name], synth_dir, log, tmp=tmp,
+                ))
+                synth_up[size] = note_series(f"tf_upgrade_v2 synthetic {size}", series(
+                    f"tf_upgrade_v2 {name}", repeat,
+                    lambda i: [upgrade, "--infile", name, "--outfile", f"up_{i}_{name}", "--reportfile", f"up_{i}_{size}.txt"], synth_dir, log, tmp=tmp,
+                ))
+            base = synth[sizes[0]].median
+            for size in sizes:
+                growth_ratio = synth[size].median / base
+                limit = 1.1 * size / sizes[0]
+                label = f"5. synthetic module {size / 1000:g}k lines"
+                up_s = synth_up[size].median
+                if size == sizes[0]:
+                    rows.append((label, f"{synth[size].median:.2f} s", f"{up_s:.2f} s", "1.00x", "", None, ""))
+                else:
+                    rows.append((label, f"{synth[size].median:.2f} s", f"{up_s:.2f} s", f"{growth_ratio:.2f}x", f"<= {limit:.1f}x", growth_ratio <= limit, ""))
+            # the fixed start-up hides part of any superlinear term: show the marginal cost as well
+            per_kline = [(synth[b].median - synth[a].median) / ((b - a) / 1000) for a, b in zip(sizes, sizes[1:])]
+            marginal = per_kline[-1] / per_kline[0] if per_kline[0] > 0 else float("inf")
 
-        peak4 = growth[4].peak_mb
-        rows.append(("6. peak RSS, corpus 4x cold check", f"{peak4:.0f} MB", "", f"{peak4:.0f} MB", "< 400 MB", peak4 < 400, "largest process"))
-        rows.append(("7. --jobs 1 / --jobs 2 (cold check)", f"{one.median:.2f} / {two.median:.2f} s (CPU {one.cpu:.1f} / {two.cpu:.1f})", "", f"{speedup:.2f}x{committed('jobs_speedup')}", ">= 1.7x", speedup >= 1.7, ""))
+        if 6 in figures:
+            peak4 = growth[4].peak_mb
+            rows.append(("6. peak RSS, corpus 4x cold check", f"{peak4:.0f} MB", "", f"{peak4:.0f} MB", "< 400 MB", peak4 < 400, "largest process"))
+        if 7 in figures:
+            rows.append(("7. --jobs 1 / --jobs 2 (cold check)", f"{one.median:.2f} / {two.median:.2f} s (CPU {one.cpu:.1f} / {two.cpu:.1f})", "", f"{speedup:.2f}x{committed('jobs_speedup')}", ">= 1.7x", speedup >= 1.7, ""))
+        if 8 in figures:
+            rows.append(("8. one process: check --jobs 1 / bare libcst parse", f"CPU {one.cpu:.2f} s", f"bare parse CPU {bare.cpu:.2f} s",
+                         f"{single:.3f}{committed('single_process')}", "<= 1.6", single <= 1.6, ""))
     finally:
         if args.keep:
             log(f"kept {tmp}")
@@ -508,9 +557,10 @@ def main(argv=None) -> int:
     for row in table[1:]:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
     print()
-    print(f"synthetic module, marginal cost per 1k lines: "
-          + ", ".join(f"{c:.3f} s" for c in per_kline)
-          + f" (last / first = {marginal:.2f}; 1.0 is linear)")
+    if figures & {5, 6}:
+        print(f"synthetic module, marginal cost per 1k lines: "
+              + ", ".join(f"{c:.3f} s" for c in per_kline)
+              + f" (last / first = {marginal:.2f}; 1.0 is linear)")
     print("peak RSS (largest process) per series: " + ", ".join(f"{k} {m:.0f} MB" for k, m in peaks.items()))
     print(f"total benchmark time {time.time() - started:.0f} s")
     return 0 if all(r[5] is not False for r in rows) else 1

@@ -222,3 +222,22 @@ def test_force_exclude_applies_excludes_to_files_named_on_the_command_line(repo)
     assert len(codes("src/a.py", "tests/test_a.py", "--no-force-exclude")) == 2
     run("fix", "tests/test_a.py")
     assert "repeat(False)" in (repo / "tests" / "test_a.py").read_text()
+
+
+def test_the_compiled_exclude_globs_answer_as_each_glob_does():
+    """Settings.excluded matches all its globs with two compiled regexes (config._matcher): the
+    same answer as `_match` glob by glob, on paths and glob sets made at random."""
+    import random
+
+    from tfmigrate.workspace.config import DEFAULT_EXCLUDE, _match, _matcher
+
+    globs = list(DEFAULT_EXCLUDE) + ["*.py", "tests/", "a/b", "a/*/c", "**/gen_*", "[ab]*", "x?z", "build/",
+                                     "*_pb2.py", "docs/*", "a/b/", "[!a]*"]
+    parts = ["a", "b", "c", "build", ".git", "x1z", "gen_1", "foo.py", "y_pb2.py", "tests", "docs", "venv", "ab", "ba"]
+    rng = random.Random(23)
+    for _ in range(5000):
+        path = "/".join(rng.choice(parts) for _ in range(rng.randint(1, 5)))
+        chosen = tuple(rng.sample(globs, rng.randint(0, 6)))
+        whole, part = _matcher(chosen)
+        compiled = bool(whole(path)) or (part is not None and any(part(p) for p in path.split("/")))
+        assert compiled == any(_match(g, path) for g in chosen), (path, chosen)

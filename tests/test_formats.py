@@ -293,3 +293,23 @@ def test_findings_after_a_fix_point_into_the_notebook_as_written(tmp_path, monke
     written = (tmp_path / "nb.ipynb").read_text().splitlines()
     assert written[int(props["line"]) - 1].strip() == '"forever = ds.repeat(True)\\n"'
     assert written[int(props["line"]) - 1][int(props["col"]) - 1:int(props["endColumn"]) - 1] == "repeat"
+
+
+def test_the_indented_json_is_the_standard_librarys_text():
+    """render_json and render_sarif build `json.dumps(indent=2, ensure_ascii=False)`'s text
+    without its pure-Python encoder (report.dumps_indented): the same bytes, whatever the value."""
+    import json
+
+    from tfmigrate.frontends.report import dumps_indented
+
+    class Word(str):
+        pass
+
+    class Count(int):
+        pass
+
+    values = [[], {}, [[]], [{}], {"a": []}, {"a": {}}, "é\u2028\"\\\n\x00\x7f", 0, -5, 10**30, True, False, None,
+              [1, [2, [3, {}]]], {"k": [1, "x", None, True, {"z": []}]}, (1, 2), [("a", 1)], Word("w"), [Count(3)],
+              {Word("k"): 1}, 1.5, [float("nan"), float("inf")], {1: 2, None: 3, True: 4}]
+    for value in values:
+        assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False), value

@@ -17,6 +17,7 @@ from typing import Optional, Set
 import libcst as cst
 
 from tfmigrate.facts.names import dotted, statements_of
+from tfmigrate.facts.nodes import children
 
 # Methods of tf.data.Dataset that return a dataset: a chain of them keeps dataset-ness.
 DATASET_METHODS = frozenset(
@@ -36,7 +37,8 @@ class DatasetNames:
         self.names = ctx.names
         self.assigned: Set[str] = set()
         self.returners: Set[str] = set()  # functions of the module that return a dataset
-        functions = [f for f in statements_of(module.body) if isinstance(f, cst.FunctionDef)]
+        # Each function's own `return` statements, found once for the three passes.
+        functions = [(f, list(_returns(f))) for f in statements_of(module.body) if isinstance(f, cst.FunctionDef)]
         # Passes so that `b = a.batch(2)` after `a = tf.data...`, and a function returning
         # another's dataset, are seen whatever the order.
         for _ in range(3):
@@ -49,9 +51,9 @@ class DatasetNames:
                             name = dotted(target.target)
                             if name:
                                 self.assigned.add(name)
-            for function in functions:
+            for function, returns in functions:
                 if function.name.value not in self.returners and any(
-                        r.value is not None and self.is_dataset(r.value) for r in _returns(function)):
+                        r.value is not None and self.is_dataset(r.value) for r in returns):
                     self.returners.add(function.name.value)
 
     def root(self, expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -95,4 +97,4 @@ def _returns(function: cst.FunctionDef):
         if isinstance(node, cst.Return):
             yield node
         elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
-            stack.extend(node.children)
+            stack.extend(children(node))  # formatting nodes hold no statement

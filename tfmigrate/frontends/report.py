@@ -7,20 +7,64 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from json.encoder import encode_basestring as _quote  # CPython's C function when it has one
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from tfmigrate.catalogue import RuleInfo, catalogue
 from tfmigrate.findings import Finding
+
+if TYPE_CHECKING:  # rich is imported by the renderers that use it: machine formats never load it
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
 STYLE = {"error": "bold red", "warning": "bold yellow"}
 
 
 def render_json(findings: Sequence[Finding]) -> str:
-    return json.dumps([f.to_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented([f.to_json() for f in findings]) + "\n"
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def dumps_indented(value) -> str:
+    """`json.dumps(value, indent=2, ensure_ascii=False)`, the same text: with an indent the
+    standard library encodes in pure Python, a generator per level, which cost most of rendering
+    thousands of findings; this joins the text in one recursion around the same string quoting
+    (in C). A value of another kind than reports hold (a float, a non-string key, ...) is left
+    to `json.dumps`."""
+    try:
+        return _encode(value, "\n")
+    except _Unsupported:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+_SCALARS = {type(None): lambda v: "null", bool: lambda v: "true" if v else "false", int: int.__repr__, str: _quote}
+
+
+def _encode(value, newline: str) -> str:
+    """`value` as json.dumps(indent=2) writes it at the level of `newline` ("\n" and the
+    indentation of the line that holds it)."""
+    scalar = _SCALARS.get(type(value))
+    if scalar is not None:
+        return scalar(value)
+    if isinstance(value, str):  # subclasses, in json's own order of checks
+        return _quote(value)
+    if isinstance(value, int) and not isinstance(value, (bool, float)):
+        return int.__repr__(value)
+    inner = newline + "  "
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        return "[" + inner + ("," + inner).join([_encode(item, inner) for item in value]) + newline + "]"
+    if isinstance(value, dict) and all(type(key) is str for key in value):
+        if not value:
+            return "{}"
+        return "{" + inner + ("," + inner).join([_quote(key) + ": " + _encode(item, inner) for key, item in value.items()]) \
+            + newline + "}"
+    raise _Unsupported  # floats (NaN and infinity have spellings of their own), other keys and objects
 
 
 def render_json_lines(findings: Sequence[Finding]) -> str:
@@ -192,7 +236,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             }
         ],
     }
-    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(sarif) + "\n"
 
 
 def render_statistics(findings: Sequence[Finding]) -> str:
@@ -276,6 +320,8 @@ def render_rich(
     quiet: bool = False,
 ) -> None:
     """`listing`: what `fix --show-fixes` applied, before the summary; `quiet`: the findings only."""
+    from rich.text import Text
+
     by_file: Dict[str, List[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.path].append(f)
@@ -312,6 +358,8 @@ def _print_rows(console: Console, rows: Sequence[Row]) -> None:
     if console.color_system is None and not console.record and not console.is_terminal:
         console.file.write("".join("".join(text for text, _ in row) + "\n" for row in rows))
     else:
+        from rich.text import Text
+
         texts = [Text.assemble(*((text, style or None) for text, style in row)) for row in rows]
         console.print(*texts, sep="\n", soft_wrap=True)
 
@@ -324,6 +372,8 @@ def summary_table(findings: Iterable[Finding]) -> Table:
         row["files"].add(f.path)
         if f.fix is not None:
             row[f.fix.applicability] += 1
+    from rich.table import Table
+
     table = Table(title="Findings by rule", title_justify="left")
     for column in ("Rule", "Name", "Findings", "Safe fix", "Unsafe fix", "Files"):  # fits 80 columns
         table.add_column(column, justify="left" if column in ("Rule", "Name") else "right")
@@ -334,13 +384,21 @@ def summary_table(findings: Iterable[Finding]) -> Table:
 
 
 def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, fixed_files: int) -> Text:
+    from rich.text import Text
+
+    text, style = _closing(findings, files_checked, fixed, fixed_files)
+    return Text(text, style=style)
+
+
+def _closing(findings: Sequence[Finding], files_checked: int, fixed: int, fixed_files: int) -> Tuple[str, str]:
+    """The closing line's text and style."""
     files = len({f.path for f in findings})
     parts = []
     if fixed:
         parts.append(f"Fixed {fixed} finding{'s' * (fixed != 1)} in {fixed_files} file{'s' * (fixed_files != 1)}. ")
     if not findings:
         parts.append(f"No findings in {files_checked} file{'s' * (files_checked != 1)} checked.")
-        return Text("".join(parts), style="green")
+        return "".join(parts), "green"
     safe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
     unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "unsafe")
     parts.append(
@@ -358,7 +416,7 @@ def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, f
     dead = estimator_line(findings)
     if dead:
         parts.append(f" {dead}")
-    return Text("".join(parts), style="bold")
+    return "".join(parts), "bold"
 
 
 def estimator_line(findings: Iterable[Finding], shown: int = 5) -> str:
@@ -394,7 +452,7 @@ def requirements_line(requires) -> str:
 
 def closing_text(findings: Sequence[Finding], files_checked: int, fixed: int = 0, fixed_files: int = 0) -> str:
     """The rich report's closing line as plain text (for stderr, beside machine formats)."""
-    return _closing_line(findings, files_checked, fixed, fixed_files).plain
+    return _closing(findings, files_checked, fixed, fixed_files)[0]
 
 
 def fixes_listing(applied: Sequence[Tuple[str, Sequence[str]]], would: bool = False) -> str:
@@ -474,6 +532,8 @@ def rules_markdown() -> str:
 
 
 def render_explain(console: Console, info: RuleInfo) -> None:
+    from rich.text import Text
+
     console.print(Text(f"{info.code} {info.name} ({info.severity}, fix: {info.fix})", style="bold"))
     console.print()
     console.print(Text(info.summary))

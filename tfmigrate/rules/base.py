@@ -7,7 +7,7 @@ smallest node that is wrong. Metadata (name, severity, rationale, examples) live
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -31,6 +31,9 @@ class Report:
     debt: bool = False  # runs as it did through tf.compat.v1 (Finding.kind "debt")
 
 
+_HANDLERS: Dict[type, List[str]] = {}  # rule class -> its handlers()
+
+
 class Rule:
     code: ClassVar[str] = ""
     # The facts it reads (`self.ctx.fact(Kind)`, its fixes' reads included): tests/test_facts.py
@@ -47,8 +50,13 @@ class Rule:
         self.reports.append(Report(self.code, node, message, fix, self.ctx.statements(node), debt))
 
     def handlers(self) -> List[str]:
-        """Names of this instance's visit_/leave_ methods the engine should call."""
-        return [a for a in dir(type(self)) if a.startswith(("visit_", "leave_"))]
+        """Names of this instance's visit_/leave_ methods the engine should call (found once per
+        class: `dir` of a rule class costs more than most rules' work on a small file)."""
+        kind = type(self)
+        found = _HANDLERS.get(kind)
+        if found is None:
+            found = _HANDLERS[kind] = [a for a in dir(kind) if a.startswith(("visit_", "leave_"))]
+        return found
 
     @classmethod
     def facts_read(cls) -> Tuple[type, ...]:

@@ -21,6 +21,7 @@ import libcst as cst
 
 from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers.api_rename import spelling_like
+from tfmigrate.facts.nodes import children
 from tfmigrate.facts.references import TF1Ref
 from tfmigrate.facts.tokens import CodeTokens
 from tfmigrate.rules._removed_api import RemovedApiRule
@@ -101,7 +102,7 @@ def _walk(node, deferred: bool):
         if not deferred and isinstance(current, cst.Lambda):
             stack.extend(p.default for p in _params(current.params) if p.default is not None)
             continue
-        stack.extend(current.children)
+        stack.extend(children(current))  # formatting nodes hold no flag read nor call
 
 
 def _params(params: cst.Parameters):

@@ -11,6 +11,7 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -29,9 +30,11 @@ _KEYS = {
     "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases", "force-exclude",
     "max-file-size", "native", "extend",
 }
-# A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst takes about
-# 0.7-1 GB of memory and seconds per MB of source; at 800 KB the costliest file bench/large_files.py
-# makes (TF code with a fix every few lines, fixed) peaks at 0.86 GB, under 1 GB per worker.
+# A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst's parser takes
+# about 0.7 GB of memory per MB it parses at once, and seconds per MB of source; at 800 KB the
+# costliest file bench/large_files.py makes (a data literal, one statement that cannot be parsed
+# in pieces, fixed) peaks at 0.65 GB, under 1 GB per worker (TF code with a fix every few lines:
+# 0.44 GB, parsed in pieces).
 DEFAULT_MAX_FILE_SIZE = 800_000
 
 
@@ -92,14 +95,21 @@ class Settings:
         return [c for c in codes if c not in dropped]
 
     def excluded(self, path: str) -> bool:
+        whole, part = _matcher((*self.exclude, *self.extend_exclude))
         relative = self._relative(path)
-        return any(_match(p, relative) for p in (*self.exclude, *self.extend_exclude))
+        return bool(whole(relative)) or (part is not None and any(part(p) for p in relative.split("/")))
 
     def _relative(self, path: str) -> str:
         try:
-            return Path(os.path.abspath(path)).relative_to(self.root.resolve()).as_posix()
+            return Path(os.path.abspath(path)).relative_to(self._real_root).as_posix()
         except ValueError:
             return Path(path).as_posix()
+
+    @cached_property
+    def _real_root(self) -> Path:
+        """`root` resolved, once per settings object (not once per file checked against a glob:
+        a realpath walk of every component each time, most of a warm run's exclude checks)."""
+        return self.root.resolve()
 
     def cache_key(self, codes: Iterable[str]) -> str:
         aliases = ",".join(f"{k}={v}" for k, v in sorted(self.tensorflow_aliases.items()))
@@ -118,6 +128,23 @@ def _match(pattern: str, relative: str) -> bool:
     if "/" not in pattern:
         return any(fnmatch.fnmatchcase(part, pattern) for part in relative.split("/"))
     return False
+
+
+@lru_cache(maxsize=32)
+def _matcher(patterns: Tuple[str, ...]):
+    """`_match` for several globs at once, as two compiled regexes: (match of the whole relative
+    path, match of one of its components or None). A path matches when some glob matches it as
+    `_match` says; one regex per kind instead of fnmatch calls per glob and per component (the
+    exclude check of every file found is most of a warm run's file discovery)."""
+    whole, part = [], []
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        whole += [fnmatch.translate(pattern), fnmatch.translate(pattern + "/*")]
+        if "/" not in pattern:
+            part.append(fnmatch.translate(pattern))
+    if not whole:  # no glob: nothing is excluded
+        return (lambda relative: None), None
+    return re.compile("|".join(whole)).match, re.compile("|".join(part)).match if part else None
 
 
 def _check_glob(where: str, pattern) -> str:
