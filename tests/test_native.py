@@ -63,8 +63,8 @@ RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
     (MODEL + "def f(x):\n    with tf.variable_scope('s'):\n        return tf.layers.dense(x, 1)\n"
      "def g(x):\n    with tf.variable_scope('s', reuse=True):\n        return tf.layers.dense(x, 1)\n"
      "a = f(x)\nb = g(x)\n" + RUN, "two model functions making variables under the same variable scope `s`"),
-    (MODEL + "def f(t):\n    return t * tf.get_variable('w', [1]) + x\na = f(x)\nb = a\n" + RUN,
-     "reads the module's graph (`x`)"),
+    (MODEL + "y = x * 2.0\ndef f(t):\n    return t * tf.get_variable('w', [1]) + y\na = f(x)\nb = a\n" + RUN,
+     "reads the module's graph (`y`)"),
     (MODEL + "def f(t):\n    for i in range(2):\n        t = t * tf.Variable(1.0)\n    return t\na = f(x)\nb = a\n" + RUN,
      "makes a `tf.Variable` in a loop"),
     (MODEL + "def f(t):\n    return tf.layers.batch_normalization(tf.layers.dense(t, 1), training=True)\n"
@@ -77,6 +77,10 @@ RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None])\ny = tf.placeholder(tf.float32, [None])\n"
      "ds = tf.data.Dataset.from_tensor_slices((x, y))\nit = ds.make_initializable_iterator()\na, b = it.get_next()\n"
      "s = tf.Session()\ns.run(it.initializer, {x: [1.0]})\nprint(s.run(a + b))\n", "fed other than by each of them"),
+    (MODEL + "def h(t):\n    return t * x\ndef g(t):\n    return h(t) + tf.constant(1.0)\na = g(x)\nb = a\n" + RUN,
+     "`g`, a function that calls `h`, which reads the module's placeholders"),
+    (MODEL + "def h(t):\n    return t * x\nif True:\n    a = h(x)\nb = x\n" + RUN,
+     "calling `h`, which reads the module's placeholders"),
     (MODEL + "def f(t):\n    with tf.variable_scope('a'):\n        w = tf.get_variable('w', [1])\n"
      "    return t * w * tf.Variable(2.0)\na = f(x)\nb = a\n" + RUN, "both inside and outside a variable scope"),
     ("import tensorflow as tf\ndef make(v):\n    return tf.Variable(v)\nx = tf.placeholder(tf.float32)\n"

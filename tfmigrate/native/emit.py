@@ -156,6 +156,9 @@ class Emitter:
         if kind is Kind.HELPER and isinstance(statement.node, cst.FunctionDef) \
                 and statement.node.name.value in self.script.builders:
             return self._model_function(self.script.builders[statement.node.name.value])
+        if kind is Kind.HELPER and isinstance(statement.node, cst.FunctionDef) \
+                and self.script.helper_placeholders.get(statement.node.name.value):
+            return [code(_given(statement.node, self.script.helper_placeholders[statement.node.name.value]))]
         if kind is Kind.OBJECT and set(statement.targets) & self.script.cells:
             return [code(statement.node.visit(NativeCalls(self.script)))]
         if kind in (Kind.OBJECT, Kind.HELPER):
@@ -231,7 +234,7 @@ class Emitter:
             node = builder.node.visit(model_mapping.ToTracked(self.script, builder))
         except model_mapping.Refused as why:
             raise Blocked(self.script.line_of(builder.node), str(why))
-        out.append(code(node))
+        out.append(code(_given(node, builder.module_placeholders)))
         objects = list(dict.fromkeys(builder.objects.values()))
         if objects:
             out.append("\n\n" + "".join(f"{name} = TF1Model({builder.name})\n" for name in objects))
@@ -474,6 +477,9 @@ class Emitter:
         if statement.tracked:  # (first: a layer call in its arguments keeps its identity)
             objects = {id(call): self.script.builders[name].objects[id(call)] for name, call in statement.tracked}
             node = node.visit(_ThroughObjects(objects))
+        given = {h: p for h, p in self.script.helper_placeholders.items() if p}
+        if given:
+            node = node.visit(_PassPlaceholders(given, self.script.builders))
         if statement.layers:
             calls = {}
             for layer in statement.layers:
@@ -599,6 +605,41 @@ def _joined(pieces: Sequence[str]) -> str:
                 text = text[:len(text) - (trailing - 3)]
         text += piece
     return text
+
+
+def _given(node: cst.FunctionDef, placeholders) -> cst.FunctionDef:
+    """The function with keyword-only parameters for the placeholders it read from the module
+    (`def net(x, *, keep_prob)`): in eager TF2 they are the `tf.function`'s arguments, passed on."""
+    if not placeholders:
+        return node
+    params = node.params
+    new = [cst.Param(cst.Name(p)) for p in sorted(placeholders)]
+    star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
+    return node.with_changes(params=params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, *new]))
+
+
+class _PassPlaceholders(cst.CSTTransformer):
+    """`net(x)` -> `net(x, keep_prob=keep_prob)`: a helper's placeholders, given where it is called
+    (a model function's call through its object too)."""
+
+    def __init__(self, given, builders):
+        self.given = given
+        self.objects = {obj: b.name for b in builders.values() for obj in b.objects.values()}
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if not isinstance(updated.func, cst.Name):
+            return updated
+        name = self.objects.get(updated.func.value, updated.func.value)
+        if name not in self.given:
+            return updated
+        args = list(updated.args)
+        if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        extra = [cst.Arg(cst.Name(p), keyword=cst.Name(p), equal=tight) for p in sorted(self.given[name])]
+        for arg in extra[:-1]:
+            args.append(arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+        return updated.with_changes(args=[*args, extra[-1]])
 
 
 class _ThroughObjects(cst.CSTTransformer):

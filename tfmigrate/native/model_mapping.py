@@ -94,6 +94,7 @@ class Builder:
     reuse_given: bool                  # every literal `variable_scope` takes `reuse=`
     variables: List[cst.Call] = field(default_factory=list)  # its `tf.Variable(...)` calls
     module_variables: Set[str] = field(default_factory=set)  # module-level variables it reads
+    module_placeholders: Set[str] = field(default_factory=set)  # placeholders it reads (keyword parameters)
     sites: List[cst.Call] = field(default_factory=list)      # its calls in graph statements
     objects: Dict[int, str] = field(default_factory=dict)    # id(site) -> the tracked object
 
@@ -156,7 +157,8 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
     graph = script.graph_names() | script.sessions
     read = names_read(node.body) - local_names(node)
     variables = read & script.variable_names()  # made once, at module level
-    used = sorted(read & graph - variables)
+    placeholders = read & script.placeholder_names()  # given as keywords at each call
+    used = sorted(read & graph - variables - placeholders)
     if used:
         raise Refused(f"`{name}`, a model function that reads the module's graph (`{used[0]}`)")
     scopes = [call for call, path, _ in paths if path in SCOPES]
@@ -176,10 +178,13 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
                 raise Refused(f"`{name}`, a model function that makes a `tf.Variable` in a loop")
             made.append(call)
     for inner in inherited:
+        if inner.module_placeholders:
+            raise Refused(f"`{name}`, a model function calling `{inner.name}`, which reads the module's placeholders")
         literal += inner.literal_scopes
         reuse_given &= inner.reuse_given
         variables |= inner.module_variables
-    return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables))
+    return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables),
+                   set(placeholders))
 
 
 def check_sharing(builders: Dict[str, Builder]) -> None:

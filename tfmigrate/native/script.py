@@ -216,6 +216,7 @@ class Script:
         self.cells: Set[str] = set()  # RNN cell objects made at module level (their variables: on first call)
         self.builders: Dict[str, model_mapping.Builder] = {}  # TF1 model functions (model_mapping)
         self.helper_variables: Dict[str, Set[str]] = {}  # helper -> the module-level variables it reads
+        self.helper_placeholders: Dict[str, Set[str]] = {}  # helper -> the placeholders it reads (given as keywords)
         # Datasets built from placeholders (fed when their iterator is initialized): name -> FedDataset
         self.fed_datasets: Dict[str, "FedDataset"] = {}
         self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
@@ -289,6 +290,15 @@ class Script:
             shared = self.fresh(f"{b.name}_model") if b.scoped and b.sites else None
             for call in b.sites:
                 b.objects[id(call)] = shared or self.fresh(f"{b.name}_model")
+
+    def _no_placeholder_helpers(self, node, at: int, name: str) -> None:
+        """A function calling a helper that reads placeholders would have to pass them on: not done."""
+        given = sorted(h for h in names_read(node) & set(self.helper_placeholders) if self.helper_placeholders[h])
+        if given:
+            raise Blocked(at, f"`{name}`, a function that calls `{given[0]}`, which reads the module's placeholders")
+
+    def placeholder_names(self) -> Set[str]:
+        return {n for n, k in self.kinds.items() if k is Kind.PLACEHOLDER}
 
     def _inside_builder(self, call: cst.Call) -> bool:
         return any(call is inner for b in self.builders.values() for inner in calls_in(b.node))
@@ -418,6 +428,9 @@ class Script:
         node.visit(_StateFree(self, at, "an `if` at module level that builds graph state"))
         if names_read(node.test) & graph:
             raise Blocked(at, "an `if` on a tensor")
+        given = sorted(h for h in names_read(node) & set(self.helper_placeholders) if self.helper_placeholders[h])
+        if given:
+            raise Blocked(at, f"an `if` at module level calling `{given[0]}`, which reads the module's placeholders")
         targets = tuple(sorted(names_assigned(node)))
         statement = Statement(node, Kind.GRAPH, at, targets)
         statement.reads = names_read(node) & graph
@@ -594,6 +607,7 @@ class Script:
             statement.reads = names_read(value) & graph
             for helper in names_read(value) & self.helpers:  # the module's variables a helper reads
                 statement.reads |= self.helper_variables.get(helper, set())
+                statement.reads |= self.helper_placeholders.get(helper, set())
             statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
         for name in targets:
             self.kinds[name] = kind
@@ -980,7 +994,7 @@ class Script:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) or (
                 isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and (
-                    self._mentions_tf(node) or names_read(node) & set(self.builders)):
+                    self._mentions_tf(node) or names_read(node) & (set(self.builders) | self.graph_names())):
                 return self._helper(node, at)
             statement = Statement(node, Kind.PYTHON, at)
             for name in names_assigned(node):
@@ -1025,8 +1039,10 @@ class Script:
             except model_mapping.Refused as why:
                 raise Blocked(at, str(why))
             if found is not None:
+                self._no_placeholder_helpers(node, at, name)
                 self.builders[name] = found
                 self.helper_variables[name] = found.module_variables
+                self.helper_placeholders[name] = found.module_placeholders
                 self.helpers.add(name)
                 self.kinds[name] = Kind.HELPER
                 return Statement(node, Kind.HELPER, at)
@@ -1039,11 +1055,14 @@ class Script:
 
         own = model_mapping.local_names(node) if isinstance(node, cst.FunctionDef) else set()
         variables = {n for n in names_read(node) - own if self.kinds.get(n) is Kind.VARIABLE}
+        placeholders = {n for n in names_read(node) - own if self.kinds.get(n) is Kind.PLACEHOLDER} \
+            if isinstance(node, cst.FunctionDef) else set()
+        self._no_placeholder_helpers(node, at, name)
 
         class _Pure(_StateFree):
             def visit_Name(self, ref: cst.Name) -> None:
-                if ref.value in variables:
-                    return  # a variable made once at module level: read, as in TF1, where it is evaluated
+                if ref.value in variables or ref.value in own or ref.value in placeholders:
+                    return  # a module-level variable (read where it is evaluated), a local, a placeholder it is given
                 if ref.value in graph or ref.value in script.sessions:
                     raise Blocked(at, f"`{name}`, a function that uses the module's graph (`{ref.value}`)")
 
@@ -1053,6 +1072,7 @@ class Script:
         node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state"))
         self.helpers.add(name)
         self.helper_variables[name] = variables
+        self.helper_placeholders[name] = placeholders
         self.kinds[name] = Kind.HELPER
         if isinstance(node, cst.Lambda):
             return Statement(self._line_of_lambda, Kind.HELPER, at)
