@@ -74,7 +74,7 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = (), dat
     after: Dict[int, list] = {}
     if legacy:
         first = imports[0][0]
-        lines = [] if _os_imported_before(ctx.module, first) else [cst.parse_statement("import os\n")]
+        lines = [] if os_imported_before(ctx.module, first) else [cst.parse_statement("import os\n")]
         before[id(first)] = lines + [cst.parse_statement(LEGACY_KERAS_LINE + "\n")]
     if switch is not None:
         after[id(switch[0])] = [cst.parse_statement(f"{switch[1]}.disable_v2_behavior()\n")]
@@ -131,7 +131,8 @@ def _swap_aliases(stmt: cst.SimpleStatementLine, aliases) -> cst.SimpleStatement
     return stmt.with_changes(body=body)
 
 
-def _os_imported_before(module: cst.Module, anchor) -> bool:
+def os_imported_before(module: cst.Module, anchor) -> bool:
+    """A plain `import os` among the module's statements before `anchor`."""
     for stmt in module.body:
         if stmt is anchor:
             return False

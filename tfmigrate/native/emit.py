@@ -19,7 +19,6 @@ program order), defined just before the module-level statement that first evalua
 """
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -28,6 +27,8 @@ from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
 from tfmigrate.facts.names import dotted
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
+from tfmigrate.fixers.arguments import joined, keyword
+from tfmigrate.fixers.compat_route import os_imported_before
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
@@ -76,6 +77,8 @@ class Emitter:
     def module(self) -> str:
         self.legacy_keras_at = self._legacy_keras_at() if self.script.cells or self.script.builders else None
         self.model_class_written = False
+        given = {h: p for h, p in self.script.helper_placeholders.items() if p}
+        self.pass_placeholders = _PassPlaceholders(given, self.script.builders) if given else None
         out = self._statements(self.script.body)
         head = self.script.module.header
         return "".join(code(line) for line in head) + _joined(out)  # (an empty Module's code adds a newline)
@@ -128,8 +131,7 @@ class Emitter:
     def _legacy_keras_lines(self, statement: Statement) -> List[str]:
         if self.legacy_keras_at != id(statement.node):
             return []
-        os_imported = re.search(r"^import os\b", self.script.source[:self.script.source.find(code(statement.node).strip())],
-                                re.MULTILINE)
+        os_imported = os_imported_before(self.script.module, statement.node)
         return ([] if os_imported else ["import os\n"]) + [LEGACY_KERAS_LINE + "\n"]
 
     def _configures_session(self, statement: Statement) -> bool:
@@ -477,9 +479,8 @@ class Emitter:
         if statement.tracked:  # (first: a layer call in its arguments keeps its identity)
             objects = {id(call): self.script.builders[name].objects[id(call)] for name, call in statement.tracked}
             node = node.visit(_ThroughObjects(objects))
-        given = {h: p for h, p in self.script.helper_placeholders.items() if p}
-        if given:
-            node = node.visit(_PassPlaceholders(given, self.script.builders))
+        if self.pass_placeholders is not None:
+            node = node.visit(self.pass_placeholders)
         if statement.layers:
             calls = {}
             for layer in statement.layers:
@@ -632,14 +633,8 @@ class _PassPlaceholders(cst.CSTTransformer):
         name = self.objects.get(updated.func.value, updated.func.value)
         if name not in self.given:
             return updated
-        args = list(updated.args)
-        if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-        extra = [cst.Arg(cst.Name(p), keyword=cst.Name(p), equal=tight) for p in sorted(self.given[name])]
-        for arg in extra[:-1]:
-            args.append(arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
-        return updated.with_changes(args=[*args, extra[-1]])
+        extra = [keyword(p, cst.Name(p)) for p in sorted(self.given[name])]
+        return updated.with_changes(args=joined(updated, [*updated.args, *extra]))
 
 
 class _ThroughObjects(cst.CSTTransformer):

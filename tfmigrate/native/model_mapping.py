@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Set
 import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
-from tfmigrate.native.syntax import bind, code, names_read
+from tfmigrate.native.syntax import bind, code, names_assigned, names_read
 
 # API paths (after the alias) whose call makes variables in TF1 model code (an RNN cell makes its
 # own when `dynamic_rnn` runs it: under the tracked scope, found again by name at each call).
@@ -266,6 +266,4 @@ def _params(node: cst.FunctionDef) -> set:
 
 def local_names(node: cst.FunctionDef) -> set:
     """The function's parameters and the names it assigns."""
-    from tfmigrate.native.syntax import names_assigned
-
     return _params(node) | names_assigned(node.body)

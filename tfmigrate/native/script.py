@@ -252,6 +252,10 @@ class Script:
         """Names of variables made once at module level (a model function may read them)."""
         return {n for n, k in self.kinds.items() if k is Kind.VARIABLE}
 
+    def placeholder_names(self) -> Set[str]:
+        """Names of placeholders (a function reading one is given it as a keyword)."""
+        return {n for n, k in self.kinds.items() if k is Kind.PLACEHOLDER}
+
     def graph_names(self) -> Set[str]:
         return {n for n, k in self.kinds.items() if k in (Kind.GRAPH, Kind.PLACEHOLDER, Kind.VARIABLE, Kind.TRAIN,
                                                           Kind.INIT, Kind.NEXT, Kind.ITERATOR_INIT)}
@@ -281,9 +285,9 @@ class Script:
         except model_mapping.Refused as why:
             raise Blocked(self.line_of(next(iter(self.builders.values())).node), str(why))
         sites = {id(call) for b in self.builders.values() for call in b.sites}
+        sites |= {id(call) for b in self.builders.values() for call in calls_in(b.node)}  # (inside their objects)
         for call in calls_in(self.module):
-            if isinstance(call.func, cst.Name) and call.func.value in self.builders and id(call) not in sites \
-                    and not self._inside_builder(call):
+            if isinstance(call.func, cst.Name) and call.func.value in self.builders and id(call) not in sites:
                 raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a TF1 model function called other "
                                                   "than by a graph statement at module level")
         for b in self.builders.values():
@@ -291,17 +295,15 @@ class Script:
             for call in b.sites:
                 b.objects[id(call)] = shared or self.fresh(f"{b.name}_model")
 
+    def _placeholder_helpers_in(self, node) -> List[str]:
+        """The helpers `node` calls that read the module's placeholders (each call must pass them)."""
+        return sorted(h for h in names_read(node) & set(self.helper_placeholders) if self.helper_placeholders[h])
+
     def _no_placeholder_helpers(self, node, at: int, name: str) -> None:
         """A function calling a helper that reads placeholders would have to pass them on: not done."""
-        given = sorted(h for h in names_read(node) & set(self.helper_placeholders) if self.helper_placeholders[h])
+        given = self._placeholder_helpers_in(node)
         if given:
             raise Blocked(at, f"`{name}`, a function that calls `{given[0]}`, which reads the module's placeholders")
-
-    def placeholder_names(self) -> Set[str]:
-        return {n for n, k in self.kinds.items() if k is Kind.PLACEHOLDER}
-
-    def _inside_builder(self, call: cst.Call) -> bool:
-        return any(call is inner for b in self.builders.values() for inner in calls_in(b.node))
 
     def _stateful_calls(self) -> None:
         """A call of a function from a checked module that makes variables (`get_variable`,
@@ -428,7 +430,7 @@ class Script:
         node.visit(_StateFree(self, at, "an `if` at module level that builds graph state"))
         if names_read(node.test) & graph:
             raise Blocked(at, "an `if` on a tensor")
-        given = sorted(h for h in names_read(node) & set(self.helper_placeholders) if self.helper_placeholders[h])
+        given = self._placeholder_helpers_in(node)
         if given:
             raise Blocked(at, f"an `if` at module level calling `{given[0]}`, which reads the module's placeholders")
         targets = tuple(sorted(names_assigned(node)))

@@ -11,6 +11,7 @@ from typing import Callable, Dict, Optional
 import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
+from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.script import Script
 from tfmigrate.native.syntax import bind, code
 
@@ -60,9 +61,8 @@ def native_call(script: Script, call: cst.Call) -> Optional[str]:
         new = call.with_changes(func=cst.parse_expression(f"{script.tf}.compat.v1.{path}"))
         if path == "nn.rnn_cell.LSTMCell" and _lacks(call, "initializer", 3):
             # TF1's default (get_variable's Glorot uniform): made eagerly, the cell would draw tf-keras's
-            new = new.with_changes(args=[*_with_comma(new.args), cst.Arg(
-                cst.parse_expression(f"{script.tf}.compat.v1.glorot_uniform_initializer()"),
-                keyword=cst.Name("initializer"))])
+            default = keyword("initializer", cst.parse_expression(f"{script.tf}.compat.v1.glorot_uniform_initializer()"))
+            new = new.with_changes(args=joined(new, [*new.args, default]))
         return code(new)
     if path not in _BUILD:
         return None
@@ -87,13 +87,6 @@ def _lacks(call: cst.Call, keyword: str, position: int) -> bool:
     positional = [a for a in call.args if a.keyword is None and not a.star]
     return len(positional) <= position and not any(a.star for a in call.args) and not any(
         a.keyword is not None and a.keyword.value == keyword for a in call.args)
-
-
-def _with_comma(args):
-    args = list(args)
-    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return args
 
 
 _ASSIGNS = {"assign": "assign", "assign_add": "assign_add", "assign_sub": "assign_sub"}
