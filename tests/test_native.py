@@ -262,3 +262,37 @@ def test_generated_code_reads_as_tf2():
     assert "w = tf.Variable(tf.zeros([3], dtype=tf.float32), name='w')" in code, code
     assert "print([w.numpy()])" in code and "tf.identity" not in code, code
     assert "\n\n\n\n" not in code, code
+
+
+ROUTED_HELPER = '''import tensorflow.compat.v1 as tf
+from tensorflow.python.training import moving_averages
+
+
+def scaled(x):
+    w = tf.get_variable("w", [], initializer=tf.ones_initializer())
+    return x * w
+'''
+ROUTED_TEST = '''import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+from helper import scaled
+
+with tf.Session() as sess:
+    y = scaled(tf.constant(3.0))
+    sess.run(tf.global_variables_initializer())
+    print(sess.run(y))
+'''
+
+
+def test_a_compat_v1_helper_of_graph_modules_is_left_with_nothing_to_fix(tmp_path):
+    """zhusuan's library modules import `tensorflow.compat.v1 as tf` and also from
+    `tensorflow.python...`: under --native the route has nothing to add there (its importers turn
+    v2 behaviour off), so no TFM200 offers a fix that no run applies (issue 21's fixed point)."""
+    (tmp_path / "helper.py").write_text(ROUTED_HELPER)
+    (tmp_path / "main.py").write_text(ROUTED_TEST)
+    result = _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "fixable" not in result.stdout, result.stdout[-800:]
+    assert (tmp_path / "helper.py").read_text() == ROUTED_HELPER
+    check = _run("check", "--native", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
+    assert not re.search(r":\d+:\d+: TFM200", check.stdout), check.stdout

@@ -93,11 +93,12 @@ class GraphModule(Rule):
 
 def _native_helper_routed(ctx, program: ProgramMode) -> bool:
     """With --native, a helper of graph scripts is on its route once its TensorFlow imports are
-    `tensorflow.compat.v1` (and legacy Keras is on where it needs it): it gets no
+    `tensorflow.compat.v1` (`from tensorflow.python... import x` aside: the route leaves those as
+    they are; and legacy Keras is on where it needs it): it gets no
     `disable_v2_behavior()` there (fixers.compat_route), so nothing is left to fix."""
     if not (ctx.native and program.graph_by_import):
         return False
     imports = program.tf_imports()
-    return bool(imports) and all((dotted(alias.name) if isinstance(alias, cst.ImportAlias) else "") == "tensorflow.compat.v1"
-                                 for _, alias, _ in imports) \
+    bound = [alias for _, alias, local in imports if local is not None]  # what the route would swap
+    return bool(bound) and all(dotted(alias.name) == "tensorflow.compat.v1" for alias in bound) \
         and (program.legacy_keras_set or not program.needs_legacy_keras)
