@@ -48,6 +48,7 @@ def test_fixed_program_is_native_and_a_fixed_point(case):
 
 MODEL = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 1])\n"
 RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
+SAVER = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
 
 
 @pytest.mark.parametrize("source, construct", [
@@ -92,6 +93,18 @@ RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
     ("import tensorflow as tf\nv = tf.Variable(1.0)\nl = v * 2\n"
      "o = tf.train.RMSPropOptimizer(0.1).minimize(l)\nwith tf.Session() as s:\n    s.run(o)\n",
      "an optimizer tfmigrate does not know"),
+    # `tf.train.Saver` (checkpoints): where TF1's names or state are not known, the route is kept
+    (SAVER + "w = tf.Variable(1.0)\nl = x * w\nt = tf.train.AdamOptimizer(0.1).minimize(l)\ns = tf.train.Saver()\n"
+     "with tf.Session() as sess:\n    s.restore(sess, 'm')\n    sess.run(t, {x: 1.0})\n",
+     "`saver.restore` in a program that trains with `AdamOptimizer`"),
+    (SAVER + "h = tf.layers.dense(x, 1)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
+     "    sess.run(h, {x: [[1.0]]})\n    s.save(sess, 'm')\n", "`tf.train.Saver` over `tf.layers`"),
+    (SAVER + "n = 'v'\nw = tf.Variable(1.0, name=n)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
+     "    s.save(sess, 'm')\n", "a variable whose name is not a literal"),
+    (SAVER + "w = tf.Variable(1.0)\ns = tf.train.Saver([w])\nwith tf.Session() as sess:\n    s.save(sess, 'm')\n",
+     "`tf.train.Saver([w])`"),
+    (SAVER + "w = tf.Variable(1.0)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n    print(s.last_checkpoints)\n",
+     "the saver `s` used other than by `save` or `restore`"),
 ])
 def test_what_stops_a_rewrite_is_named(source, construct):
     outcome = rewrite(source)
@@ -296,3 +309,37 @@ def test_a_compat_v1_helper_of_graph_modules_is_left_with_nothing_to_fix(tmp_pat
     assert (tmp_path / "helper.py").read_text() == ROUTED_HELPER
     check = _run("check", "--native", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
     assert not re.search(r":\d+:\d+: TFM200", check.stdout), check.stdout
+
+
+def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_other(tmp_path):
+    """Issue 22, checkpoint compatibility: the TF1 program on the compat route (`fix`) trains and
+    saves; the `fix --native` program finds that checkpoint, restores it (it does not train then)
+    and prints the same loss and step; and the other way round. A variable restored under a
+    wrong name fails the restore (`NotFoundError`), it is not left at its initial value."""
+    import shutil
+
+    source = (FIXTURES / "TFM216" / "exec_saver_checkpoint.py").read_text(encoding="utf-8")
+    trees = {}
+    for route, args in (("compat", ()), ("native", ("--native",))):
+        for role in ("writes", "reads"):
+            folder = tmp_path / f"{route}_{role}"
+            folder.mkdir()
+            (folder / "train.py").write_text(source)
+            result = _run("fix", *args, "--no-cache", "--exit-zero", ".", cwd=folder)
+            assert result.returncode == 0, result.stderr
+            trees[route, role] = folder
+    native = (trees["native", "reads"] / "train.py").read_text()
+    assert not TF1_LEFT.search(_code_lines(native)) and "tf.compat.v1.train.Saver(var_list=" in native, native
+    assert "disable_v2_behavior()" in (trees["compat", "reads"] / "train.py").read_text()
+    pytest.importorskip("tensorflow")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+
+    def last_line(folder: Path) -> str:
+        ran = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, cwd=folder, env=env)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        return ran.stdout.strip().splitlines()[-1]
+
+    for writer, reader in (("compat", "native"), ("native", "compat")):
+        assert last_line(trees[writer, "writes"]) == "loss=0.00084 step=50"
+        shutil.copytree(trees[writer, "writes"] / "checkpoints_saver", trees[reader, "reads"] / "checkpoints_saver")
+        assert last_line(trees[reader, "reads"]) == "loss=0.00084 step=50", (writer, reader)

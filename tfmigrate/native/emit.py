@@ -185,6 +185,8 @@ class Emitter:
             return []
         if kind is Kind.WRITER:
             return [self._writer(statement)]
+        if kind is Kind.SAVER:
+            return [self._saver(statement)]
         if kind is Kind.GRAPH:
             out = [self._layer_line(layer) for layer in statement.layers if not layer.reused]
             if statement.metric is not None:  # TF1's two local variables of the running mean
@@ -212,6 +214,9 @@ class Emitter:
             if not self.summaries_written:
                 out.append("\n" + WRITE_SUMMARIES + "\n")
                 self.summaries_written = True
+        for call_id, call in self.script.saver_calls.items():  # no session: the eager saver's
+            replacements[call_id] = call.with_changes(args=[call.args[0].with_changes(value=cst.Name("None")),
+                                                            *call.args[1:]])
         for call_id, (iterator, dataset) in self.script.restarts.items():
             replacements[call_id] = cst.parse_statement(f"{iterator} = iter({code(dataset)})\n").body[0]
         for literal in self.script.feed_dicts.values():
@@ -270,6 +275,15 @@ class Emitter:
         assign = statement.node.body[0]
         logdir = assign.value.args[0].value
         new = cst.parse_expression(f"{self.tf}.summary.create_file_writer({code(logdir)})")
+        return code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
+
+    def _saver(self, statement: Statement) -> str:
+        """TF1's Saver as a name-based saver of the same variables under the same names: it
+        restores what the TF1 program saved, and what it saves, the TF1 program restores."""
+        assign = statement.node.body[0]
+        call = assign.value
+        new = call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.train.Saver"), args=joined(
+            call, [keyword("var_list", cst.parse_expression(statement.saved)), *call.args]))
         return code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
 
     def _layer_line(self, layer) -> str:

@@ -16,6 +16,7 @@ import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.names import ImportTable, dotted
+import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
@@ -88,6 +89,7 @@ class Kind(enum.Enum):
     EAGER = "eager"              # a TF call that means the same eagerly: kept
     BLOCK = "block"              # `if <Python test>:` whose body is read as module-level code
     IMPORT_V1 = "import_v1"      # `import tensorflow.compat.v1 as tf` (the compat route): `import tensorflow`
+    SAVER = "saver"              # `saver = tf.train.Saver()`: a name-based saver of the variables made so far
 
 
 @dataclass
@@ -161,6 +163,7 @@ class Statement:
     children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
     tracked: List[Tuple[str, cst.Call]] = field(default_factory=list)  # (model function, call) it makes
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
+    saved: str = ""                     # SAVER: its var_list, TF1's names of the variables
 
 
 @dataclass
@@ -208,11 +211,16 @@ class Script:
         self.configs: Set[str] = set()       # names of `tf.ConfigProto()` objects
         self.dead_configs: Set[str] = set()  # ... that only configure Sessions (dropped with them)
         self.scope: List[str] = []  # the `tf.variable_scope` names around the statement
+        self.name_scopes: List[Optional[str]] = []  # the name scopes around it (None: not a literal)
+        self.tf1_names = checkpoints.GraphNames()  # TF1's names of the variables made so far
+        self.saver_calls: Dict[int, cst.Call] = {}  # id(`saver.save(sess, ...)` / `restore`) -> the call
+        self._restores: List[int] = []  # lines of `saver.restore(...)`
         self.named_layers: Dict[Tuple[str, str], str] = {}  # (scope, name=) -> the layer object
         self.summary_ops: List[Statement] = []  # `tf.summary.*` ops so far (what `merge_all` merges)
         self.writers: Dict[int, cst.BaseExpression] = {}  # id(FileWriter call in Python code) -> logdir
         self.add_summaries: Dict[int, cst.Call] = {}  # id(`w.add_summary(v, step)`) -> the call
         self.factories: Set[str] = set()  # functions that only make a variable (`init_weights`)
+        self.factory_variables: Dict[str, cst.Call] = {}  # ... and the `tf.Variable(...)` each makes
         self.cells: Set[str] = set()  # RNN cell objects made at module level (their variables: on first call)
         self.builders: Dict[str, model_mapping.Builder] = {}  # TF1 model functions (model_mapping)
         self.helper_variables: Dict[str, Set[str]] = {}  # helper -> the module-level variables it reads
@@ -272,7 +280,27 @@ class Script:
                                "(only scripts are rewritten)")
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         self._map_model_functions()
+        self._restored_state_is_whole()
         return self
+
+    def _restored_state_is_whole(self) -> None:
+        """A TF1 checkpoint also holds the optimizer's state (Adam's `w/Adam`, `beta1_power`),
+        which the Keras optimizer keeps under other names: training on after a restore would
+        restart it, so a restore is rewritten only where the optimizer has none."""
+        if not self._restores:
+            return
+        for statement in self.statements:
+            if statement.kind is not Kind.TRAIN:
+                continue
+            optimizer = statement.optimizer
+            if isinstance(optimizer, cst.Name) and optimizer.value in self.defs:
+                optimizer = self.defs[optimizer.value].node.body[0].value
+            path = self.tf_call(optimizer)
+            if path not in checkpoints.STATELESS_OPTIMIZERS:
+                name = (path or code(optimizer)).split(".")[-1]
+                raise Blocked(self._restores[0], f"`saver.restore` in a program that trains with `{name}`: its "
+                                                 "state in the TF1 checkpoint (slots, beta powers) has no Keras name "
+                                                 "to restore into, so training on would restart it")
 
     def _map_model_functions(self) -> None:
         """Each call of a TF1 model function gets the tracked object it runs through: one per
@@ -349,16 +377,22 @@ class Script:
             return
         if isinstance(node, cst.With) and self._scope_with(node):
             call = node.items[0].item
-            scoped = self.tf_call(call) == "variable_scope"
+            path = self.tf_call(call)
+            scoped = path == "variable_scope"
             if scoped:
                 name = call.args[0].value if call.args else None
                 if not isinstance(name, cst.SimpleString):
                     raise Blocked(self.line_of(node), "a `tf.variable_scope` whose name is not a literal")
                 self.scope.append(name.evaluated_value)
+            named = path in ("variable_scope", "name_scope")
+            if named:
+                self.name_scopes.append(self._name_scope(call))
             for inner in node.body.body:
                 self._top(inner)
             if scoped:
                 self.scope.pop()
+            if named:
+                self.name_scopes.pop()
             return
         if isinstance(node, cst.If) and not self._runs(node) and (
                 self._mentions_tf(node) or names_read(node) & self.graph_names()):
@@ -379,6 +413,15 @@ class Script:
         statement.scope = "/".join(self.scope)
         self.statements.append(statement)
         self.current.append(statement)
+
+    def _name_scope(self, call: cst.Call) -> Optional[str]:
+        """The name scope `with tf.name_scope("n")` / `variable_scope("n")` opens: `outer/n/`, made
+        unique as TF1 made it (None: a name that is not a literal)."""
+        name = call.args[0].value if call.args else None
+        outer = self.name_scopes[-1] if self.name_scopes else ""
+        if outer is None or not isinstance(name, cst.SimpleString):
+            return None
+        return self.tf1_names.unique(f"{outer}{name.evaluated_value}") + "/"
 
     def _session_with(self, node: cst.With) -> bool:
         if len(node.items) != 1 or not self.tf_call(node.items[0].item, *SESSIONS):
@@ -506,6 +549,7 @@ class Script:
     def _new_graph(self) -> None:
         """`reset_default_graph()`: what follows builds a new graph; the old one's names are gone
         (the Python objects they named stay, as in TF1)."""
+        self.tf1_names.reset()
         for name, kind in list(self.kinds.items()):
             if kind in (Kind.GRAPH, Kind.PLACEHOLDER, Kind.TRAIN, Kind.INIT):
                 del self.kinds[name]
@@ -557,6 +601,11 @@ class Script:
             kind = Kind.WRITER
             if not value.args or value.args[0].keyword not in (None,) and value.args[0].keyword.value != "logdir":
                 raise Blocked(at, "a `FileWriter` without a log directory")
+        elif path in checkpoints.CHECKPOINT_FILES:
+            return self._python(line)  # a file name: Python
+        elif path == "train.Saver":
+            kind = Kind.SAVER
+            self._saver(statement, value)
         elif path in PLACEHOLDERS:
             kind = Kind.PLACEHOLDER
             self._placeholder(statement, value, path)
@@ -575,10 +624,14 @@ class Script:
             kind = Kind.VARIABLE  # `weights = {"h1": tf.Variable(...), ...}`: made once, at module level
             statement.container = "dict"
         elif len(targets) > 1 and self._variables_of(value) is not None:
-            for name in targets:  # `a, b = [tf.Variable(p) for p in ...]`: several variables
+            made = self._variables_of(value)
+            if len(made) != len(targets):
+                self.tf1_names.refuse("variables made by a comprehension")
+            for name, call in zip(targets, made):  # `a, b = [tf.Variable(p) for p in ...]`: several variables
                 variable = Statement(line, Kind.VARIABLE, at, (name,), top=statement)
                 self.kinds[name] = Kind.VARIABLE
                 self.defs[name] = variable
+                self._name_variable(name, call)
             statement.kind = Kind.VARIABLE
             return statement
         elif isinstance(value, cst.Lambda) and self._mentions_tf(value):
@@ -586,6 +639,7 @@ class Script:
         elif self._is_cell(value, path, targets):
             kind = Kind.OBJECT
             self.cells.add(targets[0])
+            self.tf1_names.refuse("an RNN cell (its variables exist only after its first call)")
         elif self._is_object(value, path):
             kind = Kind.OBJECT
             if path in ("ConfigProto", "GPUOptions") and len(targets) == 1:
@@ -616,7 +670,52 @@ class Script:
             self.defs[name] = statement
         if kind is Kind.PLACEHOLDER:
             self.placeholders[targets[0]] = statement
+        if kind is Kind.VARIABLE:
+            self._name_variables(statement, value)
+        elif statement.layers or statement.tracked:
+            self.tf1_names.refuse("`tf.layers` or a TF1 model function (their variables exist only after "
+                                  "their first call)")
         return statement
+
+    def _name_variables(self, statement: Statement, value) -> None:
+        """TF1's checkpoint names of the variables a module-level statement makes (checkpoints)."""
+        target = statement.targets[0]
+        if statement.container == "dict":
+            for element in value.elements:
+                self._name_variable(f'{target}["{element.key.evaluated_value}"]', element.value)
+        elif self.tf_call(value, *VARIABLES):
+            self._name_variable(target, value)
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.factories:
+            self._name_variable(target, self.factory_variables[value.func.value])
+        else:
+            self.tf1_names.refuse(f"`{target}`, variables made by `{code(value)[:40]}`")
+
+    def _name_variable(self, expression: str, call: cst.Call) -> None:
+        path = self.tf_call(call)
+        name = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+        if path == "get_variable":
+            name = call.args[0].value if call.args and call.args[0].keyword is None else name
+        if name is not None and not isinstance(name, cst.SimpleString):
+            self.tf1_names.refuse(f"`{expression}`, a variable whose name is not a literal")
+            return
+        text = name.evaluated_value if name is not None else None
+        if path == "get_variable":
+            self.tf1_names.get_variable(expression, text, "/".join(self.scope))
+        else:
+            self.tf1_names.variable(expression, text, self.name_scopes[-1] if self.name_scopes else "")
+
+    def _saver(self, statement: Statement, call: cst.Call) -> None:
+        """`saver = tf.train.Saver(max_to_keep=...)`: the variables made so far, by TF1's names."""
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value not in checkpoints.SAVER_OPTIONS:
+                raise Blocked(statement.line, f"`tf.train.Saver({code(arg).rstrip(', ')})`")
+        if self.tf1_names.unknown:
+            raise Blocked(statement.line, f"`tf.train.Saver` over {self.tf1_names.unknown}: TF1's checkpoint "
+                                          "names of its variables are not known")
+        if not self.tf1_names.saved:
+            raise Blocked(statement.line, "`tf.train.Saver` with no variables made before it (TF1 raised "
+                                          "`ValueError: No variables to save`)")
+        statement.saved = self.tf1_names.var_list()
 
     def _is_object(self, value, path: Optional[str]) -> bool:
         if isinstance(value, (cst.Attribute, cst.Name)):
@@ -1023,6 +1122,7 @@ class Script:
         if not self.tf_call(value, "Variable") or names_read(node) & (self.graph_names() | self.sessions):
             return False
         self._check_supported(value, self.line_of(node))
+        self.factory_variables[node.name.value] = value
         return True
 
     def _helper(self, node, at: int, name: Optional[str] = None) -> Statement:
@@ -1105,6 +1205,12 @@ class Script:
                                 for element in arg.value.elements:
                                     element.value.visit(self)
                     return False
+                if script._saver_call(call):
+                    for arg in call.args[1:]:
+                        if not (arg.keyword is not None and arg.keyword.value == "global_step"
+                                or arg is not call.args[1] and arg.keyword is None):
+                            arg.value.visit(self)  # (a variable as the step is read eagerly: checked)
+                    return False
                 if script.tf_call(call, "summary.FileWriter"):  # in a loop: the TF2 writer
                     if not call.args or call.args[0].keyword not in (None,) and call.args[0].keyword.value != "logdir":
                         raise Blocked(script.line_of(call), "a `FileWriter` without a log directory")
@@ -1130,7 +1236,7 @@ class Script:
             def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
                 path = script.api(attr)
                 if path is not None:
-                    if not path.startswith(OBJECT_PREFIXES) and path not in EAGER_STATEMENTS:
+                    if not path.startswith(OBJECT_PREFIXES) and path not in EAGER_STATEMENTS + checkpoints.CHECKPOINT_FILES:
                         raise Blocked(script.line_of(attr), f"`tf.{path}` in Python code outside the graph")
                     return False
                 attr.value.visit(self)
@@ -1158,11 +1264,36 @@ class Script:
                     raise Blocked(script.line_of(name), f"the session `{name.value}` used other than by `run`")
                 if name.value in graph and name.value not in assigned:
                     raise Blocked(script.line_of(name), f"the tensor `{name.value}` used by Python code")
+                if script.kinds.get(name.value) is Kind.SAVER:
+                    raise Blocked(script.line_of(name), f"the saver `{name.value}` used other than by `save` or `restore`")
                 if name.value in script.helpers:
                     raise Blocked(script.line_of(name), f"`{name.value}` (graph code) called by Python code")
 
         statement.node.visit(_Uses())
         return sites
+
+    def _saver_call(self, call: cst.Call) -> bool:
+        """`saver.save(sess, path, global_step=step)` / `saver.restore(sess, path)`: the eager
+        saver's, with no session (a variable given as `global_step` is read eagerly)."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and self.kinds.get(func.value.value) is Kind.SAVER and func.attr.value in ("save", "restore")):
+            return False
+        at = self.line_of(call)
+        try:
+            bound = bind(call, ("sess", "save_path", "global_step") if func.attr.value == "save" else ("sess", "save_path"))
+        except ValueError as why:
+            raise Blocked(at, f"`{code(func)}(...)`: {why}")
+        session = bound.get("sess")
+        if call.args[0].keyword is not None or not (isinstance(session, cst.Name) and session.value in self.sessions):
+            raise Blocked(at, f"`{code(func)}(...)` on other than the script's session")
+        step = bound.get("global_step")
+        if step is not None and names_read(step) & self.graph_names() - self.variable_names():
+            raise Blocked(at, f"`{code(func)}(global_step=...)` of a tensor")
+        if func.attr.value == "restore":
+            self._restores.append(at)
+        self.saver_calls[id(call)] = call
+        return True
 
     def _restart(self, call: cst.Call):
         """`sess.run(iterator.initializer)` / `sess.run(init)` of `iterator.make_initializer(ds)`:

@@ -15,6 +15,9 @@ from tfmigrate.facts.program import ProgramMode
 _HOW = {  # a word of the construct -> how to migrate that part by hand
     "summar": "write summaries with `tf.summary.create_file_writer(...)` and `tf.summary.scalar(..., step=)`",
     "Saver": "save and restore with `tf.train.Checkpoint`",
+    "saver.restore": "restore the model's variables by name (`tf.compat.v1.train.Saver(var_list={name: "
+                     "variable})`) and let the Keras optimizer start afresh, or read the slots with "
+                     "`tf.train.load_checkpoint` and assign them to the optimizer's",
     "collection": "keep the objects in Python lists or on a `tf.Module`",
     "class": "make the class a `tf.Module` (or a Keras layer) that creates its variables once",
     "function that builds graph state": "create the variables once, outside the function, and pass them in",
