@@ -343,3 +343,19 @@ def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_o
         assert last_line(trees[writer, "writes"]) == "loss=0.00084 step=50"
         shutil.copytree(trees[writer, "writes"] / "checkpoints_saver", trees[reader, "reads"] / "checkpoints_saver")
         assert last_line(trees[reader, "reads"]) == "loss=0.00084 step=50", (writer, reader)
+
+
+def test_variables_unpacked_from_a_comprehension_are_each_a_variable():
+    """morvan-503: `a, b = [tf.Variable(p) for p in INIT]` makes two variables (a regression of
+    the Saver's naming, which stopped at the comprehension's one call); a Saver over them is
+    refused, as their TF1 names come from a loop."""
+    source = ("import tensorflow as tf\nINIT = [1.0, 2.0]\na, b = [tf.Variable(p) for p in INIT]\n"
+              "loss = tf.square(a * b - 1.0)\ntrain = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    sess.run(train)\n    print(sess.run([a, b]))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "variables = [a, b]" in outcome.code, outcome.code
+    saved = source.replace("with tf.Session() as sess:\n", "s = tf.train.Saver()\nwith tf.Session() as sess:\n")
+    saved = saved.replace("    sess.run(train)\n", "    sess.run(train)\n    s.save(sess, 'm')\n")
+    assert "variables made by a comprehension" in str(rewrite(saved).blocker)

@@ -625,13 +625,15 @@ class Script:
             statement.container = "dict"
         elif len(targets) > 1 and self._variables_of(value) is not None:
             made = self._variables_of(value)
-            if len(made) != len(targets):
+            named = len(made) == len(targets) and not isinstance(value, cst.ListComp)
+            if not named:
                 self.tf1_names.refuse("variables made by a comprehension")
-            for name, call in zip(targets, made):  # `a, b = [tf.Variable(p) for p in ...]`: several variables
+            for i, name in enumerate(targets):  # `a, b = [tf.Variable(p) for p in ...]`: several variables
                 variable = Statement(line, Kind.VARIABLE, at, (name,), top=statement)
                 self.kinds[name] = Kind.VARIABLE
                 self.defs[name] = variable
-                self._name_variable(name, call)
+                if named:
+                    self._name_variable(name, made[i])
             statement.kind = Kind.VARIABLE
             return statement
         elif isinstance(value, cst.Lambda) and self._mentions_tf(value):
