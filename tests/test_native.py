@@ -97,8 +97,11 @@ SAVER = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
     (SAVER + "w = tf.Variable(1.0)\nl = x * w\nt = tf.train.AdamOptimizer(0.1).minimize(l)\ns = tf.train.Saver()\n"
      "with tf.Session() as sess:\n    s.restore(sess, 'm')\n    sess.run(t, {x: 1.0})\n",
      "`saver.restore` in a program that trains with `AdamOptimizer`"),
-    (SAVER + "h = tf.layers.dense(x, 1)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
-     "    sess.run(h, {x: [[1.0]]})\n    s.save(sess, 'm')\n", "`tf.train.Saver` over `tf.layers`"),
+    (MODEL + "def f(t):\n    with tf.variable_scope('f'):\n        return tf.layers.dense(t, 1)\na = f(x)\nb = a\n"
+     "saver = tf.train.Saver()\n" + RUN.replace("]})\n", "]})\n    saver.save(s, 'm')\n"),
+     "`tf.train.Saver` over a TF1 model function"),
+    (SAVER + "h = tf.layers.dense(x, 1, name=n)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
+     "    sess.run(h, {x: [[1.0]]})\n    s.save(sess, 'm')\n", "a layer whose name is not a literal"),
     (SAVER + "n = 'v'\nw = tf.Variable(1.0, name=n)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
      "    s.save(sess, 'm')\n", "a variable whose name is not a literal"),
     (SAVER + "w = tf.Variable(1.0)\ns = tf.train.Saver([w])\nwith tf.Session() as sess:\n    s.save(sess, 'm')\n",
@@ -311,14 +314,18 @@ def test_a_compat_v1_helper_of_graph_modules_is_left_with_nothing_to_fix(tmp_pat
     assert not re.search(r":\d+:\d+: TFM200", check.stdout), check.stdout
 
 
-def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_other(tmp_path):
+@pytest.mark.parametrize("case, saved, line", [
+    ("exec_saver_checkpoint", "checkpoints_saver", "loss=0.00084 step=50"),
+    ("exec_saver_layers", "checkpoints_layers", "loss=0.00033 first=-0.34609"),
+])
+def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_other(tmp_path, case, saved, line):
     """Issue 22, checkpoint compatibility: the TF1 program on the compat route (`fix`) trains and
     saves; the `fix --native` program finds that checkpoint, restores it (it does not train then)
     and prints the same loss and step; and the other way round. A variable restored under a
     wrong name fails the restore (`NotFoundError`), it is not left at its initial value."""
     import shutil
 
-    source = (FIXTURES / "TFM216" / "exec_saver_checkpoint.py").read_text(encoding="utf-8")
+    source = (FIXTURES / "TFM216" / f"{case}.py").read_text(encoding="utf-8")
     trees = {}
     for route, args in (("compat", ()), ("native", ("--native",))):
         for role in ("writes", "reads"):
@@ -340,9 +347,9 @@ def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_o
         return ran.stdout.strip().splitlines()[-1]
 
     for writer, reader in (("compat", "native"), ("native", "compat")):
-        assert last_line(trees[writer, "writes"]) == "loss=0.00084 step=50"
-        shutil.copytree(trees[writer, "writes"] / "checkpoints_saver", trees[reader, "reads"] / "checkpoints_saver")
-        assert last_line(trees[reader, "reads"]) == "loss=0.00084 step=50", (writer, reader)
+        assert last_line(trees[writer, "writes"]) == line
+        shutil.copytree(trees[writer, "writes"] / saved, trees[reader, "reads"] / saved)
+        assert last_line(trees[reader, "reads"]) == line, (writer, reader)
 
 
 def test_variables_unpacked_from_a_comprehension_are_each_a_variable():

@@ -19,6 +19,12 @@ SAVER_OPTIONS = ("max_to_keep", "keep_checkpoint_every_n_hours", "pad_step_numbe
 CHECKPOINT_FILES = ("train.latest_checkpoint", "train.get_checkpoint_state", "train.checkpoint_exists")
 # Optimizers whose TF1 checkpoint holds no state of their own (no slots, no beta powers).
 STATELESS_OPTIMIZERS = ("train.GradientDescentOptimizer",)
+# `tf.layers.<function>` -> the variables its layer makes, in TF1's names under the layer's scope.
+LAYER_WEIGHTS = {name: ("kernel", "bias") for name in (
+    "dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose")}
+LAYER_WEIGHTS.update({name: () for name in (
+    "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d", "average_pooling2d",
+    "average_pooling3d", "dropout", "flatten")})
 
 
 class GraphNames:
@@ -26,8 +32,15 @@ class GraphNames:
 
     def __init__(self):
         self.used: Dict[str, int] = {}
-        self.saved: List[Tuple[str, str]] = []  # (TF1 name, the eager program's expression)
+        self.saved: List[Tuple[str, str, str]] = []  # (TF1 name, the eager expression, a layer's weight or "")
+        self.scopes: Dict[str, int] = {}         # variable scopes opened by default name (`dense`, `dense_1`)
         self.unknown: Optional[str] = None       # why a name cannot be known, once one cannot
+
+    def copy(self) -> "GraphNames":
+        """The names so far, for a Saver made now (what is made later is not its)."""
+        other = GraphNames()
+        other.used, other.saved, other.scopes, other.unknown = dict(self.used), list(self.saved), dict(self.scopes), self.unknown
+        return other
 
     def reset(self) -> None:
         """`tf.reset_default_graph()`: a new graph, a new set of names."""
@@ -53,16 +66,48 @@ class GraphNames:
         if name_scope is None:
             self.refuse("a variable made under a `name_scope` whose name is not a literal")
             return
-        self.saved.append((self.unique(f"{name_scope}{name or 'Variable'}"), expression))
+        self.saved.append((self.unique(f"{name_scope}{name or 'Variable'}"), expression, ""))
 
     def get_variable(self, expression: str, name: str, variable_scope: str) -> None:
         full = f"{variable_scope}/{name}" if variable_scope else name
         self.used[full.lower()] = self.used.get(full.lower(), 0) + 1
-        self.saved.append((full, expression))
+        self.saved.append((full, expression, ""))
+
+    def layer(self, layer_object: str, function: str, name: Optional[str], variable_scope: str,
+              use_bias: bool = True) -> None:
+        """A `tf.layers.<function>(name=name)` made under `variable_scope`: its variables are
+        `<scope>/<name>/kernel`, or, unnamed, `<scope>/dense`, `<scope>/dense_1`, ... (TF1's
+        layers open `variable_scope(None, default_name=...)`, counted per scope)."""
+        weights = LAYER_WEIGHTS.get(function)
+        if weights is None:
+            self.refuse(f"`tf.layers.{function}`, whose variables' TF1 names tfmigrate does not know")
+            return
+        prefix = f"{variable_scope}/" if variable_scope else ""
+        if name is None:
+            base = f"{prefix}{function}"
+            count = self.scopes.get(base, 0)
+            self.scopes[base] = count + 1
+            full = base if count == 0 else f"{base}_{count}"
+        else:
+            full = f"{prefix}{name}"
+            self.scopes[full] = self.scopes.get(full, 0) + 1
+        for weight in weights:
+            if weight != "bias" or use_bias:
+                self.saved.append((f"{full}/{weight}", layer_object, weight))
 
     def refuse(self, why: str) -> None:
         self.unknown = self.unknown or why
 
-    def var_list(self) -> str:
-        """The eager Saver's `var_list` literal."""
-        return "{" + ", ".join(f'"{name}": {expression}' for name, expression in self.saved) + "}"
+    @property
+    def layered(self) -> bool:
+        """Whether some saved variable is a layer's (made on the layer's first call)."""
+        return any(weight for _, _, weight in self.saved)
+
+    def var_list(self, keras3: bool) -> str:
+        """The eager Saver's `var_list` literal (a Keras 3 weight's `tf.Variable` is its `.value`:
+        the weight itself would be saved as `<name>VARIABLE_VALUE`, measured)."""
+        def expression(object_: str, weight: str) -> str:
+            if not weight:
+                return object_
+            return f"{object_}.{weight}.value" if keras3 else f"{object_}.{weight}"
+        return "{" + ", ".join(f'"{name}": {expression(e, w)}' for name, e, w in self.saved) + "}"

@@ -186,7 +186,8 @@ class Emitter:
         if kind is Kind.WRITER:
             return [self._writer(statement)]
         if kind is Kind.SAVER:
-            return [self._saver(statement)]
+            built = [self._build_variables(statement)] if statement.reads else []
+            return built + [self._saver(statement)]
         if kind is Kind.GRAPH:
             out = [self._layer_line(layer) for layer in statement.layers if not layer.reused]
             if statement.metric is not None:  # TF1's two local variables of the running mean
@@ -282,8 +283,10 @@ class Emitter:
         restores what the TF1 program saved, and what it saves, the TF1 program restores."""
         assign = statement.node.body[0]
         call = assign.value
+        keras3 = not (self.script.cells or self.script.builders)  # else tf-keras's layers: plain variables
+        names = cst.parse_expression(statement.saved.var_list(keras3))
         new = call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.train.Saver"), args=joined(
-            call, [keyword("var_list", cst.parse_expression(statement.saved)), *call.args]))
+            call, [keyword("var_list", names), *call.args]))
         return code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
 
     def _layer_line(self, layer) -> str:
@@ -348,25 +351,7 @@ class Emitter:
         read = self._variables_read(site)
         if read is not None:
             return cst.parse_expression(read), None
-        included: Dict[int, Statement] = {}
-        params: Dict[int, Statement] = {}
-        todo = []
-        for name in site.fetched:
-            if name not in defs:
-                raise Blocked(site.line, f"`{name}` is fetched before it is defined")
-            todo.append(defs[name])
-        fed = {id(defs[name]) for name in site.feeds if name in defs and defs[name].kind is Kind.GRAPH}
-        while todo:
-            definition = todo.pop()
-            if definition.kind in (Kind.PLACEHOLDER, Kind.NEXT) or id(definition) in fed:
-                params[id(definition)] = definition  # fed: its value is an argument
-            elif definition.fed_only:
-                raise Blocked(site.line, f"`{definition.targets[0]}`, a placeholder expression, is not fed")
-            elif definition.kind in (Kind.GRAPH, Kind.TRAIN) and id(definition) not in included:
-                included[id(definition)] = definition
-                todo += list(definition.deps.values())
-        body = sorted(included.values(), key=lambda s: self.order[id(s)])
-        ordered_params = sorted(params.values(), key=lambda s: self.order[id(s)])
+        body, ordered_params = self._closure(site)
         args = []
         for param in ordered_params:
             name = param.targets[0]
@@ -406,6 +391,42 @@ class Emitter:
             call = f"{call}.numpy()"
         return cst.parse_expression(call), definition_text
 
+    def _closure(self, site: RunSite) -> Tuple[List[Statement], List[Statement]]:
+        """The graph statements a run needs (program order) and the inputs it takes."""
+        defs = site.defs
+        included: Dict[int, Statement] = {}
+        params: Dict[int, Statement] = {}
+        todo = []
+        for name in site.fetched:
+            if name not in defs:
+                raise Blocked(site.line, f"`{name}` is fetched before it is defined")
+            todo.append(defs[name])
+        fed = {id(defs[name]) for name in site.feeds if name in defs and defs[name].kind is Kind.GRAPH}
+        while todo:
+            definition = todo.pop()
+            if definition.kind in (Kind.PLACEHOLDER, Kind.NEXT) or id(definition) in fed:
+                params[id(definition)] = definition  # fed: its value is an argument
+            elif definition.fed_only:
+                raise Blocked(site.line, f"`{definition.targets[0]}`, a placeholder expression, is not fed")
+            elif definition.kind in (Kind.GRAPH, Kind.TRAIN) and id(definition) not in included:
+                included[id(definition)] = definition
+                todo += list(definition.deps.values())
+        body = sorted(included.values(), key=lambda s: self.order[id(s)])
+        return body, sorted(params.values(), key=lambda s: self.order[id(s)])
+
+    def _build_variables(self, saver: Statement) -> str:
+        """A Saver over layers needs their variables now, as TF1's graph had them: a function of
+        the layers' graph statements, traced once (`get_concrete_function`), makes them, in the
+        order and with the initial values their first call would have."""
+        names = sorted(saver.reads, key=lambda n: self.order[id(saver.deps[n])])
+        fetches = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
+        site = RunSite(saver.node, saver.line, fetches, names, {}, saver.deps)
+        body, params = self._closure(site)
+        if any(p.kind is not Kind.PLACEHOLDER or code(p.dtype).endswith("bool") for p in params):
+            raise Blocked(saver.line, "a `tf.train.Saver` over layers fed by a dataset or a boolean flag")
+        function = self._function(site, body, params, saver.deps, name=self.script.fresh("build_variables"))
+        return f"{function.text}{function.name}.get_concrete_function()  # the layers make their variables\n"
+
     def _variables_read(self, site: RunSite) -> Optional[str]:
         """`sess.run([w, b])` of variables only, fed nothing: `[w.numpy(), b.numpy()]`, no function."""
         def value(node) -> Optional[str]:
@@ -428,11 +449,14 @@ class Emitter:
         return isinstance(site.fetches, (cst.List, cst.Tuple, cst.Dict)) or any(
             site.defs[name].summaries is not None for name in site.fetched)
 
-    def _function(self, site: RunSite, body: Sequence[Statement], params: Sequence[Statement], defs) -> Function:
+    def _function(self, site: RunSite, body: Sequence[Statement], params: Sequence[Statement], defs,
+                  name: Optional[str] = None) -> Function:
         tf = self.tf
         trains = [s for s in body if s.kind is Kind.TRAIN]
         graph = [s for s in body if s.kind is Kind.GRAPH]
-        if trains:
+        if name:
+            pass
+        elif trains:
             name = self.script.fresh("train_step")
         elif isinstance(site.fetches, cst.Name):
             name = self.script.fresh(f"compute_{site.fetched[0]}")

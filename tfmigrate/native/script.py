@@ -163,7 +163,7 @@ class Statement:
     children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
     tracked: List[Tuple[str, cst.Call]] = field(default_factory=list)  # (model function, call) it makes
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
-    saved: str = ""                     # SAVER: its var_list, TF1's names of the variables
+    saved: Optional[checkpoints.GraphNames] = None  # SAVER: TF1's names of the variables it saves
 
 
 @dataclass
@@ -674,9 +674,8 @@ class Script:
             self.placeholders[targets[0]] = statement
         if kind is Kind.VARIABLE:
             self._name_variables(statement, value)
-        elif statement.layers or statement.tracked:
-            self.tf1_names.refuse("`tf.layers` or a TF1 model function (their variables exist only after "
-                                  "their first call)")
+        elif statement.tracked:
+            self.tf1_names.refuse("a TF1 model function (its variables' names are not mapped yet)")
         return statement
 
     def _name_variables(self, statement: Statement, value) -> None:
@@ -706,6 +705,17 @@ class Script:
         else:
             self.tf1_names.variable(expression, text, self.name_scopes[-1] if self.name_scopes else "")
 
+    def _name_layer(self, layer_object: str, function: str, call: cst.Call, named: Optional[cst.Arg]) -> None:
+        if named is not None and not isinstance(named.value, cst.SimpleString):
+            self.tf1_names.refuse(f"`tf.layers.{function}`, a layer whose name is not a literal")
+            return
+        bias = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "use_bias"), None)
+        if bias is not None and code(bias) not in ("True", "False"):
+            self.tf1_names.refuse(f"`tf.layers.{function}(use_bias=...)` that is not a literal")
+            return
+        self.tf1_names.layer(layer_object, function, named.value.evaluated_value if named is not None else None,
+                             "/".join(self.scope), bias is None or code(bias) == "True")
+
     def _saver(self, statement: Statement, call: cst.Call) -> None:
         """`saver = tf.train.Saver(max_to_keep=...)`: the variables made so far, by TF1's names."""
         for arg in call.args:
@@ -717,7 +727,11 @@ class Script:
         if not self.tf1_names.saved:
             raise Blocked(statement.line, "`tf.train.Saver` with no variables made before it (TF1 raised "
                                           "`ValueError: No variables to save`)")
-        statement.saved = self.tf1_names.var_list()
+        statement.saved = self.tf1_names
+        self.tf1_names = self.tf1_names.copy()
+        if self.tf1_names.layered:  # the layers must have made their variables: traced first
+            statement.reads = {n for s in self.statements if s.layers for n in s.targets}
+            statement.deps = dict(self.defs)
 
     def _is_object(self, value, path: Optional[str]) -> bool:
         if isinstance(value, (cst.Attribute, cst.Name)):
@@ -1089,6 +1103,7 @@ class Script:
                 if named is not None and isinstance(named.value, cst.SimpleString):
                     script.named_layers[(scope, named.value.evaluated_value)] = name
                 statement.layers.append(Layer(call, name, mapped, scope))
+                script._name_layer(name, function, call, named)
 
         value.visit(_Layers())
 
