@@ -49,6 +49,9 @@ def test_fixed_program_is_native_and_a_fixed_point(case):
 MODEL = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 1])\n"
 RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
 SAVER = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
+ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float32)\n    w = tf.Variable(2.0)\n"
+         "    with tf.Session() as sess:\n        sess.run(tf.global_variables_initializer())\n"
+         "        print(sess.run(w * x, {x: 1.0}))\n        print(sess.run(w))\n")
 
 
 @pytest.mark.parametrize("source, construct", [
@@ -108,6 +111,15 @@ SAVER = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
      "`tf.train.Saver([w])`"),
     (SAVER + "w = tf.Variable(1.0)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n    print(s.last_checkpoints)\n",
      "the saver `s` used other than by `save` or `restore`"),
+    # functions that run their own Session (entry_functions): called once each, no graph beside
+    (ENTRY + "main()\nmain()\n", "`main`, a function that runs its own Session, called other than once"),
+    ("import tensorflow as tf\nz = tf.placeholder(tf.float32)\n" + ENTRY[24:] + "main()\n",
+     "graph code at module level beside `main`"),
+    (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
+     "`tf.train.Saver` in Python code outside the graph"),
+    (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",
+                                                          "s = tf.train.Saver()\n    with tf.Session() as sess:")
+     + "main()\nagain()\n", "no `reset_default_graph()` between their calls"),
 ])
 def test_what_stops_a_rewrite_is_named(source, construct):
     outcome = rewrite(source)

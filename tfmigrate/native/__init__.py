@@ -41,12 +41,18 @@ def rewrite(source: str, stateful: tuple = ()) -> Outcome:
         return position.start.line if position is not None else 1
 
     from tfmigrate.native.emit import Emitter
+    import tfmigrate.native.entry_functions as entry_functions
 
     try:
         script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
         text = Emitter(script).module()
     except Blocked as stop:
-        return Outcome(None, stop.blocker)
+        try:  # the graph is built and run inside functions called once (`main`)
+            text = entry_functions.rewrite(wrapper.module, source, line_of, tuple(stateful))
+        except Blocked as inner:
+            return Outcome(None, inner.blocker)
+        if text is None:
+            return Outcome(None, stop.blocker)
     try:
         cst.parse_module(text)
         compile(text, "<native>", "exec")

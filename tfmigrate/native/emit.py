@@ -75,13 +75,21 @@ class Emitter:
 
     # -- module ---------------------------------------------------------------------------------
     def module(self) -> str:
+        self.prepare()
+        out = self._statements(self.script.body)
+        head = self.script.module.header
+        return "".join(code(line) for line in head) + joined_pieces(out)  # (an empty Module's code adds a newline)
+
+    def prepare(self) -> None:
+        """What the whole module's writing shares (native.entry_functions writes it in parts)."""
         self.legacy_keras_at = self._legacy_keras_at() if self.script.cells or self.script.builders else None
         self.model_class_written = False
         given = {h: p for h, p in self.script.helper_placeholders.items() if p}
         self.pass_placeholders = _PassPlaceholders(given, self.script.builders) if given else None
-        out = self._statements(self.script.body)
-        head = self.script.module.header
-        return "".join(code(line) for line in head) + _joined(out)  # (an empty Module's code adds a newline)
+
+    def statements(self, statements: Sequence[Statement]) -> str:
+        """The statements' eager code (after `prepare`)."""
+        return joined_pieces(self._statements(statements))
 
     def _statements(self, statements: Sequence[Statement]) -> List[str]:
         out: List[str] = []
@@ -628,7 +636,7 @@ class _Rename(cst.CSTTransformer):
         return updated
 
 
-def _joined(pieces: Sequence[str]) -> str:
+def joined_pieces(pieces: Sequence[str]) -> str:
     """The module's pieces end to end, with at most two blank lines where two meet (a function
     written before a statement that already had blank lines above it: PEP 8's two, not four)."""
     text = ""

@@ -70,6 +70,11 @@ UNSUPPORTED = {
 }
 
 
+# `Saver.save`'s parameters (eagerly no meta graph is written: `write_meta_graph` is moot).
+SAVE_PARAMETERS = ("sess", "save_path", "global_step", "latest_filename", "meta_graph_suffix", "write_meta_graph",
+                   "write_state", "strip_default_attrs", "save_debug_info")
+
+
 class Kind(enum.Enum):
     PLACEHOLDER = "placeholder"  # removed; becomes a parameter
     VARIABLE = "variable"        # state: kept at module level, created once
@@ -1298,7 +1303,7 @@ class Script:
             return False
         at = self.line_of(call)
         try:
-            bound = bind(call, ("sess", "save_path", "global_step") if func.attr.value == "save" else ("sess", "save_path"))
+            bound = bind(call, SAVE_PARAMETERS if func.attr.value == "save" else ("sess", "save_path"))
         except ValueError as why:
             raise Blocked(at, f"`{code(func)}(...)`: {why}")
         session = bound.get("sess")

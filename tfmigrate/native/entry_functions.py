@@ -1,0 +1,193 @@
+"""Functions that build a graph and run it in a Session of their own, each called once at module
+level: `def main(_): ... with tf.Session() as sess: ...` run by `tf.app.run()` or
+`if __name__ == "__main__": main()`, or `save()` then `reset_default_graph()` then `reload()`.
+
+That is how real TF1 scripts are written. Each such body is read as the script it is (the
+module's other top-level statements, which must build no graph, come first), rewritten by
+native.script / native.emit, and written back inside its function: the function, its name, its
+parameters and its call stay; state and `tf.function`s are made inside it, once per call, as TF1
+built its graph once per call.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from tfmigrate.facts.names import ImportTable, dotted
+from tfmigrate.native.emit import Emitter, joined_pieces
+from tfmigrate.native.script import SESSIONS, Blocked, Kind, Script
+from tfmigrate.native.syntax import calls_in, code
+
+# What the module's other top-level statements may be beside such functions (no graph of their own).
+BESIDE = (Kind.PYTHON, Kind.OBJECT, Kind.HELPER, Kind.EAGER, Kind.IMPORT_V1, Kind.DROP)
+
+
+def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...]) -> Optional[str]:
+    """The module with each entry function's body as eager TF2, None when it has no entry
+    function (Blocked: what stops the rewrite of one)."""
+    names = ImportTable(module, source)
+    functions = _entry_functions(module, names, line_of)
+    if not functions:
+        return None
+    mains = [node for node in module.body if _is_main_block(node)]  # kept as written
+    others = [node for node in module.body if not any(node is f for f in functions + mains)]
+    bodies: Dict[int, str] = {}
+    beside: Optional[Tuple[object, Dict[int, List]]] = None
+    fresh = _fresh_graphs(module, functions, names)
+    for function in functions:
+        docstring, body = _split_docstring(function)
+        _no_multiline_strings(body, line_of)
+        script = Script(module.with_changes(body=[*others, *body]), source, line_of, stateful).analyse()
+        tops = {id(node): [] for node in others}
+        inside = []
+        for statement in script.body:
+            if id(statement.top) in tops:
+                if statement.kind not in BESIDE:
+                    raise Blocked(statement.line, f"graph code at module level beside `{function.name.value}`, "
+                                                  "a function that runs its own Session")
+                tops[id(statement.top)].append(statement)
+            else:
+                inside.append(statement)
+        if not fresh[id(function)] and any(s.kind is Kind.SAVER for s in script.statements):
+            raise Blocked(line_of(function), f"a `tf.train.Saver` in `{function.name.value}`, whose graph goes on from "
+                                             "the one an earlier function built (no `reset_default_graph()` between "
+                                             "their calls): TF1's variable names went on counting")
+        if script.builders and len(functions) > 1:
+            raise Blocked(line_of(function), "TF1 model functions shared by several functions that run their "
+                                             "own Sessions (each made new variables in TF1)")
+        emitter = Emitter(script)
+        emitter.prepare()
+        bodies[id(function)] = _indented(function, docstring, emitter.statements(inside))
+        if beside is None or script.cells or script.builders:  # (the legacy Keras switch goes with them)
+            beside = (emitter, tops)
+    emitter, tops = beside
+    pieces = []
+    for node in module.body:
+        if id(node) in bodies:
+            pieces.append(bodies[id(node)])
+        elif any(node is m for m in mains):
+            pieces.append(code(node))
+        else:
+            pieces.append(emitter.statements(tops[id(node)]))
+    return "".join(code(line) for line in module.header) + joined_pieces(pieces)
+
+
+def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cst.FunctionDef]:
+    """Top-level functions that open a Session and are called once, from the module's top level."""
+    found = []
+    for node in module.body:
+        if isinstance(node, cst.FunctionDef) and any(names.api(c.func) in SESSIONS for c in calls_in(node)):
+            if not _called_once(module, node, names):
+                raise Blocked(line_of(node), f"`{node.name.value}`, a function that runs its own Session, called "
+                                             "other than once from the module's top level")
+            found.append(node)
+    return found
+
+
+def _called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTable) -> bool:
+    """`f()` as a statement at top level or under `if __name__ == "__main__":`, or `tf.app.run()`
+    of `main` (`tf.app.run(main=f)`, absl's `app.run(f)`): the only reference to it."""
+    name = function.name.value
+    refs = 0       # the name read anywhere else
+    explicit = 0   # `f()`, `app.run(f)`, `app.run(main=f)` as a statement
+    implicit = 0   # `tf.app.run()`, which runs `main`
+    for node in module.body:
+        if node is function:
+            continue
+        refs += sum(1 for n in _names(node) if n == name)
+        for statement in _top_statements(node):
+            call = statement.body[0].value if isinstance(statement, cst.SimpleStatementLine) and isinstance(
+                statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call) else None
+            if call is None:
+                continue
+            if isinstance(call.func, cst.Name) and call.func.value == name and not call.args:
+                explicit += 1
+            elif (names.api(call.func) or dotted(call.func) or "").endswith("app.run"):
+                given = [a.value for a in call.args if a.keyword is None or a.keyword.value == "main"]
+                if given and isinstance(given[0], cst.Name) and given[0].value == name:
+                    explicit += 1
+                elif not given and name == "main":
+                    implicit += 1
+    return explicit + implicit == 1 and refs == explicit
+
+
+def _fresh_graphs(module: cst.Module, functions, names: ImportTable) -> Dict[int, bool]:
+    """For each entry function, whether its graph was TF1's first or came after a module-level
+    `reset_default_graph()` (else its variables' names went on from the earlier graph's)."""
+    by_name = {f.name.value: f for f in functions}
+    fresh: Dict[int, bool] = {id(f): False for f in functions}
+    reset, first = True, True
+    for node in module.body:
+        for statement in _top_statements(node):
+            calls = calls_in(statement) if not isinstance(statement, cst.FunctionDef) else []
+            if any((names.api(c.func) or dotted(c.func) or "").endswith("reset_default_graph") for c in calls):
+                reset = True
+            called = [by_name[n] for n in _names(statement) if n in by_name] if calls else []
+            if not called and "main" in by_name and any((names.api(c.func) or "").endswith("app.run") for c in calls):
+                called = [by_name["main"]]
+            for function in called:
+                fresh[id(function)] = reset or first
+                reset, first = False, False
+    return fresh
+
+
+def _is_main_block(node) -> bool:
+    return isinstance(node, cst.If) and "__name__" in code(node.test) and node.orelse is None
+
+def _top_statements(node) -> List[cst.CSTNode]:
+    """The node, or the body of a top-level `if __name__ == "__main__":`."""
+    return list(node.body.body) if _is_main_block(node) else [node]
+
+
+def _names(node) -> List[str]:
+    found: List[str] = []
+
+    class _Names(cst.CSTVisitor):  # (not attributes' names, not keywords)
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            attr.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name.value)
+
+    node.visit(_Names())
+    return found
+
+
+def _split_docstring(function: cst.FunctionDef):
+    body = list(function.body.body)
+    first = body[0] if body else None
+    if isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr) and isinstance(
+            first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        return first, body[1:]
+    return None, body
+
+
+def _no_multiline_strings(body, line_of) -> None:
+    """The body is written back one indentation deeper: a string spanning lines would change."""
+    class _Strings(cst.CSTVisitor):
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            if "\n" in node.value:
+                raise Blocked(line_of(node), "a string spanning lines inside a function that runs its own Session")
+
+        def visit_FormattedString(self, node: cst.FormattedString) -> None:
+            if "\n" in code(node):
+                raise Blocked(line_of(node), "a string spanning lines inside a function that runs its own Session")
+
+    for statement in body:
+        statement.visit(_Strings())
+
+
+def _indented(function: cst.FunctionDef, docstring, text: str) -> str:
+    header = code(function.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])))
+    header = header[:header.rindex("pass")].rstrip(" ")
+    indent = function.body.indent if function.body.indent is not None else "    "
+    lines = indent + code(docstring) if docstring is not None else ""  # (its own lines stay as written)
+    inner = re.sub(r"\n{3,}", "\n\n", text.lstrip("\n")) or "pass\n"  # one blank line inside a function
+    return header + lines + "".join(indent + line if line.strip() else line for line in inner.splitlines(True))
