@@ -100,9 +100,9 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     (SAVER + "w = tf.Variable(1.0)\nl = x * w\nt = tf.train.AdamOptimizer(0.1).minimize(l)\ns = tf.train.Saver()\n"
      "with tf.Session() as sess:\n    s.restore(sess, 'm')\n    sess.run(t, {x: 1.0})\n",
      "`saver.restore` in a program that trains with `AdamOptimizer`"),
-    (MODEL + "def f(t):\n    with tf.variable_scope('f'):\n        return tf.layers.dense(t, 1)\na = f(x)\nb = a\n"
+    (MODEL + "def f(t):\n    return tf.layers.dense(t, 1)\na = f(x)\nb = a\n"
      "saver = tf.train.Saver()\n" + RUN.replace("]})\n", "]})\n    saver.save(s, 'm')\n"),
-     "`tf.train.Saver` over a TF1 model function"),
+     "`f`, a TF1 model function that makes its variables outside a `variable_scope`"),
     (SAVER + "h = tf.layers.dense(x, 1, name=n)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
      "    sess.run(h, {x: [[1.0]]})\n    s.save(sess, 'm')\n", "a layer whose name is not a literal"),
     (SAVER + "n = 'v'\nw = tf.Variable(1.0, name=n)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
@@ -329,6 +329,7 @@ def test_a_compat_v1_helper_of_graph_modules_is_left_with_nothing_to_fix(tmp_pat
 @pytest.mark.parametrize("case, saved, line", [
     ("exec_saver_checkpoint", "checkpoints_saver", "loss=0.00084 step=50"),
     ("exec_saver_layers", "checkpoints_layers", "loss=0.00033 first=-0.34609"),
+    ("exec_saver_model_function", "checkpoints_model", "loss=0.00061 first=-0.95607"),
 ])
 def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_other(tmp_path, case, saved, line):
     """Issue 22, checkpoint compatibility: the TF1 program on the compat route (`fix`) trains and

@@ -95,19 +95,34 @@ class GraphNames:
             if weight != "bias" or use_bias:
                 self.saved.append((f"{full}/{weight}", layer_object, weight))
 
+    def tracked(self, builder: str, call_id: int) -> None:
+        """A call of a TF1 model function that makes its variables under a `variable_scope`: the
+        tracked object keeps TF1's names (`G/dense/kernel`, measured), read from it at run time."""
+        self.saved.append(("", builder, str(call_id)))
+
     def refuse(self, why: str) -> None:
         self.unknown = self.unknown or why
 
     @property
     def layered(self) -> bool:
-        """Whether some saved variable is a layer's (made on the layer's first call)."""
+        """Whether some saved variable is a layer's or a model function's (made on first call)."""
         return any(weight for _, _, weight in self.saved)
 
-    def var_list(self, keras3: bool) -> str:
+    def var_list(self, keras3: bool, objects) -> str:
         """The eager Saver's `var_list` literal (a Keras 3 weight's `tf.Variable` is its `.value`:
-        the weight itself would be saved as `<name>VARIABLE_VALUE`, measured)."""
-        def expression(object_: str, weight: str) -> str:
-            if not weight:
-                return object_
-            return f"{object_}.{weight}.value" if keras3 else f"{object_}.{weight}"
-        return "{" + ", ".join(f'"{name}": {expression(e, w)}' for name, e, w in self.saved) + "}"
+        the weight itself would be saved as `<name>VARIABLE_VALUE`, measured). `objects(builder,
+        call_id)`: the tracked object a model function's call goes through."""
+        items: List[str] = []
+        for name, expression, weight in self.saved:
+            if not name:  # a tracked object: its variables by the names they were made with
+                model = objects(expression, int(weight))
+                item = f'**{{v.name.split(":")[0]: v for v in {model}.variables}}'
+                if item not in items:
+                    items.append(item)
+            elif not weight:
+                items.append(f'"{name}": {expression}')
+            else:
+                items.append(f'"{name}": {expression}.{weight}' + (".value" if keras3 else ""))
+        if len(items) == 1 and items[0].startswith("**"):
+            return items[0][2:]  # one model's variables: the comprehension itself
+        return "{" + ", ".join(items) + "}"

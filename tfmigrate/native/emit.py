@@ -292,7 +292,8 @@ class Emitter:
         assign = statement.node.body[0]
         call = assign.value
         keras3 = not (self.script.cells or self.script.builders)  # else tf-keras's layers: plain variables
-        names = cst.parse_expression(statement.saved.var_list(keras3))
+        names = cst.parse_expression(statement.saved.var_list(
+            keras3, lambda builder, call_id: self.script.builders[builder].objects[call_id]))
         new = call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.train.Saver"), args=joined(
             call, [keyword("var_list", names), *call.args]))
         return code(statement.node.with_changes(body=[assign.with_changes(value=new)]))

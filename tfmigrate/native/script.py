@@ -679,8 +679,12 @@ class Script:
             self.placeholders[targets[0]] = statement
         if kind is Kind.VARIABLE:
             self._name_variables(statement, value)
-        elif statement.tracked:
-            self.tf1_names.refuse("a TF1 model function (its variables' names are not mapped yet)")
+        for name, call in statement.tracked:
+            if self.builders[name].scoped:
+                self.tf1_names.tracked(name, id(call))
+            else:
+                self.tf1_names.refuse(f"`{name}`, a TF1 model function that makes its variables outside a "
+                                      "`variable_scope` (their TF1 names went on from the module's)")
         return statement
 
     def _name_variables(self, statement: Statement, value) -> None:
@@ -735,7 +739,7 @@ class Script:
         statement.saved = self.tf1_names
         self.tf1_names = self.tf1_names.copy()
         if self.tf1_names.layered:  # the layers must have made their variables: traced first
-            statement.reads = {n for s in self.statements if s.layers for n in s.targets}
+            statement.reads = {n for s in self.statements if s.layers or s.tracked for n in s.targets}
             statement.deps = dict(self.defs)
 
     def _is_object(self, value, path: Optional[str]) -> bool:
