@@ -185,7 +185,8 @@ def _no_multiline_strings(body, line_of) -> None:
 
 
 def _indented(function: cst.FunctionDef, docstring, text: str) -> str:
-    header = code(function.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])))
+    header = code(function.with_changes(body=function.body.with_changes(  # (its comments stay)
+        body=[cst.SimpleStatementLine([cst.Pass()])], footer=[])))
     header = header[:header.rindex("pass")].rstrip(" ")
     indent = function.body.indent if function.body.indent is not None else "    "
     lines = indent + code(docstring) if docstring is not None else ""  # (its own lines stay as written)
