@@ -379,3 +379,14 @@ def test_variables_unpacked_from_a_comprehension_are_each_a_variable():
     saved = source.replace("with tf.Session() as sess:\n", "s = tf.train.Saver()\nwith tf.Session() as sess:\n")
     saved = saved.replace("    sess.run(train)\n", "    sess.run(train)\n    s.save(sess, 'm')\n")
     assert "variables made by a comprehension" in str(rewrite(saved).blocker)
+
+
+def test_tf_flags_is_a_python_object():
+    """tensor2tensor's scripts: `flags = tf.flags` then `flags.DEFINE_string(...)` is absl's flags
+    module (a Python object), not a tensor that Python code uses."""
+    source = ("import tensorflow as tf\nflags = tf.flags\nflags.DEFINE_float('scale', 2.0, 'a factor')\n"
+              "FLAGS = flags.FLAGS\nx = tf.placeholder(tf.float32)\ny = x * FLAGS.scale\n"
+              "with tf.Session() as sess:\n    print(sess.run(y, {x: 1.0}))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "flags = tf.flags" in outcome.code

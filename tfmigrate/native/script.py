@@ -31,7 +31,7 @@ INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "loc
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
 OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.", "test.",
-                   "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.")
+                   "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.", "flags")
 # Calls that create graph state or need a session: a module-level function making them is not a
 # pure tensor helper that a `tf.function` may call.
 STATEFUL = ("Variable", "get_variable", "layers.", "placeholder", "Session", "InteractiveSession", "train.",
