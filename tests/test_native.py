@@ -390,3 +390,25 @@ def test_tf_flags_is_a_python_object():
     outcome = rewrite(source)
     assert outcome.blocker is None, str(outcome.blocker)
     assert "flags = tf.flags" in outcome.code
+
+
+def test_an_entry_function_given_the_parsed_arguments_is_rewritten_in_place():
+    """`main(parser.parse_args())` under `if __name__ == "__main__":` (argparse scripts): the
+    graph and Session inside `main` become eager code inside `main`, which keeps its parameter."""
+    source = ("import argparse\n\nimport tensorflow as tf\n\n\ndef main(args):\n"
+              "    x = tf.placeholder(tf.float32, [None])\n    w = tf.Variable(args.scale)\n"
+              "    with tf.Session() as sess:\n        sess.run(tf.global_variables_initializer())\n"
+              "        print(sess.run(tf.reduce_sum(w * x), {x: [1.0, 2.0]}))\n\n\n"
+              "if __name__ == \"__main__\":\n    parser = argparse.ArgumentParser()\n"
+              "    parser.add_argument(\"--scale\", type=float, default=3.0)\n    main(parser.parse_args())\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert not TF1_LEFT.search(outcome.code)
+    assert "def main(args):\n    w = tf.Variable(args.scale)\n" in outcome.code, outcome.code
+    assert outcome.code.endswith("    main(parser.parse_args())\n")
+    pytest.importorskip("tensorflow")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    namespace_run = subprocess.run([sys.executable, "-c", outcome.code, "--scale", "2"], capture_output=True,
+                                   text=True, env=env)
+    assert namespace_run.returncode == 0, namespace_run.stderr[-2000:]
+    assert namespace_run.stdout.strip().splitlines()[-1] == "6.0"

@@ -87,7 +87,7 @@ def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cs
 
 
 def _called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTable) -> bool:
-    """`f()` as a statement at top level or under `if __name__ == "__main__":`, or `tf.app.run()`
+    """`f(...)` as a statement at top level or under `if __name__ == "__main__":`, or `tf.app.run()`
     of `main` (`tf.app.run(main=f)`, absl's `app.run(f)`): the only reference to it."""
     name = function.name.value
     refs = 0       # the name read anywhere else
@@ -102,7 +102,7 @@ def _called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTab
                 statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call) else None
             if call is None:
                 continue
-            if isinstance(call.func, cst.Name) and call.func.value == name and not call.args:
+            if isinstance(call.func, cst.Name) and call.func.value == name:  # (`main(args)` too)
                 explicit += 1
             elif (names.api(call.func) or dotted(call.func) or "").endswith("app.run"):
                 given = [a.value for a in call.args if a.keyword is None or a.keyword.value == "main"]
