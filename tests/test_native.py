@@ -412,3 +412,25 @@ def test_an_entry_function_given_the_parsed_arguments_is_rewritten_in_place():
                                    text=True, env=env)
     assert namespace_run.returncode == 0, namespace_run.stderr[-2000:]
     assert namespace_run.stdout.strip().splitlines()[-1] == "6.0"
+
+
+def test_static_shapes_read_by_python_come_from_a_trace():
+    """cookbook-06_05: `x.shape.as_list()` of a placeholder and `t.shape` / `t.get_shape()` of a
+    tensor, printed while the graph is built: the declared shape, and the output shape of a trace
+    of the function computing `t` (no value computed); two feeds built ahead under one name keep
+    their keys each."""
+    source = ("import numpy as np\nimport tensorflow as tf\nx = tf.placeholder(tf.float32, [4, 3])\n"
+              "y = tf.reduce_sum(x, axis=1, keepdims=True)\nsess = tf.Session()\n"
+              "print(x.shape.as_list(), y.shape.as_list(), y.get_shape()[0])\n"
+              "feed_dict = {x: np.ones([4, 3])}\nprint(sess.run(y, feed_dict=feed_dict).sum())\n"
+              "feed_dict = {x: np.zeros([4, 3])}\nprint(sess.run(y, feed_dict=feed_dict).sum())\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "tf.TensorShape([4, 3]).as_list()" in outcome.code
+    assert "compute_y.get_concrete_function().structured_outputs.shape.as_list()" in outcome.code
+    assert outcome.code.count("feed = {'x': ") == 2, outcome.code
+    pytest.importorskip("tensorflow")
+    ran = subprocess.run([sys.executable, "-c", outcome.code], capture_output=True, text=True,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split() == ["[4,", "3]", "[4,", "1]", "4", "12.0", "0.0"], ran.stdout

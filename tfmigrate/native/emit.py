@@ -223,12 +223,17 @@ class Emitter:
             if not self.summaries_written:
                 out.append("\n" + WRITE_SUMMARIES + "\n")
                 self.summaries_written = True
+        for site in statement.shapes:
+            expression, definition = self._shape(site)
+            replacements[id(site.call)] = expression
+            if definition:
+                out.append(definition)
         for call_id, call in self.script.saver_calls.items():  # no session: the eager saver's
             replacements[call_id] = call.with_changes(args=[call.args[0].with_changes(value=cst.Name("None")),
                                                             *call.args[1:]])
         for call_id, (iterator, dataset) in self.script.restarts.items():
             replacements[call_id] = cst.parse_statement(f"{iterator} = iter({code(dataset)})\n").body[0]
-        for literal in self.script.feed_dicts.values():
+        for literal in self.script.feed_literals:
             replacements[id(literal)] = literal.with_changes(elements=[
                 e.with_changes(key=cst.SimpleString(repr(e.key.value))) for e in literal.elements])
         node = statement.node
@@ -422,6 +427,27 @@ class Emitter:
                 todo += list(definition.deps.values())
         body = sorted(included.values(), key=lambda s: self.order[id(s)])
         return body, sorted(params.values(), key=lambda s: self.order[id(s)])
+
+    def _shape(self, site: RunSite) -> Tuple[cst.BaseExpression, Optional[str]]:
+        """The static shape TF1 gave a tensor: a placeholder's declared one, else that of the
+        output of a trace of the function computing it (no value is computed)."""
+        definition = site.defs[site.fetched[0]]
+        tf = self.tf
+        if definition.kind is Kind.PLACEHOLDER:
+            shape = code(definition.shape) if definition.shape is not None else "None"
+            return cst.parse_expression(f"{tf}.TensorShape({shape})"), None
+        body, params = self._closure(site)
+        if any(p.kind is not Kind.PLACEHOLDER or code(p.dtype).endswith("bool") for p in params):
+            raise Blocked(site.line, f"the shape of `{site.fetched[0]}` read by Python, a tensor computed from "
+                                     "a dataset or a boolean flag")
+        key = (tuple(id(s) for s in body), code(site.fetches), tuple(id(p) for p in params))
+        function = self.functions.get(key)
+        text = None
+        if function is None:
+            function = self._function(site, body, params, site.defs)
+            self.functions[key] = function
+            text = function.text
+        return cst.parse_expression(f"{function.name}.get_concrete_function().structured_outputs.shape"), text
 
     def _build_variables(self, saver: Statement) -> str:
         """A Saver over layers needs their variables now, as TF1's graph had them: a function of
@@ -702,6 +728,9 @@ class _Replace(cst.CSTTransformer):
         self.replacements = replacements
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        return self.replacements.get(id(original), updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         return self.replacements.get(id(original), updated)
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):

@@ -168,6 +168,7 @@ class Statement:
     children: List["Statement"] = field(default_factory=list)  # BLOCK: its body's statements
     tracked: List[Tuple[str, cst.Call]] = field(default_factory=list)  # (model function, call) it makes
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
+    shapes: List["RunSite"] = field(default_factory=list)  # PYTHON: `t.shape` / `t.get_shape()` of tensors it reads
     saved: Optional[checkpoints.GraphNames] = None  # SAVER: TF1's names of the variables it saves
 
 
@@ -232,7 +233,8 @@ class Script:
         self.helper_placeholders: Dict[str, Set[str]] = {}  # helper -> the placeholders it reads (given as keywords)
         # Datasets built from placeholders (fed when their iterator is initialized): name -> FedDataset
         self.fed_datasets: Dict[str, "FedDataset"] = {}
-        self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal
+        self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal (the latest)
+        self.feed_literals: List[cst.Dict] = []  # every such literal (a name may hold several in turn)
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
                         if target in ("tensorflow", "tensorflow.compat.v1")}
@@ -1212,6 +1214,7 @@ class Script:
         script = self
         graph = self.graph_names()
         sites: List[RunSite] = []
+        shapes: List[RunSite] = statement.shapes
         assigned = names_assigned(statement.node)
 
         class _Uses(cst.CSTVisitor):
@@ -1230,6 +1233,9 @@ class Script:
                             if isinstance(arg.value, cst.Dict):
                                 for element in arg.value.elements:
                                     element.value.visit(self)
+                    return False
+                if isinstance(func, cst.Attribute) and func.attr.value == "get_shape" and not call.args \
+                        and script._static_shape(call, func.value, shapes):
                     return False
                 if script._saver_call(call):
                     for arg in call.args[1:]:
@@ -1260,6 +1266,8 @@ class Script:
                 return None
 
             def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+                if attr.attr.value == "shape" and script._static_shape(attr, attr.value, shapes):
+                    return False
                 path = script.api(attr)
                 if path is not None:
                     if not path.startswith(OBJECT_PREFIXES) and path not in EAGER_STATEMENTS + checkpoints.CHECKPOINT_FILES:
@@ -1280,6 +1288,7 @@ class Script:
                         isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
                         and script.kinds.get(e.key.value) is Kind.PLACEHOLDER for e in value.elements):
                     script.feed_dicts[node.targets[0].target.value] = value
+                    script.feed_literals.append(value)
                     for element in value.elements:
                         element.value.visit(self)
                     return False
@@ -1297,6 +1306,21 @@ class Script:
 
         statement.node.visit(_Uses())
         return sites
+
+    def _static_shape(self, node, tensor, shapes: List[RunSite]) -> bool:
+        """`t.shape` / `t.get_shape()` read by Python while TF1 built the graph: the static shape
+        of `t`, which eager code reads from a trace of the function computing it (a placeholder's
+        is its declared shape, a variable's its own)."""
+        if not isinstance(tensor, cst.Name):
+            return False
+        kind = self.kinds.get(tensor.value)
+        if kind is Kind.VARIABLE:
+            return True  # an eager variable has the same shape
+        if kind not in (Kind.GRAPH, Kind.PLACEHOLDER):
+            return False
+        site = RunSite(node, self.line_of(node), tensor, [tensor.value], {}, dict(self.defs))
+        shapes.append(site)
+        return True
 
     def _saver_call(self, call: cst.Call) -> bool:
         """`saver.save(sess, path, global_step=step)` / `saver.restore(sess, path)`: the eager
