@@ -406,12 +406,7 @@ def test_an_entry_function_given_the_parsed_arguments_is_rewritten_in_place():
     assert not TF1_LEFT.search(outcome.code)
     assert "def main(args):\n    w = tf.Variable(args.scale)\n" in outcome.code, outcome.code
     assert outcome.code.endswith("    main(parser.parse_args())\n")
-    pytest.importorskip("tensorflow")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    namespace_run = subprocess.run([sys.executable, "-c", outcome.code, "--scale", "2"], capture_output=True,
-                                   text=True, env=env)
-    assert namespace_run.returncode == 0, namespace_run.stderr[-2000:]
-    assert namespace_run.stdout.strip().splitlines()[-1] == "6.0"
+    assert _printed(outcome.code, "--scale", "2").splitlines()[-1] == "6.0"
 
 
 def test_static_shapes_read_by_python_come_from_a_trace():
@@ -429,8 +424,13 @@ def test_static_shapes_read_by_python_come_from_a_trace():
     assert "tf.TensorShape([4, 3]).as_list()" in outcome.code
     assert "compute_y.get_concrete_function().structured_outputs.shape.as_list()" in outcome.code
     assert outcome.code.count("feed = {'x': ") == 2, outcome.code
+    assert _printed(outcome.code).split() == ["[4,", "3]", "[4,", "1]", "4", "12.0", "0.0"]
+
+
+def _printed(program: str, *args: str) -> str:
+    """What `program` prints, run with TensorFlow (the test is skipped without it)."""
     pytest.importorskip("tensorflow")
-    ran = subprocess.run([sys.executable, "-c", outcome.code], capture_output=True, text=True,
+    ran = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True,
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     assert ran.returncode == 0, ran.stderr[-2000:]
-    assert ran.stdout.split() == ["[4,", "3]", "[4,", "1]", "4", "12.0", "0.0"], ran.stdout
+    return ran.stdout.strip()

@@ -18,7 +18,7 @@ import libcst as cst
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.emit import Emitter, joined_pieces
 from tfmigrate.native.script import SESSIONS, Blocked, Kind, Script
-from tfmigrate.native.syntax import calls_in, code
+from tfmigrate.native.syntax import calls_in, code, names_in
 
 # What the module's other top-level statements may be beside such functions (no graph of their own).
 BESIDE = (Kind.PYTHON, Kind.OBJECT, Kind.HELPER, Kind.EAGER, Kind.IMPORT_V1, Kind.DROP)
@@ -96,7 +96,7 @@ def _called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTab
     for node in module.body:
         if node is function:
             continue
-        refs += sum(1 for n in _names(node) if n == name)
+        refs += sum(1 for n in names_in(node) if n == name)
         for statement in _top_statements(node):
             call = statement.body[0].value if isinstance(statement, cst.SimpleStatementLine) and isinstance(
                 statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call) else None
@@ -124,7 +124,7 @@ def _fresh_graphs(module: cst.Module, functions, names: ImportTable) -> Dict[int
             calls = calls_in(statement) if not isinstance(statement, cst.FunctionDef) else []
             if any((names.api(c.func) or dotted(c.func) or "").endswith("reset_default_graph") for c in calls):
                 reset = True
-            called = [by_name[n] for n in _names(statement) if n in by_name] if calls else []
+            called = [by_name[n] for n in names_in(statement) if n in by_name] if calls else []
             if not called and "main" in by_name and any((names.api(c.func) or "").endswith("app.run") for c in calls):
                 called = [by_name["main"]]
             for function in called:
@@ -139,25 +139,6 @@ def _is_main_block(node) -> bool:
 def _top_statements(node) -> List[cst.CSTNode]:
     """The node, or the body of a top-level `if __name__ == "__main__":`."""
     return list(node.body.body) if _is_main_block(node) else [node]
-
-
-def _names(node) -> List[str]:
-    found: List[str] = []
-
-    class _Names(cst.CSTVisitor):  # (not attributes' names, not keywords)
-        def visit_Attribute(self, attr: cst.Attribute) -> bool:
-            attr.value.visit(self)
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            arg.value.visit(self)
-            return False
-
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name.value)
-
-    node.visit(_Names())
-    return found
 
 
 def _split_docstring(function: cst.FunctionDef):

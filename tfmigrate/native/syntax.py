@@ -16,7 +16,12 @@ def code(node: cst.CSTNode) -> str:
 
 def names_read(node: cst.CSTNode) -> Set[str]:
     """Every Name loaded in `node` (attribute names and keywords excluded)."""
-    found: Set[str] = set()
+    return set(names_in(node))
+
+
+def names_in(node: cst.CSTNode) -> List[str]:
+    """Each Name in `node`, as often as it occurs (attribute names and keywords excluded)."""
+    found: List[str] = []
 
     class _Reads(cst.CSTVisitor):
         def visit_Attribute(self, attr: cst.Attribute) -> bool:
@@ -28,7 +33,7 @@ def names_read(node: cst.CSTNode) -> Set[str]:
             return False
 
         def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
+            found.append(name.value)
 
     node.visit(_Reads())
     return found
