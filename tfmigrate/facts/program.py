@@ -33,7 +33,7 @@ _CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^()]*)\)[ \t]*:", r
 # A tf.test.TestCase running its graph in a session: `test_session()` is TF1's alone; TF2's tests
 # use `cached_session()` / `session()` too, with `self.evaluate`, so those count with a `.run(`.
 _TEST_SESSION = re.compile(r"\bself\s*\.\s*(test_session|cached_session|session)\s*\(")
-_SESSION_RUN = re.compile(r"\bsess\w*\s*\.\s*run\s*\(")
+_SESSION_RUN = re.compile(r"sess(?<!\wsess)\w*\s*\.\s*run\s*\(")  # \bsess, said so that re scans for "sess"
 # Under Keras 3 these exist only with TensorFlow's legacy Keras (the tf-keras package).
 _LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|contrib\.rnn\.\w+|keras\.[\w.]+"
 # A line at column 0 (a top-level statement, not a def or class) that makes or enters a session.
@@ -49,8 +49,11 @@ LEGACY_KERAS_LINE = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
 @lru_cache(maxsize=1024)
 def _spelled_pattern(aliases: Tuple[str, ...], words: str) -> re.Pattern:
     """`words` after one of the aliases (compiled once per run: most files share their aliases)."""
-    heads = "|".join(re.escape(a) for a in aliases)
-    return re.compile(rf"\b(?:{heads})\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?({words})\b")
+    # `\b` before the alias, said after it: `tf(?<!\wtf)` matches where `\btf` does (an alias
+    # starts with a word character), but a pattern that starts with a literal lets `re` scan for
+    # it instead of trying every offset (136 -> 7 ms over tensor2tensor's files).
+    heads = "|".join(f"{re.escape(a)}(?<!\\w{re.escape(a)})" for a in aliases)
+    return re.compile(rf"(?:{heads})\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?({words})\b")
 
 
 _GRAPH_ONLY_PATH = re.compile(rf"(?:{GRAPH_ONLY_TEXT})(?:\.|$)")
