@@ -41,3 +41,29 @@ def test_readme_rule_table_is_generated_from_rules_yaml():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert rules_markdown() in readme, "README rule table is stale: run python scripts/update_readme.py"
+
+
+def test_rules_json_is_generated_from_rules_yaml():
+    """tfmigrate reads tfmigrate/data/rules.json (no PyYAML at start-up) while its digest matches
+    rules.yaml: it must hold the YAML's very mapping."""
+    import hashlib
+    import json
+
+    from tfmigrate.catalogue import RULES_JSON, _raw_rules, yaml_rules
+
+    text = (ROOT / "rules.yaml").read_bytes()
+    generated = json.loads(RULES_JSON.read_text(encoding="utf-8"))
+    assert generated["rules_yaml_sha256"] == hashlib.sha256(text).hexdigest(), \
+        "tfmigrate/data/rules.json is stale: run python scripts/gen_rules_json.py"
+    assert generated["rules"] == yaml_rules(text.decode("utf-8"))
+    assert list(generated["rules"]) == list(yaml_rules(text.decode("utf-8")))  # the catalogue's order
+    assert _raw_rules() == generated["rules"]
+
+
+def test_catalogue_reads_the_yaml_when_the_json_is_stale(monkeypatch, tmp_path):
+    from tfmigrate import catalogue as module
+
+    stale = tmp_path / "rules.json"
+    stale.write_text('{"rules_yaml_sha256": "0", "rules": {}}', encoding="utf-8")
+    monkeypatch.setattr(module, "RULES_JSON", stale)
+    assert module._raw_rules() == module.yaml_rules((ROOT / "rules.yaml").read_text(encoding="utf-8"))

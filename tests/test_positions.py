@@ -45,6 +45,23 @@ TRICKY = {
     ),
     "no final newline": "import tensorflow as tf\nx = tf.Session()",
     "bom and cookie": "\ufeff# -*- coding: utf-8 -*-\nimport tensorflow as tf\nx = 'é'\n",
+    # Lines that begin at a block's indentation without beginning a statement (placing by the
+    # source's lines must not be misled by them: the positions still equal the whole module's).
+    "continuation at column 0": "x = [\n1, 2]\ny = tf.Session()\nz = 1 + \\\n2\nw = tf.placeholder(tf.float32)\n",
+    "docstrings with text at the block's indentation": (
+        '"""Module.\n\nText at column 0.\n"""\nimport tensorflow as tf\n\n\ndef f(x):\n    """Doc.\n\n'
+        '    Args:\n      x: a tensor.\n    """\n    return tf.layers.dense(x, 2)\n'
+    ),
+    "closing brackets and decorators over lines": (
+        "def f():\n    x = foo(\n        a,\n    )\n    return tf.Session()\n"
+        "@d\n@e(\n1)\ndef g():\n    return tf.placeholder(tf.int32)\n"
+    ),
+    "code text inside a string": (
+        "s = '''\ndef g():\n    return tf.Session()\n'''\ndef g():\n    return tf.Session()\n"
+    ),
+    "blocks of one statement indented apart": (
+        "if a:\n    b = 1\nelse:\n  c = tf.Session()\ntry:\n\tpass\nexcept E:\n\td = tf.Session()\n"
+    ),
 }
 
 
@@ -115,3 +132,27 @@ def test_prepare_stops_at_the_wanted_node_and_the_rest_still_comes_right():
     assert lazy[call] == full[call] and lazy[with_stmt] == full[with_stmt]
     last = with_stmt.body.body[-1]
     assert lazy[last] == full[last]
+
+
+def test_statements_are_placed_from_the_source_lines_without_cpython_s_parser():
+    data = (b"import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    if x:\n        y = tf.Session()\n"
+            b"    else:\n        y = tf.placeholder(tf.float32)\n    return y\n")
+    module = cst.parse_module(data)
+    full = full_positions(MetadataWrapper(module, unsafe_skip_copy=True))
+    pairs = _nodes_with_statements(module)
+    lazy = Positions(module, data)
+    lazy.prepare(pairs)
+    for _, node in pairs:
+        assert lazy[node] == full[node]
+    assert lazy._tree is None, "CPython's parser was asked"
+    assert lazy.cpython_parses and lazy._tree is not None  # asked when wanted
+
+
+def test_misleading_lines_fall_back_to_cpython_s_parser():
+    data = b"x = [\n1, 2]\ny = tf.Session()\n"
+    module = cst.parse_module(data)
+    call = module.body[1].body[0].value
+    lazy = Positions(module, data)
+    lazy.prepare([([module.body[1]], call)])
+    assert lazy._tree is not None  # three lines begin at column 0 for two statements: ast placed it
+    assert lazy[call] == full_positions(MetadataWrapper(module, unsafe_skip_copy=True))[call]

@@ -7,10 +7,20 @@ about a tenth of libcst's parse) gives for it. The positions are libcst's own: t
 state, started at that line. If the two parsers ever disagree about where a statement starts, or
 a node is outside every statement (a comment in the module header), the whole module is
 generated the usual way.
+
+Most statements are placed without CPython's parser (`_Lines`): a statement of a block begins a
+line at the block's indentation, so the lines at that indentation that begin with code, read in
+order, are the block's statements (and their decorators and `else:`-like clauses), one for one,
+when their count is exactly what the libcst block holds. A statement so placed is accepted only
+if the code generated for it is the source's own text at that line; anything else (a line of a
+string or a bracket that happens to start at that indentation, a tab or CR layout, a BOM) is
+placed through `ast` as before.
 """
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 import warnings
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -70,6 +80,7 @@ class Positions:
         self._indents: Dict[int, str] = {}  # id(statement in a paired block) -> block's indent
         self._done: set = set()  # ids of statements generated in full
         self._whole = False
+        self._lines: Optional[_Lines] = None  # the source's lines, for placing without `ast`
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         found = self._computed.get(node)
@@ -86,6 +97,8 @@ class Positions:
                 return
             if node in self._computed:
                 continue
+            if self._generate_by_lines(chain, node):
+                continue
             place = self._place(chain)
             if place is None:
                 continue  # found on demand
@@ -97,8 +110,9 @@ class Positions:
 
     @property
     def cpython_parses(self) -> bool:
-        """Whether CPython's parser accepts this module (it is asked only when positions are)."""
-        return self._tree is not None
+        """Whether CPython's parser accepts this module (asked here if placing the statements
+        did not need it)."""
+        return self._top_level()
 
     def statement_lines(self) -> Optional[List[int]]:
         """The line where each top-level statement's code begins (its leading comment and
@@ -171,6 +185,53 @@ class Positions:
                 return indent
         return None
 
+    # -- placing by the source's lines (no `ast`) ------------------------------------------
+
+    def _generate_by_lines(self, chain: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+        """Position `node` from the innermost statement of its chain placed by `_Lines`; False
+        (nothing recorded) when the statement cannot be placed that way or its generated code
+        is not the source's text at that line."""
+        if not chain or self._whole:
+            return False
+        lines = self._lines
+        if lines is None:
+            if self._data is None:
+                return False
+            lines = self._lines = _Lines(self._module, self.source or self._data.decode(self._module.encoding, "replace"))
+        place = lines.place(chain)
+        if place is None:
+            return False
+        stmt, line, indents = place
+        if id(stmt) in self._done:
+            return False
+        provider = PositionProvider()  # recorded here, kept only once the text is checked
+        provider.wanted, provider.open = {node}, []
+        state = _TargetedState(
+            default_indent=self._module.default_indent,
+            default_newline=self._module.default_newline,
+            provider=provider,
+        )
+        state.line = line
+        state.indent_tokens = list(indents)
+        whole = False
+        try:
+            stmt._codegen(state)
+            whole = True
+        except Exception:  # _Found, or a KeyError from a range hoisted off a node cut short
+            if provider.wanted:  # not found: an error as _generate would meet it, left to that path
+                return False
+        if not lines.holds("".join(state.tokens), line):
+            return False
+        computed = provider._computed
+        if not whole:
+            for open_node in provider.open:  # cut short: the rest of the statement comes on demand
+                computed.pop(open_node, None)
+        else:
+            self._done.add(id(stmt))
+        for key, value in computed.items():
+            self._computed.setdefault(key, value)
+        return True
+
     # -- generating ----------------------------------------------------------------------
 
     def _generate(self, stmt, line: int, indents: List[str], tree: ast.stmt, wanted=()) -> None:
@@ -207,10 +268,22 @@ class Positions:
         chain = self._hints.get(id(node))
         if chain and not self._whole:  # near its finding: the innermost statement first, then out
             for depth in range(len(chain), 0, -1):
-                place = self._place(chain[:depth])
-                if place is not None:
-                    self._generate(*place, wanted={node})
+                if not self._generate_by_lines(chain[:depth], node):
+                    place = self._place(chain[:depth])
+                    if place is not None:
+                        self._generate(*place, wanted={node})
                 if self._whole or node in self._computed:
+                    return
+        if not self._whole:  # the same order as below, placed by the source's lines while they serve
+            index = self._index.get(id(node))
+            order = ([] if index is None else [index]) + [i for i in range(len(self._module.body)) if i != index]
+            for i in order:
+                stmt = self._module.body[i]
+                if id(stmt) in self._done:
+                    continue
+                if not self._generate_by_lines([stmt], node):
+                    break
+                if node in self._computed:
                     return
         if not self._whole and self._top_level():
             index = self._index.get(id(node))
@@ -230,6 +303,184 @@ class Positions:
         self._computed.clear()
         wrapper = MetadataWrapper(self._module, unsafe_skip_copy=True)
         self._computed.update(full_positions(wrapper))
+
+
+# Strings and comments in source order; group 1 is set for a triple-quoted string (to its end, or
+# the end of the text). As facts/program.py reads them.
+_STRINGS_AND_COMMENTS = re.compile(
+    r"""(\"\"\"|\'\'\')[\s\S]*?(?:\1|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*""")
+
+
+class _Lines:
+    """Where statements begin, read from the source's lines (see the module's docstring)."""
+
+    def __init__(self, module: cst.Module, source: str):
+        self.module = module
+        # libcst counts lines at \n, \r\n and \r; only \n is read here (a CR layout goes through ast)
+        self.ok = "\r" not in source and not source.startswith("\ufeff")
+        self.source = source
+        self.starts = [0] + [m.end() for m in re.finditer("\n", source)] if self.ok else []
+        self._blocks: Dict[Tuple[int, str], Optional[Dict[int, int]]] = {}  # (id, indent) -> {id(stmt): line}
+        self._top: Optional[Dict[int, int]] = None
+        self._ranges: Dict[int, int] = {}  # id(stmt) -> the line its next sibling's code begins on
+        self._strings: Optional[List[Tuple[int, int]]] = None
+
+    def _long_strings(self) -> List[Tuple[int, int]]:
+        """(start, end) offsets of the triple-quoted strings, in order (comments and one-line
+        strings read past, so that their quotes start nothing)."""
+        if self._strings is None:
+            self._strings = [m.span() for m in _STRINGS_AND_COMMENTS.finditer(self.source) if m.group(1)]
+        return self._strings
+
+    def holds(self, text: str, line: int) -> bool:
+        """Whether `text` is the source's own text from the start of `line`."""
+        return 0 < line <= len(self.starts) and self.source.startswith(text, self.starts[line - 1])
+
+    def place(self, chain: Sequence[cst.CSTNode]):
+        """(innermost statement of the chain placed, its first line, the indents of its block)
+        or None."""
+        if not self.ok:
+            return None
+        if self._top is None:
+            body = self.module.body
+            self._top = self._block_lines(body, "", 1, len(self.starts) + 1) or {}
+        lines = self._top
+        line = lines.get(id(chain[0]))
+        if line is None:
+            return None
+        indents: List[str] = []
+        stmt = chain[0]
+        for depth in range(1, len(chain)):
+            inner = chain[depth]
+            found = self._inner(stmt, lines, indents, inner)
+            if found is None:
+                break
+            block_indent, lines = found
+            inner_line = lines.get(id(inner))
+            if inner_line is None:
+                break
+            indents = indents + [block_indent]
+            stmt, line = inner, inner_line
+        return stmt, _leading(stmt, line), indents
+
+    def _inner(self, stmt, lines: Dict[int, int], indents: List[str], inner):
+        """(the indent of the block of `stmt` that holds `inner`, that block's statement lines)."""
+        blocks = list(_cst_blocks(stmt))
+        if not blocks or not all(isinstance(b, cst.IndentedBlock) for b in blocks):
+            return None
+        relative = {self.module.default_indent if b.indent is None else b.indent for b in blocks}
+        if len(relative) != 1:
+            return None
+        block_indent = relative.pop()
+        key = (id(stmt), block_indent)
+        if key not in self._blocks:
+            start = lines[id(stmt)]
+            end = self._ranges.get(id(stmt))
+            statements = [s for b in blocks for s in b.body]
+            found = None if end is None else self._block_lines(statements, "".join(indents) + block_indent, start + 1, end)
+            self._blocks[key] = found
+        found = self._blocks[key]
+        if found is None or id(inner) not in found:
+            return None
+        return block_indent, found
+
+    def _block_lines(self, statements, indent: str, start: int, end: int) -> Optional[Dict[int, int]]:
+        """id(statement) -> the line its own code begins on (its first decorator's), for the
+        statements of the blocks between lines `start` and `end` (exclusive), all at `indent`;
+        None unless the lines there that begin with code are exactly as many as they need."""
+        if start > end:
+            return None
+        # A line at `indent` whose first character may begin a statement (not a closing bracket),
+        # and not inside a triple-quoted string (a docstring's own lines).
+        pattern = re.compile("^" + re.escape(indent) + r"[^\s#)\]}]", re.MULTILINE)
+        begin = self.starts[start - 1] if start <= len(self.starts) else len(self.source)
+        stop = self.starts[end - 1] if end <= len(self.starts) else len(self.source)
+        strings = self._long_strings()
+        heads = []
+        line, position = start, begin
+        for m in pattern.finditer(self.source, begin, stop):
+            at = m.start()
+            line += self.source.count("\n", position, at)
+            position = at
+            i = bisect.bisect_right(strings, (at, float("inf"))) - 1
+            if i < 0 or not strings[i][0] < at < strings[i][1]:
+                heads.append(line)
+        needed = []
+        for stmt in statements:
+            count = _line_heads(stmt)
+            if count is None:
+                return None
+            needed.append(count)
+        if sum(needed) != len(heads):
+            return None
+        found: Dict[int, int] = {}
+        k = 0
+        for stmt, count in zip(statements, needed):
+            found[id(stmt)] = heads[k]
+            k += count
+        for stmt, after in zip(statements, statements[1:]):
+            self._ranges[id(stmt)] = found[id(after)]
+        if statements:
+            self._ranges[id(statements[-1])] = end
+        return found
+
+
+def _cst_blocks(stmt) -> Iterator[cst.BaseSuite]:
+    """The blocks of a compound statement, in source order (as `_blocks` pairs them with ast)."""
+    kind = type(stmt)
+    if kind in (cst.FunctionDef, cst.ClassDef, cst.With):
+        yield stmt.body
+    elif kind is cst.If:
+        yield stmt.body
+        orelse = stmt.orelse
+        if type(orelse) is cst.If:
+            yield from _cst_blocks(orelse)
+        elif orelse is not None:
+            yield orelse.body
+    elif kind in (cst.For, cst.While):
+        yield stmt.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body
+    elif kind in (cst.Try, cst.TryStar):
+        yield stmt.body
+        for handler in stmt.handlers:
+            yield handler.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body
+        if stmt.finalbody is not None:
+            yield stmt.finalbody.body
+
+
+def _line_heads(stmt) -> Optional[int]:
+    """How many lines at its block's indentation begin with code for this statement: its own,
+    its decorators', its clauses' (`elif`, `else:`, `except`, `finally:`); None for a kind not
+    counted here."""
+    kind = type(stmt)
+    if kind is cst.SimpleStatementLine or kind is cst.With:
+        return 1
+    if kind is cst.FunctionDef or kind is cst.ClassDef:
+        return 1 + len(stmt.decorators)
+    if kind is cst.If:
+        count = 1
+        orelse = stmt.orelse
+        while type(orelse) is cst.If:
+            count += 1
+            orelse = orelse.orelse
+        return count + (orelse is not None)
+    if kind is cst.For or kind is cst.While:
+        return 1 + (stmt.orelse is not None)
+    if kind is cst.Try or kind is cst.TryStar:
+        return 1 + len(stmt.handlers) + (stmt.orelse is not None) + (stmt.finalbody is not None)
+    return None
+
+
+def _leading(stmt, line: int) -> int:
+    """The first line of a statement's generated code, from the line its own code (or its first
+    decorator) begins on: its leading blank and comment lines come before."""
+    decorators = getattr(stmt, "decorators", None)
+    if decorators:
+        line -= len(decorators[0].leading_lines)
+    return line - len(stmt.leading_lines)
 
 
 def _first_line(stmt, tree: ast.stmt) -> int:

@@ -101,6 +101,8 @@ def _check_bool_chains(data: bytes) -> None:
     """TooDeep for an expression of more than BOOL_CHAIN_LIMIT `and`/`or` operands: CPython
     keeps them in one list, libcst nests them one per operand (its parser's stack would
     overflow). A cheap count first; the exact chains only when the words are that many."""
+    if data.count(b"and") + data.count(b"or") <= BOOL_CHAIN_LIMIT:  # at least as many as the words
+        return
     if len(_BOOL_WORD.findall(data)) <= BOOL_CHAIN_LIMIT:
         return
     import ast

@@ -32,9 +32,16 @@ class Cache:
         digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
         return self.folder / f"{__version__}-{ENTRY_FORMAT}" / digest[:2] / f"{digest}.json"
 
+    def _entry_name(self, path: str) -> str:
+        """`_entry` as a string, joined without pathlib (a warm run looks up every file)."""
+        digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
+        return os.path.join(self.folder, f"{__version__}-{ENTRY_FORMAT}", digest[:2], f"{digest}.json")
+
     def get(self, path: str, fingerprint: str) -> Optional[List[Finding]]:
         try:
-            entry = json.loads(self._entry(path).read_text(encoding="utf-8"))
+            # what json.dumps wrote holds no line break for read_text's newline translation to change
+            with open(self._entry_name(path), "rb") as handle:
+                entry = json.loads(handle.read().decode("utf-8"))
             if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint:
                 return None
             return [Finding.from_json(f) for f in entry["findings"]]

@@ -100,10 +100,17 @@ class Settings:
         return bool(whole(relative)) or (part is not None and any(part(p) for p in relative.split("/")))
 
     def _relative(self, path: str) -> str:
+        absolute, root = os.path.abspath(path), self._root_text
+        if absolute.startswith(root) and absolute[len(root):len(root) + 1] == "/" and os.sep == "/" and root != "/":
+            return absolute[len(root) + 1:]  # what the lines below give, without pathlib (every file's excludes)
         try:
-            return Path(os.path.abspath(path)).relative_to(self._real_root).as_posix()
+            return Path(absolute).relative_to(self._real_root).as_posix()
         except ValueError:
             return Path(path).as_posix()
+
+    @cached_property
+    def _root_text(self) -> str:
+        return str(self._real_root)
 
     @cached_property
     def _real_root(self) -> Path:
