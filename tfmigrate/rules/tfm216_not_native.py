@@ -51,5 +51,6 @@ class NotNative(Rule):
         self.report(target, (
             f"`fix --native` cannot rewrite this module as eager TF2; it stopped at line {blocker.line}: "
             f"{blocker.construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
-            "`tf.data` iterators, `tf.metrics.accuracy`, a Session and its `run` calls; the module keeps "
+            "`tf.data` iterators, `tf.metrics.accuracy`, a `tf.train.Saver`, a Session and its `run` calls "
+            "(also inside a function called once, such as `main`); the module keeps "
             f"TensorFlow's compat route (TFM200).{advice}"), None, debt=True)
