@@ -384,13 +384,8 @@ class Emitter:
                 args.append(code(param.default))
             else:
                 raise Blocked(site.line, f"the placeholder `{name}` is not fed")
-        key = (tuple(id(s) for s in body), code(site.fetches), tuple(id(p) for p in ordered_params))
-        definition_text = None
-        function = self.functions.get(key)
-        if function is None:
-            function = self._function(site, body, ordered_params, defs)
-            self.functions[key] = function
-            definition_text = function.text
+        function, definition_text = self._cached_function(site, body, ordered_params)
+        if definition_text is not None:
             if not self.helper_written and self._multi(site):
                 definition_text = "\n" + TO_NUMPY + definition_text
                 self.helper_written = True
@@ -428,6 +423,23 @@ class Emitter:
         body = sorted(included.values(), key=lambda s: self.order[id(s)])
         return body, sorted(params.values(), key=lambda s: self.order[id(s)])
 
+    def _cached_function(self, site: RunSite, body, params) -> Tuple[Function, Optional[str]]:
+        """The `tf.function` of this evaluation, and its text when it is new (written here)."""
+        key = (tuple(id(s) for s in body), code(site.fetches), tuple(id(p) for p in params))
+        function = self.functions.get(key)
+        if function is not None:
+            return function, None
+        function = self.functions[key] = self._function(site, body, params, site.defs)
+        return function, function.text
+
+    def _traced(self, site: RunSite, why: str) -> Tuple[List[Statement], List[Statement]]:
+        """The closure of a function that is traced, not called (`get_concrete_function()` with
+        its input signature): only placeholders of a tensor dtype may be its inputs."""
+        body, params = self._closure(site)
+        if any(p.kind is not Kind.PLACEHOLDER or code(p.dtype).endswith("bool") for p in params):
+            raise Blocked(site.line, why)
+        return body, params
+
     def _shape(self, site: RunSite) -> Tuple[cst.BaseExpression, Optional[str]]:
         """The static shape TF1 gave a tensor: a placeholder's declared one, else that of the
         output of a trace of the function computing it (no value is computed)."""
@@ -436,17 +448,9 @@ class Emitter:
         if definition.kind is Kind.PLACEHOLDER:
             shape = code(definition.shape) if definition.shape is not None else "None"
             return cst.parse_expression(f"{tf}.TensorShape({shape})"), None
-        body, params = self._closure(site)
-        if any(p.kind is not Kind.PLACEHOLDER or code(p.dtype).endswith("bool") for p in params):
-            raise Blocked(site.line, f"the shape of `{site.fetched[0]}` read by Python, a tensor computed from "
-                                     "a dataset or a boolean flag")
-        key = (tuple(id(s) for s in body), code(site.fetches), tuple(id(p) for p in params))
-        function = self.functions.get(key)
-        text = None
-        if function is None:
-            function = self._function(site, body, params, site.defs)
-            self.functions[key] = function
-            text = function.text
+        body, params = self._traced(site, f"the shape of `{site.fetched[0]}` read by Python, a tensor computed "
+                                          "from a dataset or a boolean flag")
+        function, text = self._cached_function(site, body, params)
         return cst.parse_expression(f"{function.name}.get_concrete_function().structured_outputs.shape"), text
 
     def _build_variables(self, saver: Statement) -> str:
@@ -456,9 +460,7 @@ class Emitter:
         names = sorted(saver.reads, key=lambda n: self.order[id(saver.deps[n])])
         fetches = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
         site = RunSite(saver.node, saver.line, fetches, names, {}, saver.deps)
-        body, params = self._closure(site)
-        if any(p.kind is not Kind.PLACEHOLDER or code(p.dtype).endswith("bool") for p in params):
-            raise Blocked(saver.line, "a `tf.train.Saver` over layers fed by a dataset or a boolean flag")
+        body, params = self._traced(site, "a `tf.train.Saver` over layers fed by a dataset or a boolean flag")
         function = self._function(site, body, params, saver.deps, name=self.script.fresh("build_variables"))
         return f"{function.text}{function.name}.get_concrete_function()  # the layers make their variables\n"
 
@@ -489,14 +491,9 @@ class Emitter:
         tf = self.tf
         trains = [s for s in body if s.kind is Kind.TRAIN]
         graph = [s for s in body if s.kind is Kind.GRAPH]
-        if name:
-            pass
-        elif trains:
-            name = self.script.fresh("train_step")
-        elif isinstance(site.fetches, cst.Name):
-            name = self.script.fresh(f"compute_{site.fetched[0]}")
-        else:
-            name = self.script.fresh("evaluate")
+        if name is None:
+            name = self.script.fresh("train_step" if trains else f"compute_{site.fetched[0]}"
+                                     if isinstance(site.fetches, cst.Name) else "evaluate")
         lines: List[str] = []
         indent = "    "
         inner = indent * 2 if trains else indent

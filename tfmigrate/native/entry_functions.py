@@ -50,7 +50,7 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...])
                 tops[id(statement.top)].append(statement)
             else:
                 inside.append(statement)
-        if not fresh[id(function)] and any(s.kind is Kind.SAVER for s in script.statements):
+        if not fresh.get(id(function), True) and any(s.kind is Kind.SAVER for s in script.statements):
             raise Blocked(line_of(function), f"a `tf.train.Saver` in `{function.name.value}`, whose graph goes on from "
                                              "the one an earlier function built (no `reset_default_graph()` between "
                                              "their calls): TF1's variable names went on counting")
@@ -87,54 +87,55 @@ def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cs
 
 
 def _called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTable) -> bool:
-    """`f(...)` as a statement at top level or under `if __name__ == "__main__":`, or `tf.app.run()`
-    of `main` (`tf.app.run(main=f)`, absl's `app.run(f)`): the only reference to it."""
+    """Run by exactly one top-level statement (`_entry_call`), and named nowhere else."""
     name = function.name.value
-    refs = 0       # the name read anywhere else
-    explicit = 0   # `f()`, `app.run(f)`, `app.run(main=f)` as a statement
-    implicit = 0   # `tf.app.run()`, which runs `main`
-    for node in module.body:
-        if node is function:
-            continue
-        refs += sum(1 for n in names_in(node) if n == name)
-        for statement in _top_statements(node):
-            call = statement.body[0].value if isinstance(statement, cst.SimpleStatementLine) and isinstance(
-                statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call) else None
-            if call is None:
-                continue
-            if isinstance(call.func, cst.Name) and call.func.value == name:  # (`main(args)` too)
-                explicit += 1
-            elif (names.api(call.func) or dotted(call.func) or "").endswith("app.run"):
-                given = [a.value for a in call.args if a.keyword is None or a.keyword.value == "main"]
-                if given and isinstance(given[0], cst.Name) and given[0].value == name:
-                    explicit += 1
-                elif not given and name == "main":
-                    implicit += 1
-    return explicit + implicit == 1 and refs == explicit
+    runs = [run for node in module.body if node is not function
+            for run in map(lambda s: _entry_call(s, names), _top_statements(node)) if run and run[0] == name]
+    refs = sum(1 for node in module.body if node is not function for n in names_in(node) if n == name)
+    return len(runs) == 1 and refs == sum(spelled for _, spelled in runs)
+
+
+def _entry_call(statement, names: ImportTable) -> Optional[Tuple[str, bool]]:
+    """(the function a top-level statement runs, whether it spells its name): `f(...)`,
+    `tf.app.run(main=f)` / absl's `app.run(f)`, or `tf.app.run()`, which runs `main`."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, cst.Call)):
+        return None
+    call = statement.body[0].value
+    if isinstance(call.func, cst.Name):
+        return call.func.value, True  # (`main(args)` too)
+    if (names.api(call.func) or dotted(call.func) or "").endswith("app.run"):
+        given = [a.value for a in call.args if a.keyword is None or a.keyword.value == "main"]
+        if not given:
+            return "main", False
+        if isinstance(given[0], cst.Name):
+            return given[0].value, True
+    return None
 
 
 def _fresh_graphs(module: cst.Module, functions, names: ImportTable) -> Dict[int, bool]:
     """For each entry function, whether its graph was TF1's first or came after a module-level
     `reset_default_graph()` (else its variables' names went on from the earlier graph's)."""
     by_name = {f.name.value: f for f in functions}
-    fresh: Dict[int, bool] = {id(f): False for f in functions}
-    reset, first = True, True
+    fresh: Dict[int, bool] = {}
+    reset = True  # (the first graph is fresh)
     for node in module.body:
         for statement in _top_statements(node):
-            calls = calls_in(statement) if not isinstance(statement, cst.FunctionDef) else []
-            if any((names.api(c.func) or dotted(c.func) or "").endswith("reset_default_graph") for c in calls):
+            if isinstance(statement, cst.FunctionDef):
+                continue
+            if any((names.api(c.func) or dotted(c.func) or "").endswith("reset_default_graph")
+                   for c in calls_in(statement)):
                 reset = True
-            called = [by_name[n] for n in names_in(statement) if n in by_name] if calls else []
-            if not called and "main" in by_name and any((names.api(c.func) or "").endswith("app.run") for c in calls):
-                called = [by_name["main"]]
-            for function in called:
-                fresh[id(function)] = reset or first
-                reset, first = False, False
+            run = _entry_call(statement, names)
+            if run is not None and run[0] in by_name:
+                fresh[id(by_name[run[0]])] = reset
+                reset = False
     return fresh
 
 
 def _is_main_block(node) -> bool:
     return isinstance(node, cst.If) and "__name__" in code(node.test) and node.orelse is None
+
 
 def _top_statements(node) -> List[cst.CSTNode]:
     """The node, or the body of a top-level `if __name__ == "__main__":`."""

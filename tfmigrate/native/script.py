@@ -1237,11 +1237,11 @@ class Script:
                 if isinstance(func, cst.Attribute) and func.attr.value == "get_shape" and not call.args \
                         and script._static_shape(call, func.value, shapes):
                     return False
-                if script._saver_call(call):
-                    for arg in call.args[1:]:
-                        if not (arg.keyword is not None and arg.keyword.value == "global_step"
-                                or arg is not call.args[1] and arg.keyword is None):
-                            arg.value.visit(self)  # (a variable as the step is read eagerly: checked)
+                bound = script._saver_call(call)
+                if bound is not None:
+                    for parameter, value in bound.items():
+                        if parameter not in ("sess", "global_step"):  # (a variable as the step: checked)
+                            value.visit(self)
                     return False
                 if script.tf_call(call, "summary.FileWriter"):  # in a loop: the TF2 writer
                     if not call.args or call.args[0].keyword not in (None,) and call.args[0].keyword.value != "logdir":
@@ -1322,13 +1322,14 @@ class Script:
         shapes.append(site)
         return True
 
-    def _saver_call(self, call: cst.Call) -> bool:
+    def _saver_call(self, call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:
         """`saver.save(sess, path, global_step=step)` / `saver.restore(sess, path)`: the eager
-        saver's, with no session (a variable given as `global_step` is read eagerly)."""
+        saver's, with no session (a variable given as `global_step` is read eagerly). Its
+        arguments by parameter, or None when `call` is not one."""
         func = call.func
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and self.kinds.get(func.value.value) is Kind.SAVER and func.attr.value in ("save", "restore")):
-            return False
+            return None
         at = self.line_of(call)
         try:
             bound = bind(call, SAVE_PARAMETERS if func.attr.value == "save" else ("sess", "save_path"))
@@ -1343,7 +1344,7 @@ class Script:
         if func.attr.value == "restore":
             self._restores.append(at)
         self.saver_calls[id(call)] = call
-        return True
+        return bound
 
     def _restart(self, call: cst.Call):
         """`sess.run(iterator.initializer)` / `sess.run(init)` of `iterator.make_initializer(ds)`:
