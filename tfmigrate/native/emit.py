@@ -411,10 +411,14 @@ class Emitter:
                 raise Blocked(site.line, f"`{name}` is fetched before it is defined")
             todo.append(defs[name])
         fed = {id(defs[name]) for name in site.feeds if name in defs and defs[name].kind is Kind.GRAPH}
+        optional = {id(defs[name]) for name in site.optional}
         while todo:
             definition = todo.pop()
             if definition.kind in (Kind.PLACEHOLDER, Kind.NEXT) or id(definition) in fed:
                 params[id(definition)] = definition  # fed: its value is an argument
+                if id(definition) in optional and id(definition) not in included:
+                    included[id(definition)] = definition  # ... computed when it is None
+                    todo += list(definition.deps.values())
             elif definition.fed_only:
                 raise Blocked(site.line, f"`{definition.targets[0]}`, a placeholder expression, is not fed")
             elif definition.kind in (Kind.GRAPH, Kind.TRAIN) and id(definition) not in included:
@@ -500,8 +504,13 @@ class Emitter:
         if trains:
             persistent = ", persistent=True" if len(trains) > 1 else ""
             lines.append(f"{indent}with {tf}.GradientTape({persistent.lstrip(', ')}) as tape:\n")
+        optional = {id(site.defs[name]) for name in site.optional}
         for statement in graph:
-            lines.append(self._graph_line(statement, inner))
+            if id(statement) in optional:  # a tensor fed in some runs only: TF1's value otherwise
+                lines.append(f"{inner}if {statement.targets[0]} is None:\n")
+                lines.append(self._graph_line(statement, inner + indent))
+            else:
+                lines.append(self._graph_line(statement, inner))
         for train in trains:
             variables = self._variables(train, defs)
             optimizer = train.optimizer_name or code(train.optimizer)
@@ -516,13 +525,14 @@ class Emitter:
         specs = [f"{tf}.TensorSpec({code(p.shape) if p.shape is not None else 'None'}, {dtype})"
                  for p, dtype in zip(params, dtypes)]
         flags = [dtype.endswith(".bool") for dtype in dtypes]
-        if len(dtypes) < len(params):  # a fed tensor or a dataset's element: its own dtype
-            decorator = f"@{tf}.function\n"
-        elif any(flags):
-            # A boolean flag (`training=`) stays a Python value: Keras layers branch on it in
-            # Python, so each value gets its own trace; the tensors take their dtypes here.
+        if len(dtypes) < len(params) or any(flags):
+            # A fed tensor or a dataset's element keeps its own dtype, and a boolean flag
+            # (`training=`) stays a Python value (Keras layers branch on it in Python, so each
+            # value gets its own trace): no signature, the placeholders take their dtypes here,
+            # as TF1 converted what was fed.
+            placeholders = [p for p in params if p.kind is Kind.PLACEHOLDER]
             lines[:0] = [f"{indent}{p.targets[0]} = {tf}.cast({p.targets[0]}, {dtype})\n"
-                         for p, dtype, flag in zip(params, dtypes, flags) if not flag]
+                         for p, dtype, flag in zip(placeholders, dtypes, flags) if not flag]
             decorator = f"@{tf}.function\n"
         elif specs:
             decorator = f"@{tf}.function(input_signature=[{', '.join(specs)}])\n"

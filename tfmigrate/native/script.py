@@ -19,7 +19,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
-from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
+from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_assigned, names_read
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
@@ -191,6 +191,7 @@ class RunSite:
     fetched: List[str]                   # the graph names fetched
     feeds: Dict[str, cst.BaseExpression]  # placeholder name -> fed value
     defs: Dict[str, "Statement"] = field(default_factory=dict)  # what each name meant there
+    optional: Set[str] = field(default_factory=set)  # fed tensors computed when the feed is None
 
 
 class Script:
@@ -233,7 +234,9 @@ class Script:
         self.helper_placeholders: Dict[str, Set[str]] = {}  # helper -> the placeholders it reads (given as keywords)
         # Datasets built from placeholders (fed when their iterator is initialized): name -> FedDataset
         self.fed_datasets: Dict[str, "FedDataset"] = {}
-        self.feed_dicts: Dict[str, cst.Dict] = {}  # feeds built ahead: name -> the dict literal (the latest)
+        # Feeds built ahead: name -> the dict literals it holds in the latest statement assigning it
+        # (an `if` may build two: `{x: a}`, then `{x: a, state: s}` once there is a state to feed).
+        self.feed_dicts: Dict[str, List[cst.Dict]] = {}
         self.feed_literals: List[cst.Dict] = []  # every such literal (a name may hold several in turn)
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
@@ -1281,15 +1284,8 @@ class Script:
                 return False
 
             def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
-                """`feed = {x: a, y: b}` then `sess.run(..., feed_dict=feed)`: a feed built ahead."""
-                value = node.value
-                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
-                        and isinstance(value, cst.Dict) and value.elements and all(
-                        isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
-                        and script.kinds.get(e.key.value) is Kind.PLACEHOLDER for e in value.elements):
-                    script.feed_dicts[node.targets[0].target.value] = value
-                    script.feed_literals.append(value)
-                    for element in value.elements:
+                if id(node.value) in built:  # a feed built ahead: its values are Python's
+                    for element in node.value.elements:
                         element.value.visit(self)
                     return False
                 return None
@@ -1304,8 +1300,26 @@ class Script:
                 if name.value in script.helpers:
                     raise Blocked(script.line_of(name), f"`{name.value}` (graph code) called by Python code")
 
+        built = self._feeds_built_ahead(statement.node)
         statement.node.visit(_Uses())
         return sites
+
+    def _feeds_built_ahead(self, node) -> Set[int]:
+        """`feed = {x: a, y: b}` then `sess.run(..., feed_dict=feed)`: the dict literals of tensors
+        assigned to a name in this statement, each name's kept in `feed_dicts` (ids returned)."""
+        found: Dict[str, List[cst.Dict]] = {}
+        feedable = (Kind.PLACEHOLDER, Kind.GRAPH, Kind.NEXT)
+        for assign in assignments_in(node):
+            value = assign.value
+            if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) \
+                    and isinstance(value, cst.Dict) and value.elements and all(
+                    isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
+                    and self.kinds.get(e.key.value) in feedable for e in value.elements):
+                found.setdefault(assign.targets[0].target.value, []).append(value)
+        self.feed_dicts.update(found)
+        literals = [literal for group in found.values() for literal in group]
+        self.feed_literals += literals
+        return {id(literal) for literal in literals}
 
     def _static_shape(self, node, tensor, shapes: List[RunSite]) -> bool:
         """`t.shape` / `t.get_shape()` read by Python while TF1 built the graph: the static shape
@@ -1421,9 +1435,7 @@ class Script:
         feeds: Dict[str, cst.BaseExpression] = {}
         feed = bound.get("feed_dict")
         if isinstance(feed, cst.Name) and feed.value in self.feed_dicts:
-            return RunSite(call, at, fetches, fetched, {
-                e.key.value: cst.parse_expression(f"{feed.value}[{e.key.value!r}]")
-                for e in self.feed_dicts[feed.value].elements}, dict(self.defs))
+            return self._site_fed_ahead(call, at, fetches, fetched, feed.value)
         if feed is not None:
             if not isinstance(feed, cst.Dict):
                 raise Blocked(at, "a `feed_dict` that is not a dict literal")
@@ -1435,6 +1447,21 @@ class Script:
                     raise Blocked(at, f"a `feed_dict` that feeds `{key}`, which is not a tensor")
                 feeds[key] = element.value
         return RunSite(call, at, fetches, fetched, feeds, dict(self.defs))
+
+    def _site_fed_ahead(self, call, at: int, fetches, fetched: List[str], feed: str) -> RunSite:
+        """A run fed by a dict built ahead. A tensor that only some of its literals feed (an RNN's
+        state, fed once there is one) is an optional argument: None computes it as TF1 did."""
+        keys = [[e.key.value for e in literal.elements] for literal in self.feed_dicts[feed]]
+        always = set.intersection(*map(set, keys))
+        feeds: Dict[str, cst.BaseExpression] = {}
+        for key in dict.fromkeys(k for group in keys for k in group):
+            if key in always:
+                feeds[key] = cst.parse_expression(f"{feed}[{key!r}]")
+            elif self.kinds.get(key) is Kind.GRAPH:
+                feeds[key] = cst.parse_expression(f"{feed}.get({key!r})")
+            else:
+                raise Blocked(at, f"`{key}` fed by some of the dicts `{feed}` holds, not all")
+        return RunSite(call, at, fetches, fetched, feeds, dict(self.defs), optional=set(feeds) - always)
 
     def _fetched(self, fetches, at: int) -> List[str]:
         if isinstance(fetches, cst.Name):

@@ -41,13 +41,17 @@ def names_in(node: cst.CSTNode) -> List[str]:
 
 def calls_in(node: cst.CSTNode) -> List[cst.Call]:
     """Every call under `node`, outermost first."""
-    found: List[cst.Call] = []
+    return _found_in(node, "visit_Call")
 
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
 
-    node.visit(Calls())
+def assignments_in(node: cst.CSTNode) -> List[cst.Assign]:
+    """Every `a = b` under `node`, in source order."""
+    return _found_in(node, "visit_Assign")
+
+
+def _found_in(node: cst.CSTNode, visit: str) -> list:
+    found: list = []
+    node.visit(type("Found", (cst.CSTVisitor,), {visit: lambda self, each: found.append(each)})())
     return found
 
 
