@@ -427,6 +427,27 @@ def test_static_shapes_read_by_python_come_from_a_trace():
     assert _printed(outcome.code).split() == ["[4,", "3]", "[4,", "1]", "4", "12.0", "0.0"]
 
 
+def test_layers_keep_tf1s_kernel_initializer_and_variable_order():
+    """A kernel TF1 left to `get_variable`'s default gets TF1's Glorot initializer (a kernel given,
+    by keyword or by position, is kept as given), and a variable made after layers comes after a
+    trace that builds them, as TF1's graph made them (the proof: tests/fixtures/equivalence)."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\n"
+              "h = tf.layers.dense(x, 4, tf.nn.relu)\n"
+              "g = tf.layers.dense(h, 4, tf.nn.relu, True, tf.ones_initializer())\n"
+              "k = tf.layers.dense(g, 2, kernel_initializer=tf.zeros_initializer())\n"
+              "w = tf.Variable(tf.random.normal([2, 1]))\ny = tf.matmul(k, w)\n"
+              "sess = tf.Session()\nsess.run(tf.global_variables_initializer())\n"
+              "print(sess.run(y, {x: [[1.0, 2.0, 3.0]]}).shape)\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "Dense(4, tf.nn.relu, kernel_initializer=tf.compat.v1.glorot_uniform_initializer())" in outcome.code
+    assert "Dense(4, tf.nn.relu, True, tf.ones_initializer())\n" in outcome.code
+    assert "Dense(2, kernel_initializer=tf.zeros_initializer())\n" in outcome.code
+    built, made = outcome.code.index("build_variables.get_concrete_function()"), outcome.code.index("w = tf.Variable(")
+    assert built < made, outcome.code
+    assert _printed(outcome.code) == "(1, 1)"
+
+
 def _printed(program: str, *args: str) -> str:
     """What `program` prints, run with TensorFlow (the test is skipped without it)."""
     pytest.importorskip("tensorflow")

@@ -22,13 +22,7 @@ pytest.importorskip("tf_keras", reason="the model-mapping route needs tf-keras")
 ROOT = Path(__file__).resolve().parent.parent
 # Programs whose eager version is known to compute other numbers under the tool (a gap of
 # `--native`, kept visible: strict, so a fix that closes it makes the test say so).
-KNOWN_GAPS = {
-    "main_function_layers": "tf.layers become Keras 3 layers, which draw their default (Glorot) initializers "
-                            "from Keras's own seeds, outside DeterministicRandomTestTool, and make their "
-                            "variables on first call, after the module's get_variable: measured initial loss "
-                            "0.6756274 against the compat route's 0.5554283 (0.5877812 for the same program "
-                            "written at module level)",
-}
+KNOWN_GAPS: dict = {}
 CASES = [pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[path.stem]))
          if path.stem in KNOWN_GAPS else path
          for path in sorted((ROOT / "tests" / "fixtures" / "equivalence").glob("*.py"))]

@@ -19,7 +19,7 @@ program order), defined just before the module-level statement that first evalua
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -34,6 +34,9 @@ from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
 from tfmigrate.native.syntax import bind, code, names_read
 from tfmigrate.native.tf2_spellings import NativeCalls
+
+# The kernels of TF1's layers that `get_variable` initialized by default (Glorot uniform).
+KERNELS = ("kernel_initializer", "depthwise_initializer", "pointwise_initializer")
 
 TO_NUMPY = '''
 def to_numpy(fetched):
@@ -72,6 +75,7 @@ class Emitter:
         # A feed built ahead in a variable named `feed_dict` is now a dict of arguments: renamed.
         self.renamed = {"feed_dict": script.fresh("feed")} if "feed_dict" in script.feed_dicts else {}
         self.helper_written = False
+        self.unbuilt: List[Statement] = []  # graph statements making layers not yet built
 
     # -- module ---------------------------------------------------------------------------------
     def module(self) -> str:
@@ -158,7 +162,7 @@ class Emitter:
         if kind in (Kind.PLACEHOLDER, Kind.SESSION, Kind.INIT, Kind.DROP):
             return []
         if kind is Kind.VARIABLE:
-            return [self._variable(statement)]
+            return self._build_layers_made_before() + [self._variable(statement)]
         if kind is Kind.OBJECT and self.script.tf_call(statement.node.body[0].value, *OPTIMIZERS):
             return [self._optimizer_line(statement.node, statement.node.body[0].value)]
         if kind is Kind.OBJECT and statement.summaries == []:  # `merge_all()` of no summary: None
@@ -194,10 +198,13 @@ class Emitter:
         if kind is Kind.WRITER:
             return [self._writer(statement)]
         if kind is Kind.SAVER:
-            built = [self._build_variables(statement)] if statement.reads else []
+            self.unbuilt = []
+            built = [self._build_variables(statement.reads, statement.deps, statement)] if statement.reads else []
             return built + [self._saver(statement)]
         if kind is Kind.GRAPH:
             out = [self._layer_line(layer) for layer in statement.layers if not layer.reused]
+            if out and statement.targets:
+                self.unbuilt.append(statement)
             if statement.metric is not None:  # TF1's two local variables of the running mean
                 out += [f"{name} = {self.tf}.Variable(0.0, trainable=False)\n"
                         for name in (statement.metric.total, statement.metric.count)]
@@ -305,8 +312,20 @@ class Emitter:
 
     def _layer_line(self, layer) -> str:
         ref = cst.parse_expression(f"{self.tf}.keras.layers.{layer.mapped.spec.cls}")
-        ctor = layer_specs.constructor(ref, layer.mapped, layer.call, multiline=False)
+        mapped = layer.mapped
+        mapped = layer_specs.Mapped(mapped.spec, mapped.inputs, mapped.ctor_args + self._tf1_initializers(mapped),
+                                    mapped.call_args, mapped.name)
+        ctor = layer_specs.constructor(ref, mapped, layer.call, multiline=False)
         return f"{layer.name} = {code(ctor)}\n"
+
+    def _tf1_initializers(self, mapped) -> List[cst.Arg]:
+        """TF1's layers drew their kernels from `get_variable`'s default, Glorot uniform by a
+        random op of the graph; Keras's own Glorot draws from Keras's seeds instead, outside
+        `DeterministicRandomTestTool`, so the proof of equal numbers needs TF1's initializer."""
+        given = {a.keyword.value for a in mapped.ctor_args if a.keyword is not None}
+        given |= set(mapped.spec.keras_order[:sum(a.keyword is None for a in mapped.ctor_args)])
+        return [keyword(name, cst.parse_expression(f"{self.tf}.compat.v1.glorot_uniform_initializer()"))
+                for name in KERNELS if name in mapped.spec.params and name not in given]
 
     def _variable(self, statement: Statement) -> str:
         line = statement.node
@@ -457,15 +476,28 @@ class Emitter:
         function, text = self._cached_function(site, body, params)
         return cst.parse_expression(f"{function.name}.get_concrete_function().structured_outputs.shape"), text
 
-    def _build_variables(self, saver: Statement) -> str:
+    def _build_layers_made_before(self) -> List[str]:
+        """A variable that TF1 made after layers: the layers' variables are made first, as TF1's
+        graph made them (Keras makes them at the first call, later), so their random initial
+        values come in TF1's order. Not where the layers take a dataset or a boolean flag."""
+        statements, self.unbuilt = self.unbuilt, []
+        if not statements:
+            return []
+        deps = {s.targets[0]: s for s in statements}
+        try:
+            return [self._build_variables(set(deps), deps, statements[-1])]
+        except Blocked:
+            return []
+
+    def _build_variables(self, names: Set[str], deps: Dict[str, Statement], at: Statement) -> str:
         """A Saver over layers needs their variables now, as TF1's graph had them: a function of
         the layers' graph statements, traced once (`get_concrete_function`), makes them, in the
         order and with the initial values their first call would have."""
-        names = sorted(saver.reads, key=lambda n: self.order[id(saver.deps[n])])
+        names = sorted(names, key=lambda n: self.order[id(deps[n])])
         fetches = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
-        site = RunSite(saver.node, saver.line, fetches, names, {}, saver.deps)
+        site = RunSite(at.node, at.line, fetches, names, {}, deps)
         body, params = self._traced(site, "a `tf.train.Saver` over layers fed by a dataset or a boolean flag")
-        function = self._function(site, body, params, saver.deps, name=self.script.fresh("build_variables"))
+        function = self._function(site, body, params, deps, name=self.script.fresh("build_variables"))
         return f"{function.text}{function.name}.get_concrete_function()  # the layers make their variables\n"
 
     def _variables_read(self, site: RunSite) -> Optional[str]:
