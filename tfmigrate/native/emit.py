@@ -397,6 +397,8 @@ class Emitter:
                 else:
                     star = "*" if len(param.targets) > 1 else ""
                     args.append(f"{star}{param.iterator}.get_next()")
+            elif name in site.feeds and param.sparse:  # what TF1 took: a SparseTensorValue or a tuple
+                args.append(f"{self.tf}.SparseTensor(*{code(site.feeds[name])})")
             elif name in site.feeds:
                 args.append(code(site.feeds[name]))
             elif param.default is not None:
@@ -459,7 +461,7 @@ class Emitter:
         """The closure of a function that is traced, not called (`get_concrete_function()` with
         its input signature): only placeholders of a tensor dtype may be its inputs."""
         body, params = self._closure(site)
-        if any(p.kind is not Kind.PLACEHOLDER or code(p.dtype).endswith("bool") for p in params):
+        if any(p.kind is not Kind.PLACEHOLDER or p.sparse or code(p.dtype).endswith("bool") for p in params):
             raise Blocked(site.line, why)
         return body, params
 
@@ -557,14 +559,15 @@ class Emitter:
         specs = [f"{tf}.TensorSpec({code(p.shape) if p.shape is not None else 'None'}, {dtype})"
                  for p, dtype in zip(params, dtypes)]
         flags = [dtype.endswith(".bool") for dtype in dtypes]
-        if len(dtypes) < len(params) or any(flags):
-            # A fed tensor or a dataset's element keeps its own dtype, and a boolean flag
+        if len(dtypes) < len(params) or any(flags) or any(p.sparse for p in params):
+            # A fed tensor, a dataset's element or a sparse tensor keeps its own dtype, and a boolean flag
             # (`training=`) stays a Python value (Keras layers branch on it in Python, so each
             # value gets its own trace): no signature, the placeholders take their dtypes here,
             # as TF1 converted what was fed.
             placeholders = [p for p in params if p.kind is Kind.PLACEHOLDER]
             lines[:0] = [f"{indent}{p.targets[0]} = {tf}.cast({p.targets[0]}, {dtype})\n"
-                         for p, dtype, flag in zip(placeholders, dtypes, flags) if not flag]
+                         for p, dtype, flag in zip(placeholders, dtypes, flags)
+                         if not flag and not dtype.endswith(".string")]
             decorator = f"@{tf}.function\n"
         elif specs:
             decorator = f"@{tf}.function(input_signature=[{', '.join(specs)}])\n"

@@ -21,7 +21,7 @@ import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_assigned, names_read
 
-PLACEHOLDERS = ("placeholder", "placeholder_with_default")
+PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
 VARIABLES = ("Variable", "get_variable")
 SESSIONS = ("Session", "InteractiveSession")
@@ -31,7 +31,8 @@ INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "loc
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
 OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.", "test.",
-                   "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.", "flags")
+                   "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.", "flags",
+                   "SparseTensorValue")  # (a namedtuple, what TF1 fed a sparse placeholder)
 # Calls that create graph state or need a session: a module-level function making them is not a
 # pure tensor helper that a `tf.function` may call.
 STATEFUL = ("Variable", "get_variable", "layers.", "placeholder", "Session", "InteractiveSession", "train.",
@@ -51,7 +52,7 @@ UNSUPPORTED = {
     "nn.rnn_cell": "an RNN cell made inside a graph expression (it would be made again on each call)",
     "variable_scope": "`tf.variable_scope`",
     "name_scope": "`tf.name_scope`",
-    "sparse_placeholder": "`tf.sparse_placeholder`",
+    "sparse_placeholder": "`tf.sparse_placeholder` inside an expression",
     "train.start_queue_runners": "queue runners",
     "train.string_input_producer": "a queue input pipeline (`string_input_producer`)",
     "train.input_producer": "a queue input pipeline",
@@ -156,6 +157,7 @@ class Statement:
     shape: Optional[cst.BaseExpression] = None
     default: Optional[cst.BaseExpression] = None
     trainable: bool = True
+    sparse: bool = False  # PLACEHOLDER: `tf.sparse_placeholder`, fed `(indices, values, dense_shape)`
     metric: Optional["Metric"] = None   # `tf.metrics.accuracy(...)[1]`
     fed_only: bool = False  # `x = tf.placeholder(...) / 255.`: has a value only where it is fed
     fed_dataset: Optional["FedDataset"] = None  # DATASET / ITERATOR: built from placeholders
@@ -782,6 +784,30 @@ class Script:
     def _mentions_tf(self, node: cst.CSTNode) -> bool:
         return bool(names_read(node) & self.aliases)
 
+    def _uses_tensors(self, node: cst.CSTNode) -> bool:
+        """Whether `node` names TensorFlow for more than Python objects (dtypes, flags,
+        `tf.SparseTensorValue`): a function that only builds those is Python, callable anywhere."""
+        if not self._mentions_tf(node):
+            return False
+        script = self
+        found = []
+
+        class _Uses(cst.CSTVisitor):
+            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+                path = script.api(attr)
+                if path is None:
+                    return None
+                if not path.startswith(OBJECT_PREFIXES):
+                    found.append(path)
+                return False
+
+            def visit_Name(self, name: cst.Name) -> None:
+                if name.value in script.aliases:
+                    found.append(name.value)  # the module itself, passed on
+
+        node.visit(_Uses())
+        return bool(found)
+
     def _check_supported(self, node: cst.CSTNode, at: int) -> None:
         script = self
 
@@ -806,13 +832,14 @@ class Script:
     def _placeholder(self, statement: Statement, call: cst.Call, path: str) -> None:
         at = statement.line
         try:
-            if path == "placeholder":
+            if path != "placeholder_with_default":
                 bound = bind(call, ("dtype", "shape", "name"))
             else:
                 bound = bind(call, ("input", "shape", "name"))
         except ValueError as why:
             raise Blocked(at, f"a placeholder: {why}")
-        if path == "placeholder":
+        statement.sparse = path == "sparse_placeholder"
+        if path != "placeholder_with_default":
             if "dtype" not in bound:
                 raise Blocked(at, "a placeholder without a dtype")
             statement.dtype = bound["dtype"]
@@ -1126,7 +1153,7 @@ class Script:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) or (
                 isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and (
-                    self._mentions_tf(node) or names_read(node) & (set(self.builders) | self.graph_names())):
+                    self._uses_tensors(node) or names_read(node) & (set(self.builders) | self.graph_names())):
                 return self._helper(node, at)
             statement = Statement(node, Kind.PYTHON, at)
             for name in names_assigned(node):
