@@ -76,8 +76,8 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     (MODEL + "def f(t):\n    return tf.layers.dense(t, 1)\ng = lambda t: f(t) * tf.constant(2.0)\na = g(x)\nb = a\n"
      + RUN, "calls the model function `f`"),
     ("import numpy as np\nimport tensorflow as tf\nd = np.zeros([4, 1])\nx = tf.placeholder(d.dtype, d.shape)\n"
-     "ds = tf.data.Dataset.from_tensor_slices(x).batch(2)\nit = ds.make_initializable_iterator()\nb = it.get_next()\n"
-     "s = tf.Session()\ns.run(it.initializer, {x: d})\nprint(s.run(b * 2))\n", "whose dtype is not float32"),
+     "y = tf.placeholder(tf.float64, [4, 1])\nh = tf.layers.dense(tf.concat([x, y], 1), 1)\n"
+     "s = tf.Session()\nprint(s.run(h, {x: d, y: d}))\n", "layers computing on data of the dtypes"),
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None])\ny = tf.placeholder(tf.float32, [None])\n"
      "ds = tf.data.Dataset.from_tensor_slices((x, y))\nit = ds.make_initializable_iterator()\na, b = it.get_next()\n"
      "s = tf.Session()\ns.run(it.initializer, {x: [1.0]})\nprint(s.run(a + b))\n", "fed other than by each of them"),
@@ -446,6 +446,21 @@ def test_layers_keep_tf1s_kernel_initializer_and_variable_order():
     built, made = outcome.code.index("build_variables.get_concrete_function()"), outcome.code.index("w = tf.Variable(")
     assert built < made, outcome.code
     assert _printed(outcome.code) == "(1, 1)"
+
+
+def test_a_defect_of_the_rewrite_keeps_the_compat_route_and_says_so(monkeypatch):
+    """An unexpected error inside the rewrite never stops the run: the module keeps the compat
+    route and TFM216 names the defect."""
+    import tfmigrate.native.emit as emit
+
+    def broken(self):
+        raise AttributeError("'str' object has no attribute '_codegen'")
+
+    monkeypatch.setattr(emit.Emitter, "module", broken)
+    outcome = rewrite("import tensorflow as tf\nx = tf.placeholder(tf.float32)  # defect test\n"
+                      "sess = tf.Session()\nprint(sess.run(x * 2, {x: 1.0}))\n")
+    assert outcome.code is None
+    assert str(outcome.blocker).startswith("internal: the rewrite failed (AttributeError"), str(outcome.blocker)
 
 
 def _printed(program: str, *args: str) -> str:

@@ -44,15 +44,19 @@ def rewrite(source: str, stateful: tuple = ()) -> Outcome:
     import tfmigrate.native.entry_functions as entry_functions
 
     try:
-        script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
-        text = Emitter(script).module()
-    except Blocked as stop:
-        try:  # the graph is built and run inside functions called once (`main`)
-            text = entry_functions.rewrite(wrapper.module, source, line_of, tuple(stateful))
-        except Blocked as inner:
-            return Outcome(None, inner.blocker)
-        if text is None:
-            return Outcome(None, stop.blocker)
+        try:
+            script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
+            text = Emitter(script).module()
+        except Blocked as stop:
+            try:  # the graph is built and run inside functions called once (`main`)
+                text = entry_functions.rewrite(wrapper.module, source, line_of, tuple(stateful))
+            except Blocked as inner:
+                return Outcome(None, inner.blocker)
+            if text is None:
+                return Outcome(None, stop.blocker)
+    except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
+        return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
+                                        "please report it"))
     try:
         cst.parse_module(text)
         compile(text, "<native>", "exec")

@@ -202,7 +202,8 @@ class Emitter:
             built = [self._build_variables(statement.reads, statement.deps, statement)] if statement.reads else []
             return built + [self._saver(statement)]
         if kind is Kind.GRAPH:
-            out = [self._layer_line(layer) for layer in statement.layers if not layer.reused]
+            dtype = self.script.layer_dtype(statement) if statement.layers else None
+            out = [self._layer_line(layer, dtype) for layer in statement.layers if not layer.reused]
             if out and statement.targets:
                 self.unbuilt.append(statement)
             if statement.metric is not None:  # TF1's two local variables of the running mean
@@ -310,11 +311,13 @@ class Emitter:
             call, [keyword("var_list", names), *call.args]))
         return code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
 
-    def _layer_line(self, layer) -> str:
+    def _layer_line(self, layer, dtype: Optional[cst.BaseExpression] = None) -> str:
+        """The Keras layer, with TF1's kernel initializer and, where TF1's took another dtype from
+        its data than float32, that dtype."""
         ref = cst.parse_expression(f"{self.tf}.keras.layers.{layer.mapped.spec.cls}")
         mapped = layer.mapped
-        mapped = layer_specs.Mapped(mapped.spec, mapped.inputs, mapped.ctor_args + self._tf1_initializers(mapped),
-                                    mapped.call_args, mapped.name)
+        extra = self._tf1_initializers(mapped) + ([keyword("dtype", dtype)] if dtype is not None else [])
+        mapped = layer_specs.Mapped(mapped.spec, mapped.inputs, mapped.ctor_args + extra, mapped.call_args, mapped.name)
         ctor = layer_specs.constructor(ref, mapped, layer.call, multiline=False)
         return f"{layer.name} = {code(ctor)}\n"
 
@@ -601,7 +604,7 @@ class Emitter:
             for layer in statement.layers:
                 calls[id(layer.call)] = layer_specs.layer_call(cst.Name(layer.name), layer.mapped, layer.call)
             node = node.visit(_Replace(calls))
-        node = node.visit(NativeCalls(self.script))
+        node = node.visit(NativeCalls(self.script, wide=bool(self.script.data_dtypes(statement))))
         return code(node).strip() + "\n"
 
     def _variables(self, train: Statement, defs) -> str:

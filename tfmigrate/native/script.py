@@ -963,8 +963,12 @@ class Script:
                     raise Blocked(at, "`make_initializer` of something other than a named dataset")
                 statement.kind, statement.iterator, statement.dataset = Kind.ITERATOR_INIT, receiver.value, dataset
                 return True
+            made = self._iterator_made(value)
+            if made is not None:  # `tf.compat.v1.data.make_initializable_iterator(ds)`, as `fix` spells it
+                receiver, method = made
+                receiver_kind = self.kinds.get(receiver.value) if isinstance(receiver, cst.Name) else None
             if receiver_kind is Kind.DATASET and method in ("make_initializable_iterator", "make_one_shot_iterator") \
-                    and not value.args:
+                    and (made is not None or not value.args):
                 statement.kind, statement.dataset = Kind.ITERATOR, receiver
                 fed = self.fed_datasets.get(receiver.value)
                 if fed is not None:
@@ -1002,17 +1006,69 @@ class Script:
         if len(targets) != 1 or len(placeholders) + len(bases) != len(reads) or len(bases) > 1 \
                 or any(self.placeholders[n].default is not None for n in placeholders):
             raise Blocked(at, "a `tf.data` dataset built from graph tensors other than placeholders")
-        for name in placeholders:
-            dtype = self.placeholders[name].dtype
-            if dtype is None or not (self.api(dtype) in ("float32", "int32", "int64", "string", "bool") or (
-                    isinstance(dtype, cst.SimpleString) and dtype.evaluated_value in ("float", "float32", "int32"))):
-                raise Blocked(at, f"a `tf.data` dataset of the placeholder `{name}`, whose dtype is not float32 or an "
-                                  "integer (float64 data made TF1's layers float64; Keras layers are float32)")
         base = bases[0] if bases else FedDataset([], [])
         fed = FedDataset(base.placeholders + [n for n in placeholders if n not in base.placeholders],
                          base.statements + [statement])
         statement.fed_dataset = fed
         self.fed_datasets[targets[0]] = fed
+
+    def layer_dtype(self, statement: Statement) -> Optional[cst.BaseExpression]:
+        """The dtype TF1's layers in `statement` took from their inputs when it is not float32.
+        Keras layers are float32 unless given it (a float64 placeholder, `tf.placeholder(x.dtype,
+        ...)` of numpy data: TF1 computed in float64)."""
+        found = self.data_dtypes(statement)
+        if len(found) > 1:
+            raise Blocked(statement.line, f"layers computing on data of the dtypes {', '.join(sorted(found))} at once")
+        return next(iter(found.values()), None)
+
+    def data_dtypes(self, statement: Statement) -> Dict[str, cst.BaseExpression]:
+        """The dtypes other than float32 of the placeholders `statement`'s data comes from (directly
+        or through a dataset of them), up to a cast, by their code."""
+        found: Dict[str, cst.BaseExpression] = {}
+        seen: Set[Tuple[str, int]] = set()
+        todo = [("", statement)]
+        while todo:
+            name, current = todo.pop()
+            if (name, id(current)) in seen:
+                continue
+            seen.add((name, id(current)))
+            if current is not statement and any((self.tf_call(c) or "").startswith(CASTS) for c in calls_in(current.node)):
+                continue  # computed in the dtype it was cast to
+            if current.kind is Kind.PLACEHOLDER and current.dtype is not None and not _narrow_dtype(current.dtype, self):
+                found.setdefault(code(current.dtype), current.dtype)
+            if current.kind is Kind.NEXT:
+                todo += [(n, self.placeholders[n]) for n in self._element_placeholders(current, name)]
+            todo += list(current.deps.items())
+        return found
+
+    def _element_placeholders(self, next_: Statement, name: str) -> List[str]:
+        """The placeholders whose data `name`, one of `next_`'s targets, holds: the one in the same
+        place of `from_tensor_slices((a, b))` when the dataset only reorders or groups elements,
+        else every placeholder of its dataset."""
+        iterator = self.defs.get(next_.iterator) if next_.iterator else None
+        fed = iterator.fed_dataset if iterator is not None else None
+        if fed is None:
+            return []
+        everything = [n for n in fed.placeholders if n in self.placeholders]
+        first = fed.statements[0].node.body[0].value if fed.statements else None
+        keeps = all(isinstance(s.node.body[0].value, cst.Call) and isinstance(s.node.body[0].value.func, cst.Attribute)
+                    and s.node.body[0].value.func.attr.value in ELEMENT_WISE for s in fed.statements[1:])
+        if not (keeps and self.tf_call(first, "data.Dataset.from_tensor_slices") and first.args
+                and isinstance(first.args[0].value, cst.Tuple) and name in next_.targets):
+            return everything
+        parts = [e.value for e in first.args[0].value.elements]
+        if len(parts) != len(next_.targets) or not all(isinstance(p, cst.Name) for p in parts):
+            return everything
+        part = parts[next_.targets.index(name)].value
+        return [part] if part in self.placeholders else everything
+
+    def _iterator_made(self, call: cst.Call):
+        """(dataset, method) of `tf.compat.v1.data.make_<kind>_iterator(dataset)`, or None."""
+        for method in ("make_initializable_iterator", "make_one_shot_iterator"):
+            if self.tf_call(call, f"compat.v1.data.{method}", f"data.{method}") \
+                    and len(call.args) == 1 and call.args[0].keyword is None:
+                return call.args[0].value, method
+        return None
 
     def _one_shot_dataset(self, node) -> Optional[cst.BaseExpression]:
         """The dataset of `ds.make_one_shot_iterator()` / `tf.compat.v1.data.make_one_shot_iterator(ds)`
@@ -1542,6 +1598,21 @@ class _StateFree(cst.CSTVisitor):
         path = self.script.tf_call(call)
         if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
             raise Blocked(self.at, f"{self.what} (`tf.{path}(seed=...)`, a random op with its own seed)")
+
+
+# Dataset methods that keep each element's parts in place (reorder, group, repeat them).
+ELEMENT_WISE = ("shuffle", "batch", "repeat", "prefetch", "take", "skip", "cache", "padded_batch")
+# Calls whose result has the dtype they name, not their input's.
+CASTS = ("cast", "to_float", "to_double", "to_int32", "to_int64", "dtypes.cast", "saturate_cast")
+
+
+def _narrow_dtype(dtype, script: Script) -> bool:
+    """A dtype Keras layers compute in as TF1's did: float32 (their default), or one layers never take."""
+    if isinstance(dtype, str):  # a literal default's (`placeholder_with_default(0.5, ...)`)
+        return dtype in ("float32", "int32", "bool")
+    if isinstance(dtype, cst.SimpleString):
+        return dtype.evaluated_value in ("float", "float32", "int32", "int64", "string", "bool")
+    return script.api(dtype) in ("float32", "int32", "int64", "string", "bool", "uint8")
 
 
 def _literal_dtype(node, script: Script) -> Optional[str]:

@@ -51,8 +51,12 @@ _BUILD: Dict[str, Callable[[str, Dict[str, str]], str]] = {
 _DEFAULTS = {"weights": ("1.0", "1"), "label_smoothing": ("0", "0.0")}
 
 
-def native_call(script: Script, call: cst.Call) -> Optional[str]:
-    """The TF2 spelling of `call`, or None to keep it."""
+# TF1's losses that cast both inputs to float32 (`to_float`) before computing.
+_TO_FLOAT = ("losses.mean_squared_error", "losses.absolute_difference")
+
+
+def native_call(script: Script, call: cst.Call, wide: bool = False) -> Optional[str]:
+    """The TF2 spelling of `call`, or None to keep it (`wide`: its data may be other than float32)."""
     path = script.tf_call(call)
     if path in _ASSIGNS:
         return _assign(script, call, path)
@@ -79,6 +83,8 @@ def native_call(script: Script, call: cst.Call) -> Optional[str]:
     needed = _LOSS_PARAMS[path][:2]
     if any(k not in texts for k in needed):
         return None
+    if wide and path in _TO_FLOAT:
+        texts.update({k: f"{script.tf}.cast({texts[k]}, {script.tf}.float32)" for k in needed})
     return _BUILD[path](script.tf, texts)
 
 
@@ -107,11 +113,11 @@ def _assign(script: Script, call: cst.Call, path: str) -> Optional[str]:
 
 
 class NativeCalls(cst.CSTTransformer):
-    def __init__(self, script: Script):
-        self.script = script
+    def __init__(self, script: Script, wide: bool = False):
+        self.script, self.wide = script, wide
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        text = native_call(self.script, original)
+        text = native_call(self.script, original, self.wide)
         if text is None:
             return updated
         return cst.parse_expression(text).with_changes(lpar=updated.lpar, rpar=updated.rpar)
