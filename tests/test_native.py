@@ -112,7 +112,9 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     (SAVER + "w = tf.Variable(1.0)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n    print(s.last_checkpoints)\n",
      "the saver `s` used other than by `save` or `restore`"),
     # functions that run their own Session (entry_functions): called once each, no graph beside
-    (ENTRY + "main()\nmain()\n", "`main`, a function that runs its own Session, called other than once"),
+    (ENTRY.replace("w = tf.Variable(2.0)", "w = tf.get_variable('w', [], reuse=tf.AUTO_REUSE)") + "main()\nmain()\n",
+     "`main`, a function that runs its own Session, run more than once or from other functions, with `reuse`"),
+    (ENTRY, "`main`, a function that runs its own Session, not run from the module's entry point"),
     ("import tensorflow as tf\nz = tf.placeholder(tf.float32)\n" + ENTRY[24:] + "main()\n",
      "graph code at module level beside `main`"),
     (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
@@ -407,6 +409,25 @@ def test_an_entry_function_given_the_parsed_arguments_is_rewritten_in_place():
     assert "def main(args):\n    w = tf.Variable(args.scale)\n" in outcome.code, outcome.code
     assert outcome.code.endswith("    main(parser.parse_args())\n")
     assert _printed(outcome.code, "--scale", "2").splitlines()[-1] == "6.0"
+
+
+def test_a_session_function_run_from_main_or_twice_is_rewritten_in_place():
+    """`main()` calls `train(scale)` twice (the usual script: an entry point calling the function
+    that builds and runs the graph): each call built its own graph and Session in TF1, each call
+    makes its own state eagerly."""
+    source = ("import tensorflow as tf\n\n\ndef train(scale):\n    x = tf.placeholder(tf.float32, [None])\n"
+              "    w = tf.Variable(scale)\n    loss = tf.reduce_sum(tf.square(w * x - 1.0))\n"
+              "    step = tf.train.GradientDescentOptimizer(0.05).minimize(loss)\n"
+              "    with tf.Session() as sess:\n        sess.run(tf.global_variables_initializer())\n"
+              "        for _ in range(10):\n            sess.run(step, {x: [1.0, 2.0]})\n"
+              "        return sess.run(loss, {x: [1.0, 2.0]})\n\n\n"
+              "def main():\n    print('%.5f %.5f' % (train(2.0), train(-1.0)))\n\n\n"
+              "if __name__ == \"__main__\":\n    main()\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert not TF1_LEFT.search(outcome.code), outcome.code
+    assert outcome.code.startswith("import tensorflow as tf\n\n\ndef train(scale):\n    w = tf.Variable(scale)\n")
+    assert _printed(outcome.code) == "0.20001 0.20001"  # what the compat route prints
 
 
 def test_static_shapes_read_by_python_come_from_a_trace():

@@ -1,6 +1,8 @@
-"""Functions that build a graph and run it in a Session of their own, each called once at module
-level: `def main(_): ... with tf.Session() as sess: ...` run by `tf.app.run()` or
-`if __name__ == "__main__": main()`, or `save()` then `reset_default_graph()` then `reload()`.
+"""Functions that build a graph and run it in a Session of their own, run by the module's entry
+point: `def main(_): ... with tf.Session() as sess: ...` run by `tf.app.run()` or
+`if __name__ == "__main__": main()`, `save()` then `reset_default_graph()` then `reload()`, or
+`train(args)` called by `main()` (a function run more than once, or from other functions, may not
+share graph state between its calls: no `reuse`, Saver or collections).
 
 That is how real TF1 scripts are written. Each such body is read as the script it is (the
 module's other top-level statements, which must build no graph, come first), rewritten by
@@ -75,15 +77,50 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...])
 
 
 def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cst.FunctionDef]:
-    """Top-level functions that open a Session and are called once, from the module's top level."""
+    """Top-level functions that open a Session, each called once from the module's top level, or
+    run from its entry point otherwise (`main()` calls `train(args)`; `run(a)` then `run(b)`):
+    those build their graph anew at each call, so they may not share variables between calls."""
     found = []
+    reached = _run_from_entry_point(module, names)
     for node in module.body:
         if isinstance(node, cst.FunctionDef) and any(names.api(c.func) in SESSIONS for c in calls_in(node)):
             if not _called_once(module, node, names):
-                raise Blocked(line_of(node), f"`{node.name.value}`, a function that runs its own Session, called "
-                                             "other than once from the module's top level")
+                if node.name.value not in reached:
+                    raise Blocked(line_of(node), f"`{node.name.value}`, a function that runs its own Session, "
+                                                 "not run from the module's entry point (a library function)")
+                shared = SHARES_BETWEEN_CALLS.search(code(node))
+                if shared:
+                    raise Blocked(line_of(node), f"`{node.name.value}`, a function that runs its own Session, run "
+                                                 f"more than once or from other functions, with `{shared.group(0)}` "
+                                                 "(TF1's later calls found the earlier calls' variables or names)")
             found.append(node)
     return found
+
+
+# What makes one call of a function see the graph state of the calls before it, in TF1's default graph.
+SHARES_BETWEEN_CALLS = re.compile(r"\b(?:reuse|AUTO_REUSE|reuse_variables|Saver|get_collection|global_variables|"
+                                  r"trainable_variables|get_default_graph|global_step)\b")
+
+
+def _run_from_entry_point(module: cst.Module, names: ImportTable) -> set:
+    """The module's functions that its entry point runs (the `if __name__ == "__main__":` block,
+    `tf.app.run()`, a top-level call), directly or through its other functions."""
+    functions = {node.name.value: node for node in module.body if isinstance(node, cst.FunctionDef)}
+    todo = []
+    for node in module.body:
+        if isinstance(node, cst.FunctionDef):
+            continue
+        for statement in _top_statements(node):
+            run = _entry_call(statement, names)
+            todo += [run[0]] if run else []
+            todo += [c.func.value for c in calls_in(statement) if isinstance(c.func, cst.Name)]
+    reached = set()
+    while todo:
+        name = todo.pop()
+        if name in functions and name not in reached:
+            reached.add(name)
+            todo += [c.func.value for c in calls_in(functions[name]) if isinstance(c.func, cst.Name)]
+    return reached
 
 
 def _called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTable) -> bool:
