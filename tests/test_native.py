@@ -394,6 +394,18 @@ def test_tf_flags_is_a_python_object():
     assert "flags = tf.flags" in outcome.code
 
 
+def test_a_function_building_tf_example_protos_is_python():
+    """`def _int64_feature(v): return tf.train.Feature(int64_list=tf.train.Int64List(value=[v]))`
+    (stanford's TFRecord example) builds protocol buffers, not graph state: Python code may call it."""
+    source = ("import tensorflow as tf\n\n\ndef feature(v):\n"
+              "    return tf.train.Feature(int64_list=tf.train.Int64List(value=[v]))\n\n\n"
+              "x = tf.placeholder(tf.float32)\nwith tf.Session() as sess:\n"
+              "    print(sess.run(x * 2, {x: feature(3).int64_list.value[0]}))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert _printed(outcome.code) == "6.0"
+
+
 def test_an_entry_function_given_the_parsed_arguments_is_rewritten_in_place():
     """`main(parser.parse_args())` under `if __name__ == "__main__":` (argparse scripts): the
     graph and Session inside `main` become eager code inside `main`, which keeps its parameter."""

@@ -32,7 +32,11 @@ EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
 OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.", "test.",
                    "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.", "flags",
-                   "SparseTensorValue")  # (a namedtuple, what TF1 fed a sparse placeholder)
+                   "SparseTensorValue",  # (a namedtuple, what TF1 fed a sparse placeholder)
+                   # tf.Example protocol buffers and the record writer: Python objects, no graph
+                   "train.Example", "train.Features", "train.Feature", "train.Int64List", "train.BytesList",
+                   "train.FloatList", "train.SequenceExample", "train.FeatureList", "python_io.TFRecordWriter",
+                   "io.TFRecordWriter")
 # Calls that create graph state or need a session: a module-level function making them is not a
 # pure tensor helper that a `tf.function` may call.
 STATEFUL = ("Variable", "get_variable", "layers.", "placeholder", "Session", "InteractiveSession", "train.",
