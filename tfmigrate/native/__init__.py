@@ -42,7 +42,14 @@ def rewrite(source: str, stateful: tuple = ()) -> Outcome:
 
     from tfmigrate.native.emit import Emitter
     import tfmigrate.native.entry_functions as entry_functions
+    import tfmigrate.native.test_files as test_files
 
+    try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
+        text = test_files.rewrite(wrapper.module, source, line_of)
+    except Blocked as stop:
+        return Outcome(None, stop.blocker)
+    if text is not None:
+        return _checked(text)
     try:
         script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
         text = Emitter(script).module()
@@ -53,6 +60,11 @@ def rewrite(source: str, stateful: tuple = ()) -> Outcome:
             return Outcome(None, inner.blocker)
         if text is None:
             return Outcome(None, stop.blocker)
+    return _checked(text)
+
+
+def _checked(text: str) -> Outcome:
+    """The rewrite, unless it does not parse."""
     try:
         cst.parse_module(text)
         compile(text, "<native>", "exec")
