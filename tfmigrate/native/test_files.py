@@ -36,7 +36,7 @@ NOT_EAGER_API = re.compile(
     r"local_variables|trainable_variables|all_variables|model_variables|assign\w*|scatter_\w+|count_up_to|"
     r"random\w*|truncated_normal|multinomial|dropout|py_func|numpy_function|make_template|"
     r"set_random_seed|get_seed|Print|control_dependencies|tables_initializer|import_graph_def|"
-    r"test\.compute_gradient\w*)$"
+    r"test\.compute_gradient\w*|disable_\w+|enable_v2_behavior)$"
     r"|^(?:train|summary|layers|contrib|keras|data|estimator|nn\.rnn_cell|nn\.\w*rnn|random|"
     r"compat\.v1\.(?:train|summary|layers))\.")
 RANDOM_API = re.compile(r"(?:^|\.)(?:random\w*|truncated_normal|multinomial)$|^random\.")
@@ -64,9 +64,11 @@ def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
     classes = _test_classes(module, names)
     if not classes:
         return None
-    tf = next((local for local, target in sorted(names.aliases.items()) if target == "tensorflow"), None)
+    plain = next((local for local, target in sorted(names.aliases.items()) if target == "tensorflow"), None)
+    tf = plain or next((local for local, target in sorted(names.aliases.items())
+                        if target == "tensorflow.compat.v1"), None)
     if tf is None:
-        raise Blocked(1, "a test file without a plain `import tensorflow as tf`")
+        raise Blocked(1, "a test file without `import tensorflow as tf`")
     outside = _outside_modules(module)
     new_body = []
     for node in module.body:
@@ -76,8 +78,10 @@ def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
             new_body.append(_Method(node, node.name.value, False, names, tf, outside, line_of).rewritten())
         else:
             if not _is_import(node):
-                _check_eager(node, "the module's top level", names, outside, line_of)
+                _check_eager(node, "the test file's top level", names, outside, line_of)
             new_body.append(node)
+    if plain is None:  # (what stops it is named first: a second fix pass says the same)
+        raise Blocked(1, "a test file on TensorFlow's compat route (`import tensorflow.compat.v1`)")
     text = module.with_changes(body=new_body).code
     if text == source:
         raise Blocked(1, "a test file with no test session, run or placeholder to rewrite")
@@ -137,7 +141,7 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
     """Blocked unless `node` runs the same eagerly as in a graph (`allowed`: calls the rewrite
     itself takes care of)."""
     def stop(at, what):
-        raise Blocked(line_of(at), f"the test file's {where}: {what}")
+        raise Blocked(line_of(at), f"{where}: {what}")
 
     allowed_ids = {id(call) for call in allowed}
     for call in calls_in(node):
@@ -200,8 +204,12 @@ class _Method:
         self.bindings = 0  # `as sess` of the session `with`s
         self.statements: List[cst.BaseStatement] = []  # the body, session `with`s at its top opened
 
+    @property
+    def label(self) -> str:
+        return f"the test method `{self.where}`" if self.is_test else f"the function `{self.where}`"
+
     def stop(self, node, what: str):
-        raise Blocked(self.line_of(node), f"the test method `{self.where}`: {what}")
+        raise Blocked(self.line_of(node), f"{self.label}: {what}")
 
     def rewritten(self) -> cst.FunctionDef:
         self.statements = self._opened(list(self.function.body.body))
@@ -211,8 +219,7 @@ class _Method:
         initializers = self._initializer_statements()
         handled = [call for call, _ in runs] + gradients + [
             c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()]
-        _check_eager(self.function, f"test method `{self.where}`" if self.is_test else f"function `{self.where}`",
-                     self.names, self.outside, self.line_of, handled)
+        _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled)
         if not (runs or gradients or initializers or placeholders or self.sessions):
             return self.function
         if not self.is_test:
