@@ -496,3 +496,33 @@ def test_a_test_file_that_cannot_be_eager_takes_the_compat_route_itself_and_pass
     run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
     assert run.stdout.strip().splitlines()[-1] == "2 tests, 0 failed", run.stderr[-2000:]
+
+
+OPS_TEST = ("import tensorflow as tf\nfrom ops import scaled\n\n\nclass OpsTest(tf.test.TestCase):\n\n"
+            "    def testScaled(self):\n        with self.test_session() as sess:\n"
+            "            x = tf.placeholder(tf.float32, [2])\n            y = scaled(x)\n"
+            "            self.assertAllClose(sess.run(y, {x: [1.0, 2.0]}), [3.0, 6.0])\n\n\n"
+            "if __name__ == '__main__':\n    tf.test.main()\n")
+
+
+@pytest.mark.parametrize("helper, eager", [
+    ("import tensorflow as tf\n\n\ndef scaled(t):\n    return t * 3.0\n", True),
+    ("import tensorflow as tf\n\n\ndef scaled(t):\n    return t * 3.0 + 0.0 * tf.gradients(t, t)[0]\n", False),
+])
+def test_a_test_file_calls_a_module_of_its_project_only_if_that_module_runs_eagerly(tmp_path, helper, eager):
+    """project.graph_imports.eager_imports: the module a test calls has no construct that runs
+    otherwise eagerly (here `tf.gradients`), else the test file keeps the compat route; either way
+    its test passes."""
+    (tmp_path / "ops.py").write_text(helper)
+    (tmp_path / "ops_test.py").write_text(OPS_TEST)
+    result = _run("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    fixed = (tmp_path / "ops_test.py").read_text()
+    assert ("self.evaluate(y)" in fixed) is eager and ("disable_v2_behavior()" in fixed) is not eager, fixed
+    if not eager:
+        check = _run("check", "--native", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
+        assert "`scaled`, from `ops.scaled`, a module `fix --native` has not proven to run eagerly" in check.stdout
+    pytest.importorskip("tensorflow")
+    ran = subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=tmp_path,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-2000:]

@@ -26,9 +26,9 @@ class Outcome:
 
 
 @lru_cache(maxsize=16)
-def rewrite(source: str, stateful: tuple = ()) -> Outcome:
+def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
     """The module `source` as eager TF2, or the construct that stops it (`stateful`: the checked
-    modules it imports that make variables). Remembered per source: the runner's look at the
+    modules it imports that make variables; `eager`: those an eager test may call). Remembered per source: the runner's look at the
     scripts, the engine's first pass and TFM216 in every later fix pass ask about the same text."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source))
@@ -45,7 +45,7 @@ def rewrite(source: str, stateful: tuple = ()) -> Outcome:
     import tfmigrate.native.test_files as test_files
 
     try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
-        text = test_files.rewrite(wrapper.module, source, line_of)
+        text = test_files.rewrite(wrapper.module, source, line_of, tuple(eager))
     except Blocked as stop:
         return Outcome(None, stop.blocker)
     if text is not None:

@@ -48,7 +48,7 @@ GRAPH_ATTRIBUTES = ("name", "op", "graph", "consumers", "value_index", "device")
 # project's own code) are not proven to run eagerly.
 PLAIN_MODULES = {"numpy", "math", "itertools", "functools", "collections", "absl", "unittest", "six", "numbers",
                  "operator", "string", "re", "os", "sys", "copy", "contextlib", "typing", "mock", "__future__",
-                 "tensorflow", "scipy"}
+                 "tensorflow", "scipy", "tree"}
 PLACEHOLDER_PARAMS = ("dtype", "shape", "name")
 
 
@@ -57,9 +57,10 @@ def is_test_file(module: cst.Module, names: ImportTable) -> bool:
     return bool(_test_classes(module, names))
 
 
-def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
+def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = ()) -> Optional[str]:
     """The test file as eager TF2, None when it has no `tf.test.TestCase` (Blocked: the method and
-    construct that keep the file on the compat route)."""
+    construct that keep the file on the compat route). `eager`: the project's modules it imports
+    that an eager test may call (project.graph_imports.eager_imports)."""
     names = ImportTable(module, source)
     classes = _test_classes(module, names)
     if not classes:
@@ -69,17 +70,19 @@ def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
                         if target == "tensorflow.compat.v1"), None)
     if tf is None:
         raise Blocked(1, "a test file without `import tensorflow as tf`")
-    outside = _outside_modules(module)
+    outside = {name: full for name, full in _outside_modules(module).items()
+               if full not in eager and full.rpartition(".")[0] not in eager}
     new_body = []
-    for node in module.body:
+    for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
         if isinstance(node, cst.ClassDef):
             new_body.append(_rewritten_class(node, node.name.value in classes, names, tf, outside, line_of))
         elif isinstance(node, cst.FunctionDef):
             new_body.append(_Method(node, node.name.value, False, names, tf, outside, line_of).rewritten())
         else:
-            if not _is_import(node):
-                _check_eager(node, "the test file's top level", names, outside, line_of)
             new_body.append(node)
+    for node in module.body:
+        if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and not _is_import(node):
+            _check_eager(node, "the test file's top level", names, outside, line_of)
     if plain is None:  # (what stops it is named first: a second fix pass says the same)
         raise Blocked(1, "a test file on TensorFlow's compat route (`import tensorflow.compat.v1`)")
     text = module.with_changes(body=new_body).code
@@ -359,7 +362,10 @@ class _Method:
                               and _assigned_call(s) is call), None)
             if statement is None or id(statement) not in tops or self.names.api(call.func) != "placeholder":
                 self.stop(call, f"`{code(call.func)}(...)` other than assigned to a name")
-            found[_assigned_call_target(statement)] = statement
+            name = _assigned_call_target(statement)
+            if name in found:
+                self.stop(call, f"the name `{name}` given to two placeholders")
+            found[name] = statement
         return found
 
     def _fed_constants(self, placeholders, runs) -> Dict[str, Tuple[cst.BaseExpression, int]]:

@@ -39,7 +39,7 @@ class NotNative(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         from tfmigrate.native import rewrite
 
-        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports)
+        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports)
         if outcome.blocker is None:
             return
         imports = self.ctx.fact(ProgramMode).tf_imports()
