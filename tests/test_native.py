@@ -452,7 +452,7 @@ def _test_file(*lines: str) -> str:
     (_test_file("x = tf.placeholder(tf.float32, [None])", "with self.test_session() as sess:",
                 "    y = x * 2", "    self.assertEqual(y.shape.as_list(), [None])", "    sess.run(y, {x: [1.0]})"),
      "a static shape read"),
-    (_test_file("x = tf.placeholder(tf.float32)", "y = x * 2", "v = 3.0",
+    (_test_file("x = tf.placeholder(tf.float32)", "y = x * 2", "v = self.value",
                 "with self.test_session() as sess:", "    sess.run(y, {x: v})"), "not known where the placeholder is used"),
     (_test_file("with self.test_session():", "    with self.assertRaises(tf.errors.InvalidArgumentError):",
                 "        tf.debugging.assert_positive(tf.constant(-1.0)).run()"), "`self.assertRaises`"),
@@ -473,6 +473,8 @@ def _test_file(*lines: str) -> str:
     (_test_file("with self.test_session() as sess:", "    print(sess.graph)"), "used other than by `run`"),
     (_test_file("with self.test_session() as sess:", "    t = tf.constant(1.0)", "    self.assertEqual(t.name, 'Const:0')"),
      "`.name`, which eager tensors do not have"),
+    (_test_file("x = tf.placeholder(tf.float32)", "y = x * 2", "v = np.random.rand(3)",
+                "with self.test_session() as sess:", "    sess.run(y, {x: v})"), "not known where the placeholder is used"),
 ])
 def test_what_keeps_a_test_file_on_the_compat_route_is_named(source, construct):
     outcome = rewrite(source)

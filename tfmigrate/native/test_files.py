@@ -205,6 +205,7 @@ class _Method:
         self.names, self.tf, self.outside, self.line_of = names, tf, outside, line_of
         self.sessions: Set[str] = set()
         self.bindings = 0  # `as sess` of the session `with`s
+        self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
         self.statements: List[cst.BaseStatement] = []  # the body, session `with`s at its top opened
 
     @property
@@ -389,10 +390,20 @@ class _Method:
         for name, statement in placeholders.items():
             if name not in fed:
                 self.stop(statement, f"the placeholder `{name}`, which no run feeds")
-        if fed and any(isinstance(n, cst.Attribute) and n.attr.value in ("shape", "get_shape", "set_shape")
-                       for n in _attributes(self.function)):
-            self.stop(self.function, "a static shape read where a placeholder becomes a constant of a known shape")
+        shaped = self._from_placeholders(set(fed), [call for call, _ in runs])
+        for attribute in _attributes(self.function):
+            if attribute.attr.value in ("shape", "get_shape", "set_shape") and names_read(attribute.value) & shaped:
+                self.stop(attribute, "a static shape read of a tensor made from a placeholder, whose shape "
+                                     "is known once it is a constant")
         return fed
+
+    def _from_placeholders(self, placeholders: Set[str], runs: List[cst.Call]) -> Set[str]:
+        """The placeholders and the names of tensors computed from them (a run's result is an array)."""
+        found = set(placeholders)
+        for statement in self.statements:
+            if names_read(statement) & found and not any(_contains(statement, run) for run in runs):
+                found |= names_assigned(statement)
+        return found
 
     def _place(self, name: str, value, statement, run_index: int, call) -> int:
         """Where the placeholder's constant is made: at the placeholder when the value is known
@@ -405,10 +416,38 @@ class _Method:
         last = max((i for i, s in enumerate(self.statements[:run_index]) if names_assigned(s) & needs), default=-1)
         place = max(at, last)
         if last > at and any(name in names_read(s) for s in self.statements[at + 1:last + 1]):
-            self.stop(call, f"the value fed to `{name}` is not known where the placeholder is used first")
-        if any(names_read(s) & needs for s in self.statements[place + 1:run_index]):
+            moved = self._hoistable(needs, at, run_index)
+            if moved is None:
+                self.stop(call, f"the value fed to `{name}` is not known where the placeholder is used first")
+            self.hoisted.setdefault(at, []).extend(moved)
+            place = at
+        if any(names_read(s) & needs for i, s in enumerate(self.statements[place + 1:run_index], place + 1)
+               if i not in self._all_hoisted()):
             self.stop(call, f"the value fed to `{name}` is used between the placeholder and the run")
         return place
+
+    def _hoistable(self, needs: Set[str], at: int, run_index: int) -> Optional[List[int]]:
+        """The statements after the placeholder that compute the fed value, when they can move
+        above it unchanged: plain assignments of numbers and numpy arrays (no random draw) from
+        what is known there, whose names nothing in between reads or writes."""
+        moved = [i for i in range(at + 1, run_index) if names_assigned(self.statements[i]) & needs]
+        if any(i in self._all_hoisted() for i in moved):
+            return None
+        for i in moved:
+            statement = self.statements[i]
+            if _assigned_call(statement) is None and not _plain_assignment(statement):
+                return None
+            if not _pure(statement):
+                return None
+            others = [s for j, s in enumerate(self.statements[at:i], at) if j not in moved]
+            if any(names_assigned(s) & (names_read(statement) | names_assigned(statement)) for s in others):
+                return None
+            if any(names_read(s) & names_assigned(statement) for s in others):
+                return None
+        return moved
+
+    def _all_hoisted(self) -> Set[int]:
+        return {i for moved in self.hoisted.values() for i in moved}
 
     def _placed(self, placeholders, constants, initializers) -> List[cst.BaseStatement]:
         """The opened body with each placeholder replaced by its constant, initializer runs gone."""
@@ -423,7 +462,10 @@ class _Method:
                 self.stop(call, f"the placeholder `{name}` without a dtype")
             made = cst.parse_statement(f"{name} = {self.tf}.constant({code(value)}, dtype={code(dtype)})\n")
             by_index.setdefault(index, []).append(made.with_changes(leading_lines=placeholders[name].leading_lines))
-        dropped = {id(s) for s in [*placeholders.values(), *initializers]}
+        for index, moved in self.hoisted.items():
+            by_index[index][0:0] = [self.statements[i] for i in moved]
+        dropped = {id(s) for s in [*placeholders.values(), *initializers]} | {
+            id(self.statements[i]) for i in self._all_hoisted()}
         body: List[cst.BaseStatement] = []
         for index, statement in enumerate(self.statements):
             if id(statement) not in dropped:
@@ -523,6 +565,22 @@ def _assigned_call(statement) -> Optional[cst.Call]:
 
 def _assigned_call_target(statement) -> str:
     return statement.body[0].targets[0].target.value
+
+
+PURE_CALLS = re.compile(r"^(?:np|numpy)\.(?!random)[\w.]+$|^(?:list|tuple|range|dict|float|int|len|abs|zip|sum|min|max)$")
+
+
+def _plain_assignment(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        and isinstance(statement.body[0], cst.Assign) \
+        and all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in statement.body[0].targets)
+
+
+def _pure(statement) -> bool:
+    """Only numbers, numpy arrays and builtins made: no draw, no state, no tensor, no attribute
+    read but numpy's (another object may change in between)."""
+    return _plain_assignment(statement) and all(PURE_CALLS.match(dotted(c.func) or "") for c in calls_in(statement)) \
+        and all(dotted(a) and dotted(a).split(".")[0] in ("np", "numpy") for a in _attributes(statement))
 
 
 def _nested_withs(statement) -> List[cst.With]:
