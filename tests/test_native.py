@@ -528,3 +528,22 @@ def test_a_test_file_calls_a_module_of_its_project_only_if_that_module_runs_eage
     ran = subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=tmp_path,
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-2000:]
+
+
+def test_eager_test_files_still_pass_when_another_module_of_the_run_turns_v2_off(tmp_path):
+    """A test run imports every test module first (pytest): one left on the compat route turns v2
+    behaviour off for the whole process, and the eager tests then run in graph mode. They pass
+    there too (the variables' initializer run is kept, a no-op eagerly): never worse than `fix`."""
+    pytest.importorskip("tensorflow")
+    names = []
+    for case in EXEC:
+        if case.name.startswith("exec_test_"):
+            fixed = fix_source(case.read_bytes(), case.name, ALL, unsafe=True, native=True).fixed
+            (tmp_path / case.name).write_bytes(fixed)
+            names.append(case.stem)
+    runner = ("import sys, unittest\nimport tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n"
+              "suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromName(n) for n in sys.argv[1:])\n"
+              "result = unittest.TextTestRunner().run(suite)\nprint(len(result.failures) + len(result.errors))\n")
+    run = subprocess.run([sys.executable, "-c", runner, *names], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
+    assert run.stdout.strip().splitlines()[-1] == "0", run.stderr[-3000:]

@@ -17,6 +17,7 @@ collections), and calls into modules of the project, which nothing proves run ea
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -72,12 +73,13 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
         raise Blocked(1, "a test file without `import tensorflow as tf`")
     outside = {name: full for name, full in _outside_modules(module).items()
                if full not in eager and full.rpartition(".")[0] not in eager}
+    file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)))
     new_body = []
     for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
         if isinstance(node, cst.ClassDef):
-            new_body.append(_rewritten_class(node, node.name.value in classes, names, tf, outside, line_of))
+            new_body.append(_rewritten_class(node, node.name.value in classes, file))
         elif isinstance(node, cst.FunctionDef):
-            new_body.append(_Method(node, node.name.value, False, names, tf, outside, line_of).rewritten())
+            new_body.append(_Method(node, node.name.value, False, file).rewritten())
         else:
             new_body.append(node)
     for node in module.body:
@@ -127,14 +129,24 @@ def _outside_modules(module: cst.Module) -> Dict[str, str]:
     return found
 
 
-def _rewritten_class(node: cst.ClassDef, is_test: bool, names, tf: str, outside, line_of) -> cst.ClassDef:
+@dataclass(frozen=True)
+class _File:
+    """What every function of the test file is read with."""
+    names: ImportTable
+    tf: str  # the module's alias of TensorFlow
+    outside: Dict[str, str]  # names from modules not proven to run eagerly -> their module
+    line_of: object
+    makes_variables: bool  # (its initializer runs are kept, as a no-op eagerly)
+
+
+def _rewritten_class(node: cst.ClassDef, is_test: bool, file: _File) -> cst.ClassDef:
     body = []
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"
-            body.append(_Method(statement, where, is_test, names, tf, outside, line_of).rewritten())
+            body.append(_Method(statement, where, is_test, file).rewritten())
         else:
-            _check_eager(statement, f"the class `{node.name.value}`", names, outside, line_of)
+            _check_eager(statement, f"the class `{node.name.value}`", file.names, file.outside, file.line_of)
             body.append(statement)
     return node.with_changes(body=node.body.with_changes(body=body))
 
@@ -199,10 +211,10 @@ def _contains(node: cst.CSTNode, call: cst.Call) -> bool:
 class _Method:
     """One function of the test file, read and rewritten (a test method when `is_test`)."""
 
-    def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, names: ImportTable, tf: str,
-                 outside: Dict[str, str], line_of):
+    def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, file: _File):
         self.function, self.where, self.is_test = function, where, is_test
-        self.names, self.tf, self.outside, self.line_of = names, tf, outside, line_of
+        self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
+        self.makes_variables = file.makes_variables
         self.sessions: Set[str] = set()
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
@@ -464,6 +476,10 @@ class _Method:
             by_index.setdefault(index, []).append(made.with_changes(leading_lines=placeholders[name].leading_lines))
         for index, moved in self.hoisted.items():
             by_index[index][0:0] = [self.statements[i] for i in moved]
+        if self.makes_variables:
+            for statement in initializers:
+                index = next(i for i, s in enumerate(self.statements) if s is statement)
+                by_index.setdefault(index, []).insert(0, self._initializer_kept(statement))
         dropped = {id(s) for s in [*placeholders.values(), *initializers]} | {
             id(self.statements[i]) for i in self._all_hoisted()}
         body: List[cst.BaseStatement] = []
@@ -472,6 +488,20 @@ class _Method:
                 body.append(statement)
             body.extend(by_index.get(index, []))
         return body or [cst.SimpleStatementLine([cst.Pass()])]
+
+    def _initializer_kept(self, statement) -> cst.SimpleStatementLine:
+        """`self.evaluate(tf.compat.v1.global_variables_initializer())`, as TensorFlow's own tests
+        write it: nothing eagerly, and the variables' initialization when another test module of
+        the same run turns v2 behaviour off (the process is then in graph mode)."""
+        initializer = next(c for c in calls_in(statement)
+                           if (self.names.api(c.func) or "").split(".")[-1] in INITIALIZERS)
+        name = (self.names.api(initializer.func) or "").split(".")[-1]
+        name = {"initialize_all_variables": "global_variables_initializer",
+                "initialize_local_variables": "local_variables_initializer",
+                "initialize_variables": "variables_initializer"}.get(name, name)
+        arguments = ", ".join(code(arg) for arg in initializer.args)
+        kept = cst.parse_statement(f"self.evaluate({self.tf}.compat.v1.{name}({arguments}))\n")
+        return kept.with_changes(leading_lines=statement.leading_lines)
 
     def _top_index(self, node) -> Optional[int]:
         for index, statement in enumerate(self.statements):
