@@ -664,3 +664,11 @@ class _Replace(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         build = self.builders.get(id(original))
         return build(updated) if build is not None else updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        """`[tape.gradient(y, x)][0]` (`tf.gradients(y, x)[0]`) is `tape.gradient(y, x)`."""
+        value, index = updated.value, code(updated.slice[0]) if len(updated.slice) == 1 else None
+        if isinstance(value, cst.List) and len(value.elements) == 1 and index == "0" \
+                and "gradient(" in code(value.elements[0].value) and id(original.value) in self.builders:
+            return value.elements[0].value
+        return updated
