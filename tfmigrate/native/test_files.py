@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
+import libcst.matchers as m
 
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.script import Blocked
-from tfmigrate.native.syntax import calls_in, code, names_assigned, names_in, names_read
+from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_in, names_read
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
@@ -574,14 +575,11 @@ def _names_of(node) -> Optional[List[str]]:
 
 
 def _bound(call: cst.Call, params: Sequence[str]) -> Dict[str, cst.BaseExpression]:
-    bound = {}
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            raise ValueError("`*args` hides the arguments")
-        key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
-        if key not in params:
-            raise ValueError(f"the argument `{code(arg)}`")
-        bound[key] = arg.value
+    """syntax.bind, refusing any argument outside `params`."""
+    bound = bind(call, params)
+    unknown = [key for key in bound if key not in params]
+    if unknown:
+        raise ValueError(f"the argument `{unknown[0]}`")
     return bound
 
 
@@ -614,18 +612,8 @@ def _pure(statement) -> bool:
 
 
 def _nested_withs(statement) -> List[cst.With]:
-    found: List[cst.With] = []
-
-    class _Withs(cst.CSTVisitor):
-        def visit_With(self, node: cst.With) -> None:
-            found.append(node)
-
-    if not isinstance(statement, cst.With):
-        statement.visit(_Withs())
-    else:
-        for inner in statement.body.body:
-            inner.visit(_Withs())
-    return found
+    """The `with`s under the statement (itself aside)."""
+    return [node for node in m.findall(statement, m.With()) if node is not statement]
 
 
 def _strings(node) -> List[cst.CSTNode]:
@@ -645,14 +633,7 @@ def _strings(node) -> List[cst.CSTNode]:
 
 
 def _attributes(node) -> List[cst.Attribute]:
-    found: List[cst.Attribute] = []
-
-    class _A(cst.CSTVisitor):
-        def visit_Attribute(self, attr: cst.Attribute) -> None:
-            found.append(attr)
-
-    node.visit(_A())
-    return found
+    return list(m.findall(node, m.Attribute()))
 
 
 class _Replace(cst.CSTTransformer):
