@@ -186,10 +186,6 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
                 if names.api(attr) is None:
                     stop(attr, f"`.{attr.attr.value}`, which eager tensors do not have")
 
-        def visit_FunctionDef(self, inner: cst.FunctionDef) -> None:
-            if inner is not node:
-                stop(inner, f"the function `{inner.name.value}` defined inside")
-
         def visit_ClassDef(self, inner: cst.ClassDef) -> None:
             stop(inner, f"the class `{inner.name.value}` defined inside")
 
