@@ -503,3 +503,116 @@ def _printed(program: str, *args: str) -> str:
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     assert ran.returncode == 0, ran.stderr[-2000:]
     return ran.stdout.strip()
+
+
+# --- tf.test.TestCase files (issue 22, item 2) ----------------------------------------------------
+TEST_HEAD = "import numpy as np\nimport tensorflow as tf\n\n\nclass T(tf.test.TestCase):\n\n    def testIt(self):\n"
+
+
+def _test_file(*lines: str) -> str:
+    return TEST_HEAD + "".join(f"        {line}\n" for line in lines)
+
+
+@pytest.mark.parametrize("source, construct", [
+    (_test_file("with self.test_session() as sess:", "    x = tf.placeholder(tf.float32, [2])",
+                "    self.assertEqual(x.shape.as_list(), [2])"), "the placeholder `x`, which no run feeds"),
+    (_test_file("x = tf.placeholder(tf.float32)", "with self.test_session() as sess:",
+                "    for v in [1.0, 2.0]:", "        sess.run(x * 2, {x: v})"), "`feed_dict` in a loop"),
+    (_test_file("x = tf.placeholder(tf.float32, [None])", "with self.test_session() as sess:",
+                "    y = x * 2", "    self.assertEqual(y.shape.as_list(), [None])", "    sess.run(y, {x: [1.0]})"),
+     "a static shape read"),
+    (_test_file("x = tf.placeholder(tf.float32)", "y = x * 2", "v = self.value",
+                "with self.test_session() as sess:", "    sess.run(y, {x: v})"), "not known where the placeholder is used"),
+    (_test_file("with self.test_session():", "    with self.assertRaises(tf.errors.InvalidArgumentError):",
+                "        tf.debugging.assert_positive(tf.constant(-1.0)).run()"), "`self.assertRaises`"),
+    (_test_file("v = tf.Variable(1.0)", "with self.test_session() as sess:", "    sess.run(v.assign_add(1.0))"),
+     "`.assign_add(...)`, which changes state"),
+    (_test_file("with self.test_session() as sess:", "    r = tf.random_normal([2])",
+                "    self.assertNotAllClose(sess.run(r), sess.run(r))"), "`tf.random_normal`"),
+    (TEST_HEAD.replace("\n\n\nclass", "\nfrom mylib import ops\n\n\nclass")
+     + "        with self.test_session():\n            self.assertAllClose(ops.f(1.0).eval(), 2.0)\n",
+     "`ops`, from `mylib.ops`, a module `fix --native` has not proven to run eagerly"),
+    (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
+                       "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
+     + "        with self.test_session() as sess:\n            g = tf.gradients(self.y, self.x)\n"
+       "            sess.run(g)\n", "`tf.gradients` of other than names"),
+    (_test_file("x = tf.constant(1.0)", "y = x * 2", "with self.test_session() as sess:",
+                "    for _ in range(2):", "        y = y * x", "    g = tf.gradients(y, x)", "    sess.run(g)"),
+     "computed in a loop, a branch or a block"),
+    (_test_file("with self.test_session() as sess:", "    print(sess.graph)"), "used other than by `run`"),
+    (_test_file("with self.test_session() as sess:", "    t = tf.constant(1.0)", "    self.assertEqual(t.name, 'Const:0')"),
+     "`.name`, which eager tensors do not have"),
+    (_test_file("x = tf.placeholder(tf.float32)", "y = x * 2", "v = np.random.rand(3)",
+                "with self.test_session() as sess:", "    sess.run(y, {x: v})"), "not known where the placeholder is used"),
+])
+def test_what_keeps_a_test_file_on_the_compat_route_is_named(source, construct):
+    outcome = rewrite(source)
+    assert outcome.code is None, outcome.code
+    assert construct in outcome.blocker.construct, outcome.blocker.construct
+    assert "T.testIt" in outcome.blocker.construct or "top level" in outcome.blocker.construct
+
+
+def test_a_test_file_that_cannot_be_eager_takes_the_compat_route_itself_and_passes(tmp_path):
+    """The hard negative: its own `disable_v2_behavior()` at its top, TFM216 naming the method
+    and the construct, and its tests pass after `fix --unsafe-fixes --native`."""
+    program = tmp_path / "state_test.py"
+    program.write_bytes((FIXTURES / "TFM216" / "bad_test_file_state.py").read_bytes())
+    result = fix_source(program.read_bytes(), program.name, ALL, unsafe=True, native=True)
+    fixed = result.fixed.decode("utf-8")
+    assert re.search(r"^import tensorflow\.compat\.v1 as tf\b.*\ntf\.disable_v2_behavior\(\)$", fixed, re.MULTILINE)
+    assert "TFM216" not in result.fixed_rules
+    message = next(f.message for f in result.findings if f.rule == "TFM216")
+    assert "`StateTest.testAssign`: `.assign(...)`" in message
+    program.write_text(fixed, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
+    assert run.stdout.strip().splitlines()[-1] == "2 tests, 0 failed", run.stderr[-2000:]
+
+
+OPS_TEST = ("import tensorflow as tf\nfrom ops import scaled\n\n\nclass OpsTest(tf.test.TestCase):\n\n"
+            "    def testScaled(self):\n        with self.test_session() as sess:\n"
+            "            x = tf.placeholder(tf.float32, [2])\n            y = scaled(x)\n"
+            "            self.assertAllClose(sess.run(y, {x: [1.0, 2.0]}), [3.0, 6.0])\n\n\n"
+            "if __name__ == '__main__':\n    tf.test.main()\n")
+
+
+@pytest.mark.parametrize("helper, eager", [
+    ("import tensorflow as tf\n\n\ndef scaled(t):\n    return t * 3.0\n", True),
+    ("import tensorflow as tf\n\n\ndef scaled(t):\n    return t * 3.0 + 0.0 * tf.gradients(t, t)[0]\n", False),
+])
+def test_a_test_file_calls_a_module_of_its_project_only_if_that_module_runs_eagerly(tmp_path, helper, eager):
+    """project.graph_imports.eager_imports: the module a test calls has no construct that runs
+    otherwise eagerly (here `tf.gradients`), else the test file keeps the compat route; either way
+    its test passes."""
+    (tmp_path / "ops.py").write_text(helper)
+    (tmp_path / "ops_test.py").write_text(OPS_TEST)
+    result = _run("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    fixed = (tmp_path / "ops_test.py").read_text()
+    assert ("self.evaluate(y)" in fixed) is eager and ("disable_v2_behavior()" in fixed) is not eager, fixed
+    if not eager:
+        check = _run("check", "--native", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
+        assert "`scaled`, from `ops.scaled`, a module `fix --native` has not proven to run eagerly" in check.stdout
+    pytest.importorskip("tensorflow")
+    ran = subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=tmp_path,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-2000:]
+
+
+def test_eager_test_files_still_pass_when_another_module_of_the_run_turns_v2_off(tmp_path):
+    """A test run imports every test module first (pytest): one left on the compat route turns v2
+    behaviour off for the whole process, and the eager tests then run in graph mode. They pass
+    there too (the variables' initializer run is kept, a no-op eagerly): never worse than `fix`."""
+    pytest.importorskip("tensorflow")
+    names = []
+    for case in EXEC:
+        if case.name.startswith("exec_test_"):
+            fixed = fix_source(case.read_bytes(), case.name, ALL, unsafe=True, native=True).fixed
+            (tmp_path / case.name).write_bytes(fixed)
+            names.append(case.stem)
+    runner = ("import sys, unittest\nimport tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n"
+              "suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromName(n) for n in sys.argv[1:])\n"
+              "result = unittest.TextTestRunner().run(suite)\nprint(len(result.failures) + len(result.errors))\n")
+    run = subprocess.run([sys.executable, "-c", runner, *names], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
+    assert run.stdout.strip().splitlines()[-1] == "0", run.stderr[-3000:]

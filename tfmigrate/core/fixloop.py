@@ -38,13 +38,13 @@ class FileResult:
 
 
 def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Callable, unsafe: bool, record: bool,
-                       native: bool, stateful: tuple = ()) -> FileResult:
+                       native: bool, stateful: tuple = (), eager: tuple = ()) -> FileResult:
     """`lint(data, parsed)`: the engine's lint pass on `data` (`parsed`: its module when already
     parsed), with the module, findings and positions the fixes were found in."""
     result = FileResult(path, data)
     current = data
     if native and NATIVE in codes:
-        current = _rewrite_natively(data, result, record, stateful)
+        current = _rewrite_natively(data, result, record, stateful, eager)
     refused: set = set()
     failures: List[Finding] = []
     lint_pass = None
@@ -90,7 +90,7 @@ def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Calla
     return result
 
 
-def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: tuple = ()) -> bytes:
+def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: tuple = (), eager: tuple = ()) -> bytes:
     """The native pre-pass: the module rewritten as eager TF2 (tfmigrate.native), before any other
     fix; `data` itself when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why)."""
     if not might_use_tensorflow(data):
@@ -101,7 +101,7 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: t
         source = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    outcome = rewrite(source, stateful)
+    outcome = rewrite(source, stateful, eager)
     if outcome.code is None:
         return data
     new = outcome.code.encode("utf-8")

@@ -29,6 +29,9 @@ class ProjectImports:
     # The checked modules this file imports (as written) that make variables or graph state
     # (project.graph_imports.stateful_imports): `fix --native` does not call them eagerly.
     stateful: Tuple[str, ...] = ()
+    # The checked modules it imports (as written) that an eager test may call
+    # (project.graph_imports.eager_imports): `fix --native` makes a test file eager only then.
+    eager: Tuple[str, ...] = ()
 
     def target(self, path: str) -> Optional[str]:
         return next((target for name, target in self.aliases if name == path), None)

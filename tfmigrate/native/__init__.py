@@ -26,10 +26,11 @@ class Outcome:
 
 
 @lru_cache(maxsize=16)
-def rewrite(source: str, stateful: tuple = ()) -> Outcome:
+def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
     """The module `source` as eager TF2, or the construct that stops it (`stateful`: the checked
-    modules it imports that make variables). Remembered per source: the runner's look at the
-    scripts, the engine's first pass and TFM216 in every later fix pass ask about the same text."""
+    modules it imports that make variables; `eager`: those an eager test may call). Remembered per
+    source: the runner's look at the scripts, the engine's first pass and TFM216 in every later fix
+    pass ask about the same text."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source))
     except Exception as error:  # noqa: BLE001 - the caller reports unparsable files itself
@@ -42,13 +43,20 @@ def rewrite(source: str, stateful: tuple = ()) -> Outcome:
 
     from tfmigrate.native.emit import Emitter
     import tfmigrate.native.entry_functions as entry_functions
+    import tfmigrate.native.test_files as test_files
 
     try:
+        try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
+            text = test_files.rewrite(wrapper.module, source, line_of, tuple(eager))
+        except Blocked as stop:
+            return Outcome(None, stop.blocker)
+        if text is not None:
+            return _checked(text)
         try:
             script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
             text = Emitter(script).module()
         except Blocked as stop:
-            try:  # the graph is built and run inside functions called once (`main`)
+            try:  # the graph is built and run inside functions run by the entry point (`main`)
                 text = entry_functions.rewrite(wrapper.module, source, line_of, tuple(stateful))
             except Blocked as inner:
                 return Outcome(None, inner.blocker)
@@ -57,6 +65,11 @@ def rewrite(source: str, stateful: tuple = ()) -> Outcome:
     except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
         return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
                                         "please report it"))
+    return _checked(text)
+
+
+def _checked(text: str) -> Outcome:
+    """The rewrite, unless it does not parse."""
     try:
         cst.parse_module(text)
         compile(text, "<native>", "exec")

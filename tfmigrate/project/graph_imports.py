@@ -132,6 +132,53 @@ def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     return found
 
 
+# What runs otherwise eagerly when a test calls it: graph constructs, `tf.gradients`, state changed
+# when a graph ran. A module without any of them is one an eager test may call (native.test_files).
+_NOT_EAGER = re.compile(rb"\.(?:placeholder\w*|Session|InteractiveSession|get_variable|variable_scope|get_collection\w*|"
+                        rb"add_to_collection|\w*initializer|gradients|assign\w*|scatter_\w+|py_func|Graph|"
+                        rb"get_default_graph|disable_\w+|make_template|Print)\s*\(|\bfeed_dict\s*=|\.(?:name|op|graph|value)\b")
+
+
+def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
+    """path -> the modules it imports (as written, `from a import b` as `a.b` too) that are
+    checked files without a construct that runs otherwise eagerly, nor such a module imported in
+    turn: what a test file made eager may call (`fix --native`)."""
+    files = [f for f in files if f.endswith(".py")]
+    known = {os.path.normpath(os.path.abspath(f)): f for f in files}
+    clean: Dict[str, bool] = {}
+
+    def eager(path: str, seen: frozenset) -> bool:
+        if path not in clean:
+            data = read(path) or b""
+            clean[path] = not _NOT_EAGER.search(data) and all(
+                target is None or target in seen or eager(target, seen | {target})
+                for target in (resolve(m, path, known) for m in _imported_modules(data)))
+        return clean[path]
+
+    found: Dict[str, tuple] = {}
+    for path in files:
+        data = read(path) or b""
+        if b"TestCase" not in data:
+            continue
+        names = [module for module in _imported_names(data)
+                 if (target := resolve(module, path, known)) is not None and target != path
+                 and eager(target, frozenset({path, target}))]
+        if names:
+            found[path] = tuple(sorted(set(names)))
+    return found
+
+
+def _imported_names(data: bytes) -> List[str]:
+    """The modules imported, and for `from a import b, c` also `a.b` and `a.c` (b may be a module)."""
+    names = _imported_modules(data)
+    for match in re.finditer(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+([\w \t,]+)$", data, re.MULTILINE):
+        for name in match.group(2).split(b","):
+            name = name.strip().split()[0] if name.strip() else b""
+            if name:
+                names.append(f"{match.group(1).decode('ascii', 'replace')}.{name.decode('ascii', 'replace')}")
+    return names
+
+
 def eager_scripts(files: Iterable[str], read) -> List[str]:
     """The checked modules of eager TF2 code with `tf.function`s (what `fix --native` writes):
     TensorFlow imported, no graph construct."""

@@ -23,6 +23,8 @@ _HOW = {  # a word of the construct -> how to migrate that part by hand
     "function that builds graph state": "create the variables once, outside the function, and pass them in",
     "seed": "draw the random numbers with `tf.random.Generator.from_seed(...)`",
     "queue": "read the data with `tf.data` (`tf.data.TextLineDataset`, `TFRecordDataset`, ...)",
+    "test method": "write that test eagerly: read tensors with `self.evaluate(t)` where the session ran them, "
+                   "in the order its state changes",
 }
 
 
@@ -37,7 +39,7 @@ class NotNative(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         from tfmigrate.native import rewrite
 
-        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports)
+        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports)
         if outcome.blocker is None:
             return
         imports = self.ctx.fact(ProgramMode).tf_imports()
@@ -52,5 +54,6 @@ class NotNative(Rule):
             f"`fix --native` cannot rewrite this module as eager TF2; it stopped at line {blocker.line}: "
             f"{blocker.construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
             "`tf.data` iterators, `tf.metrics.accuracy`, a `tf.train.Saver`, a Session and its `run` calls "
-            "(also inside a function called once, such as `main`); the module keeps "
+            "(also inside a function called once, such as `main`), and `tf.test.TestCase` methods run in a test "
+            "session; the module keeps "
             f"TensorFlow's compat route (TFM200).{advice}"), None, debt=True)

@@ -42,6 +42,8 @@ class ProjectFacts(NamedTuple):
     legacy: Dict[str, str] = {}
     # path -> the checked modules it imports that make variables (with --native only)
     stateful: Dict[str, tuple] = {}
+    # path -> the checked modules it imports that an eager test may call (with --native only)
+    eager: Dict[str, tuple] = {}
 
 
 def gitignored(files: Sequence[str]) -> set:
@@ -122,7 +124,7 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
                   read: Optional[Callable[[str], bytes]] = None) -> ProjectFacts:
     """The star-import and graph-importer facts of `files`. `read`: the bytes of a file (an
     editor's unsaved text); None reads the disk (and may keep what it found in `cache_dir`)."""
-    from tfmigrate.project.graph_imports import graph_importers, stateful_imports
+    from tfmigrate.project.graph_imports import eager_imports, graph_importers, stateful_imports
     from tfmigrate.project.star_imports import legacy_keras_wanted, star_aliases
 
     # `from ops import *` of a checked module that imports tf
@@ -131,9 +133,10 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     # not make the modules it imports graph code, so the fact is not transitive there.
     importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir, transitive=not native)
     stateful = stateful_imports(files, read or read_regular) if native else {}
+    eager = eager_imports(files, read or read_regular) if native else {}
     if native:
-        importers = _unless_rewritten(files, star, importers, read, stateful)
-    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful)
+        importers = _unless_rewritten(files, star, importers, read, stateful, eager)
+    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager)
 
 
 def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: str, unsafe: Optional[bool] = None,
@@ -152,13 +155,14 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
     if key and legacy is not None:
         key += "|legacy Keras for: " + legacy
     if key and own.native:
-        key += "|native" + "".join(f"|stateful import: {m}" for m in facts.stateful.get(path, ()))
+        key += "|native" + "".join(f"|stateful import: {m}" for m in facts.stateful.get(path, ())) + "".join(
+            f"|eager import: {m}" for m in facts.eager.get(path, ()))
     if key and own.ignore_noqa:
         key += "|ignore-noqa"
     return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
                 key=key, cache_dir=cache_dir, data=data,
                 shims=file_shims(own, path, facts.star.get(path), display_path(legacy) if legacy else None,
-                                 facts.stateful.get(path, ())),
+                                 facts.stateful.get(path, ()), facts.eager.get(path, ())),
                 graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
                 native=own.native, ignore_noqa=own.ignore_noqa)
 
@@ -188,7 +192,7 @@ def tasks(
     return found
 
 
-def _unless_rewritten(files, star, importers: dict, read=None, stateful=None) -> dict:
+def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, eager=None) -> dict:
     """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
     graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
     leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
@@ -201,7 +205,8 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None) ->
             continue
         try:
             data = (read or read_regular)(path)
-            if (b"Session" in data or b"placeholder" in data) and _rewrites(data, (stateful or {}).get(path, ())):
+            if (b"Session" in data or b"placeholder" in data or b"session(" in data) and _rewrites(
+                    data, (stateful or {}).get(path, ()), (eager or {}).get(path, ())):
                 rewritten.add(path)
         except (OSError, UnicodeDecodeError):
             continue
@@ -219,27 +224,27 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None) ->
 
 
 @functools.lru_cache(maxsize=64)
-def _rewrites(data: bytes, stateful: tuple = ()) -> bool:
+def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = ()) -> bool:
     """Whether `fix --native` rewrites this script; remembered, as an editor asks again at every
     keystroke for the workspace's unchanged files."""
     from tfmigrate.native import rewrite
 
-    return rewrite(data.decode("utf-8"), stateful).code is not None
+    return rewrite(data.decode("utf-8"), stateful, eager).code is not None
 
 
 def file_shims(settings: Settings, path: str, star=None, legacy_keras_for: Optional[str] = None,
-               stateful: tuple = ()):
+               stateful: tuple = (), eager: tuple = ()):
     """The configured re-exports of TensorFlow, with this file's module name, what its star
     imports bring in (a star_imports.StarFact), and the module that wants legacy Keras from it
     (star_imports.legacy_keras_wanted); None if none of them."""
-    if not settings.tensorflow_aliases and star is None and legacy_keras_for is None and not stateful:
+    if not settings.tensorflow_aliases and star is None and legacy_keras_for is None and not stateful and not eager:
         return None
     from tfmigrate.facts.project_imports import ProjectImports, module_name
 
     modules, program = star if star is not None else ((), ())
     if not settings.tensorflow_aliases:
         return ProjectImports(star=modules, star_program=program, legacy_keras_for=legacy_keras_for,
-                              stateful=tuple(stateful))
+                              stateful=tuple(stateful), eager=tuple(eager))
     module, is_package = module_name(path)
     return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program,
-                          legacy_keras_for, tuple(stateful))
+                          legacy_keras_for, tuple(stateful), tuple(eager))

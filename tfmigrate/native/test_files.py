@@ -1,0 +1,651 @@
+"""`tf.test.TestCase` files under `fix --native` (issue 22, item 2).
+
+A TF1 test method builds a graph and runs it in `self.test_session()` / `cached_session()` /
+`session()`. Where that is exact, it becomes an eager test: the `with` goes (its body dedented),
+`sess.run(t)` and `t.eval()` become `self.evaluate(t)`, the initializer run goes (variables are
+initialized when made), a placeholder fed once with a value known where it is made becomes that
+value as a `tf.constant`, and `tf.gradients(y, x)` of a `y` computed from `x` in a straight line
+in the method becomes a `tf.GradientTape`.
+
+Anything else raises Blocked, naming the method and the construct: the whole file then keeps the
+compat route (TFM200 puts `disable_v2_behavior()` at its own top) rather than relying on another
+module to switch the process to graph mode. Eager code runs each op when it is built, so what
+would differ is refused: state changed when a graph ran (assignments, optimizers), random draws,
+errors a graph raised only when run (`assertRaises`), graph objects (`.name`, `.op`,
+collections), and calls into modules of the project, which nothing proves run eagerly.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+import libcst.matchers as m
+
+from tfmigrate.facts.names import ImportTable, dotted
+from tfmigrate.native.script import Blocked
+from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_in, names_read
+
+SESSION_METHODS = ("test_session", "cached_session", "session")
+INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
+                "initialize_local_variables", "variables_initializer", "initialize_variables")
+# TensorFlow API that runs otherwise eagerly: graph objects, state changed when a graph ran, random
+# draws, whole TF1 subsystems. (`random` and the initializers are allowed where said below.)
+NOT_EAGER_API = re.compile(
+    r"(?:^|\.)(?:placeholder\w*|Session|InteractiveSession|Graph|get_default_graph|reset_default_graph|"
+    r"get_variable|variable_scope|get_collection\w*|add_to_collection\w*|GraphKeys|global_variables|"
+    r"local_variables|trainable_variables|all_variables|model_variables|assign\w*|scatter_\w+|count_up_to|"
+    r"random\w*|truncated_normal|multinomial|dropout|py_func|numpy_function|make_template|"
+    r"set_random_seed|get_seed|Print|control_dependencies|tables_initializer|import_graph_def|"
+    r"test\.compute_gradient\w*|disable_\w+|enable_v2_behavior)$"
+    r"|^(?:train|summary|layers|contrib|keras|data|estimator|nn\.rnn_cell|nn\.\w*rnn|random|"
+    r"compat\.v1\.(?:train|summary|layers))\.")
+RANDOM_API = re.compile(r"(?:^|\.)(?:random\w*|truncated_normal|multinomial)$|^random\.")
+# Methods of tensors and variables that change state, or read what eager tensors do not have.
+NOT_EAGER_METHODS = ("assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
+                     "scatter_nd_update", "load", "initializer", "initialized_value", "count_up_to")
+GRAPH_ATTRIBUTES = ("name", "op", "graph", "consumers", "value_index", "device")
+# Modules whose functions build no TensorFlow graph: calls into any other imported module (the
+# project's own code) are not proven to run eagerly.
+PLAIN_MODULES = {"numpy", "math", "itertools", "functools", "collections", "absl", "unittest", "six", "numbers",
+                 "operator", "string", "re", "os", "sys", "copy", "contextlib", "typing", "mock", "__future__",
+                 "tensorflow", "scipy", "tree"}
+PLACEHOLDER_PARAMS = ("dtype", "shape", "name")
+
+
+def is_test_file(module: cst.Module, names: ImportTable) -> bool:
+    """It defines a `tf.test.TestCase` class."""
+    return bool(_test_classes(module, names))
+
+
+def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = ()) -> Optional[str]:
+    """The test file as eager TF2, None when it has no `tf.test.TestCase` (Blocked: the method and
+    construct that keep the file on the compat route). `eager`: the project's modules it imports
+    that an eager test may call (project.graph_imports.eager_imports)."""
+    names = ImportTable(module, source)
+    classes = _test_classes(module, names)
+    if not classes:
+        return None
+    plain = next((local for local, target in sorted(names.aliases.items()) if target == "tensorflow"), None)
+    tf = plain or next((local for local, target in sorted(names.aliases.items())
+                        if target == "tensorflow.compat.v1"), None)
+    if tf is None:
+        raise Blocked(1, "a test file without `import tensorflow as tf`")
+    outside = {name: full for name, full in _outside_modules(module).items()
+               if full not in eager and full.rpartition(".")[0] not in eager}
+    file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)))
+    new_body = []
+    for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
+        if isinstance(node, cst.ClassDef):
+            new_body.append(_rewritten_class(node, node.name.value in classes, file))
+        elif isinstance(node, cst.FunctionDef):
+            new_body.append(_Method(node, node.name.value, False, file).rewritten())
+        else:
+            new_body.append(node)
+    for node in module.body:
+        if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and not _is_import(node):
+            _check_eager(node, "the test file's top level", names, outside, line_of)
+    if plain is None:  # (what stops it is named first: a second fix pass says the same)
+        raise Blocked(1, "a test file on TensorFlow's compat route (`import tensorflow.compat.v1`)")
+    text = module.with_changes(body=new_body).code
+    if text == source:
+        raise Blocked(1, "a test file with no test session, run or placeholder to rewrite")
+    return text
+
+
+def _is_import(node) -> bool:
+    return isinstance(node, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in node.body)
+
+
+def _test_classes(module: cst.Module, names: ImportTable) -> Set[str]:
+    """Names of the module's `tf.test.TestCase` classes (and of its classes derived from them)."""
+    found: Set[str] = set()
+    for node in module.body:
+        if isinstance(node, cst.ClassDef) and any(
+                (names.api(base.value) or "").endswith("test.TestCase") or dotted(base.value) in found
+                for base in node.bases):
+            found.add(node.name.value)
+    return found
+
+
+def _outside_modules(module: cst.Module) -> Dict[str, str]:
+    """Local name -> module, for names imported from modules outside PLAIN_MODULES."""
+    found: Dict[str, str] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    full = dotted(alias.name) or ""
+                    if full.split(".")[0] not in PLAIN_MODULES:
+                        found[alias.evaluated_alias or full.split(".")[0]] = full
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                full = ("." * len(small.relative)) + (dotted(small.module) or "" if small.module else "")
+                if full.split(".")[0] not in PLAIN_MODULES:
+                    for alias in small.names:
+                        found[alias.evaluated_alias or alias.evaluated_name] = f"{full}.{alias.evaluated_name}"
+    return found
+
+
+@dataclass(frozen=True)
+class _File:
+    """What every function of the test file is read with."""
+    names: ImportTable
+    tf: str  # the module's alias of TensorFlow
+    outside: Dict[str, str]  # names from modules not proven to run eagerly -> their module
+    line_of: object
+    makes_variables: bool  # (its initializer runs are kept, as a no-op eagerly)
+
+
+def _rewritten_class(node: cst.ClassDef, is_test: bool, file: _File) -> cst.ClassDef:
+    body = []
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            where = f"{node.name.value}.{statement.name.value}"
+            body.append(_Method(statement, where, is_test, file).rewritten())
+        else:
+            _check_eager(statement, f"the class `{node.name.value}`", file.names, file.outside, file.line_of)
+            body.append(statement)
+    return node.with_changes(body=node.body.with_changes(body=body))
+
+
+def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dict[str, str], line_of,
+                 allowed: Sequence[cst.Call] = ()) -> None:
+    """Blocked unless `node` runs the same eagerly as in a graph (`allowed`: calls the rewrite
+    itself takes care of)."""
+    def stop(at, what):
+        raise Blocked(line_of(at), f"{where}: {what}")
+
+    allowed_ids = {id(call) for call in allowed}
+    for call in calls_in(node):
+        if id(call) in allowed_ids:
+            continue
+        api = names.api(call.func)
+        if api is not None and NOT_EAGER_API.search(api) and not _random_initial_value(call, node, names):
+            stop(call, f"`{code(call.func)}`, which does not run the same eagerly")
+        if isinstance(call.func, cst.Attribute):
+            method = call.func.attr.value
+            if method in NOT_EAGER_METHODS:
+                stop(call, f"`.{method}(...)`, which changes state when a graph runs it")
+            if method.startswith("assertRaises"):
+                stop(call, f"`self.{method}`: an error a graph raised when run is raised eagerly when the "
+                           "tensor is built")
+            if method in ("run", "eval") and api is None:
+                stop(call, f"`{code(call.func)}(...)` other than a test session's run")
+    for name in names_in(node):
+        if name in outside:
+            stop(node, f"`{name}`, from `{outside[name]}`, a module `fix --native` has not proven to run eagerly")
+
+    class _Attributes(cst.CSTVisitor):
+        def visit_Attribute(self, attr: cst.Attribute) -> None:
+            if attr.attr.value in GRAPH_ATTRIBUTES and not (isinstance(attr.value, cst.Name)
+                                                           and attr.value.value in ("self", "cls", "os", "sys")):
+                if names.api(attr) is None:
+                    stop(attr, f"`.{attr.attr.value}`, which eager tensors do not have")
+
+        def visit_ClassDef(self, inner: cst.ClassDef) -> None:
+            stop(inner, f"the class `{inner.name.value}` defined inside")
+
+    node.visit(_Attributes())
+
+
+def _random_initial_value(call: cst.Call, scope: cst.CSTNode, names: ImportTable) -> bool:
+    """A random draw that only gives a `tf.Variable` its initial value (drawn once either way)."""
+    if not RANDOM_API.search(names.api(call.func) or ""):
+        return False
+    return any(names.api(outer.func) == "Variable" and outer.args and _contains(outer.args[0], call)
+               for outer in calls_in(scope))
+
+
+def _contains(node: cst.CSTNode, call: cst.Call) -> bool:
+    """Whether `call` (this very node) is under `node`."""
+    return any(found is call for found in calls_in(node))
+
+
+class _Method:
+    """One function of the test file, read and rewritten (a test method when `is_test`)."""
+
+    def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, file: _File):
+        self.function, self.where, self.is_test = function, where, is_test
+        self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
+        self.makes_variables = file.makes_variables
+        self.sessions: Set[str] = set()
+        self.bindings = 0  # `as sess` of the session `with`s
+        self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
+        self.statements: List[cst.BaseStatement] = []  # the body, session `with`s at its top opened
+
+    @property
+    def label(self) -> str:
+        return f"the test method `{self.where}`" if self.is_test else f"the function `{self.where}`"
+
+    def stop(self, node, what: str):
+        raise Blocked(self.line_of(node), f"{self.label}: {what}")
+
+    def rewritten(self) -> cst.FunctionDef:
+        self.statements = self._opened(list(self.function.body.body))
+        runs = self._runs()
+        placeholders = self._placeholders()
+        gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients"]
+        initializers = self._initializer_statements()
+        handled = [call for call, _ in runs] + gradients + [
+            c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()]
+        _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled)
+        if not (runs or gradients or initializers or placeholders or self.sessions):
+            return self.function
+        if not self.is_test:
+            self.stop(self.function, "a graph run outside a `tf.test.TestCase`")
+        constants = self._fed_constants(placeholders, runs)
+        body = self._placed(placeholders, constants, initializers)
+        tape = next(n for n in ("tape", "grad_tape", "gradient_tape") if n not in names_in(self.function))
+        region = self._tape_region(body, gradients) if gradients else None
+        builders = {id(call): self._evaluate(call) for call, _ in runs}
+        builders.update({id(g): lambda updated, tape=tape: _tape_gradient(tape, updated) for g in gradients})
+        body = [statement.visit(_Replace(builders)) for statement in body]
+        if region is not None:
+            body = self._taped(body, region, tape)
+        return self.function.with_changes(body=self.function.body.with_changes(body=body))
+
+    # -- sessions and their runs ------------------------------------------------------------
+    def _session_with(self, statement) -> bool:
+        if not (isinstance(statement, cst.With) and self.is_test):
+            return False
+        if len(statement.items) != 1:
+            return False
+        call = statement.items[0].item
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and dotted(call.func.value) == "self" and call.func.attr.value in SESSION_METHODS):
+            return False
+        if any(arg.keyword is None or arg.keyword.value not in ("use_gpu", "force_gpu") for arg in call.args):
+            self.stop(statement, f"`self.{call.func.attr.value}(...)` given a graph or config")
+        asname = statement.items[0].asname
+        if asname is not None:
+            if not isinstance(asname.name, cst.Name):
+                self.stop(statement, "a test session bound to something other than a name")
+            self.sessions.add(asname.name.value)
+            self.bindings += 1
+        return True
+
+    def _opened(self, body: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+        """The body with each session `with` at its top level replaced by its own body."""
+        found = []
+        for statement in body:
+            if self._session_with(statement):
+                inner = self._opened(list(statement.body.body))
+                if inner and statement.leading_lines:
+                    inner[0] = inner[0].with_changes(leading_lines=[*statement.leading_lines, *inner[0].leading_lines])
+                found.extend(inner)
+            else:
+                found.append(statement)
+        for statement in found:
+            for inner in _nested_withs(statement):
+                if self._session_with(inner):
+                    self.stop(inner, "a test session opened inside a loop or a branch")
+        return found
+
+    def _runs(self) -> List[Tuple[cst.Call, Optional[cst.BaseExpression]]]:
+        """(`sess.run(...)` / `t.eval(...)`, what it feeds) of each graph run in the method."""
+        runs = []
+        uses = 0
+        for call in calls_in(self.function):
+            func = call.func
+            if not isinstance(func, cst.Attribute) or self.names.api(func) is not None:
+                continue
+            if func.attr.value == "run" and dotted(func.value) in self.sessions:
+                uses += 1
+                runs.append((call, self._feed(call, ("fetches", "feed_dict"))))
+            elif func.attr.value == "eval" and self.is_test:
+                runs.append((call, self._feed(call, ("feed_dict",))))
+        references = sum(1 for name in names_in(self.function) if name in self.sessions)
+        if references != uses + self.bindings:
+            self.stop(self.function, "the test session used other than by `run`")
+        return runs
+
+    def _feed(self, call: cst.Call, params: Tuple[str, ...]) -> Optional[cst.BaseExpression]:
+        bound = {}
+        for index, arg in enumerate(call.args):
+            key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            if key not in params or arg.star:
+                self.stop(call, f"`{code(call.func)}` given `{code(arg)}`")
+            bound[key] = arg.value
+        if "fetches" in params and "fetches" not in bound:
+            self.stop(call, f"`{code(call.func)}` without what to fetch")
+        feed = bound.get("feed_dict")
+        if feed is not None and not (isinstance(feed, cst.Name) and feed.value == "None"):
+            if not isinstance(feed, cst.Dict):
+                self.stop(call, "a `feed_dict` that is not written out as a dict")
+            return feed
+        return None
+
+    def _evaluate(self, call: cst.Call):
+        """A builder of `self.evaluate(fetches)` from the run as rewritten inside."""
+        if call.func.attr.value == "run" and _strings(call.args[0].value):
+            self.stop(call, "a fetch given by name")
+
+        def build(updated: cst.Call) -> cst.BaseExpression:
+            if updated.func.attr.value == "eval":
+                fetched = updated.func.value
+            else:
+                fetched = next(a.value for a in updated.args if a.keyword is None or a.keyword.value == "fetches")
+            return cst.parse_expression(f"self.evaluate({code(fetched)})")
+        return build
+
+    def _initializer_statements(self) -> List[cst.SimpleStatementLine]:
+        """Statements that only run the variables' initializer (dropped: eager variables are
+        initialized when made)."""
+        found = []
+        for statement in self.statements:
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                    and isinstance(statement.body[0], cst.Expr) and self._runs_initializer(statement.body[0].value):
+                found.append(statement)
+        for call in calls_in(self.function):
+            api = self.names.api(call.func) or ""
+            if api.split(".")[-1] in INITIALIZERS and not any(_contains(s, call) for s in found):
+                self.stop(call, f"`{code(call.func)}()` other than run once as a statement")
+        return found
+
+    def _runs_initializer(self, expr) -> bool:
+        """`sess.run(init())`, `init().run()` or `self.evaluate(init())`."""
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute):
+            return False
+        method, owner = expr.func.attr.value, dotted(expr.func.value)
+        if method == "run" and not expr.args:
+            inner = expr.func.value
+        elif len(expr.args) == 1 and ((method == "run" and owner in self.sessions)
+                                      or (method == "evaluate" and owner == "self")):
+            inner = expr.args[0].value
+        else:
+            return False
+        return isinstance(inner, cst.Call) and (self.names.api(inner.func) or "").split(".")[-1] in INITIALIZERS
+
+    # -- placeholders --------------------------------------------------------------------------
+    def _placeholders(self) -> Dict[str, cst.SimpleStatementLine]:
+        """name -> its `x = tf.placeholder(...)` statement, at the method's top level."""
+        found = {}
+        tops = {id(s) for s in self.statements}
+        for call in calls_in(self.function):
+            if (self.names.api(call.func) or "").split(".")[-1] not in ("placeholder", "placeholder_with_default"):
+                continue
+            statement = next((s for s in self.statements if isinstance(s, cst.SimpleStatementLine)
+                              and _assigned_call(s) is call), None)
+            if statement is None or id(statement) not in tops or self.names.api(call.func) != "placeholder":
+                self.stop(call, f"`{code(call.func)}(...)` other than assigned to a name")
+            name = _assigned_call_target(statement)
+            if name in found:
+                self.stop(call, f"the name `{name}` given to two placeholders")
+            found[name] = statement
+        return found
+
+    def _fed_constants(self, placeholders, runs) -> Dict[str, Tuple[cst.BaseExpression, int]]:
+        """name -> (the value it is fed, the index of the statement after which the constant is
+        made): each placeholder fed once, by a run at the method's top level."""
+        fed: Dict[str, Tuple[cst.BaseExpression, int]] = {}
+        for call, feed in runs:
+            if feed is None:
+                continue
+            index = self._top_index(call)
+            if index is None or not isinstance(self.statements[index], cst.SimpleStatementLine):
+                self.stop(call, "a `feed_dict` in a loop or a branch (fed more than once)")
+            for element in feed.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name) \
+                        or element.key.value not in placeholders:
+                    self.stop(call, f"feeds `{code(element)}`, which is not a placeholder made in the method")
+                name = element.key.value
+                if name in fed:
+                    self.stop(call, f"the placeholder `{name}` fed more than once")
+                fed[name] = (element.value, self._place(name, element.value, placeholders[name], index, call))
+        for name, statement in placeholders.items():
+            if name not in fed:
+                self.stop(statement, f"the placeholder `{name}`, which no run feeds")
+        shaped = self._from_placeholders(set(fed), [call for call, _ in runs])
+        for attribute in _attributes(self.function):
+            if attribute.attr.value in ("shape", "get_shape", "set_shape") and names_read(attribute.value) & shaped:
+                self.stop(attribute, "a static shape read of a tensor made from a placeholder, whose shape "
+                                     "is known once it is a constant")
+        return fed
+
+    def _from_placeholders(self, placeholders: Set[str], runs: List[cst.Call]) -> Set[str]:
+        """The placeholders and the names of tensors computed from them (a run's result is an array)."""
+        found = set(placeholders)
+        for statement in self.statements:
+            if names_read(statement) & found and not any(_contains(statement, run) for run in runs):
+                found |= names_assigned(statement)
+        return found
+
+    def _place(self, name: str, value, statement, run_index: int, call) -> int:
+        """Where the placeholder's constant is made: at the placeholder when the value is known
+        there, else just after the value's last assignment if the placeholder is unused until then.
+        Between there and the run nothing may touch what the value reads (it is read earlier)."""
+        if any("rand" in (dotted(c.func) or "") for c in calls_in(value)):
+            self.stop(call, f"the value fed to `{name}` draws random numbers (the draws would move)")
+        needs = names_read(value)
+        at = next(i for i, s in enumerate(self.statements) if s is statement)
+        last = max((i for i, s in enumerate(self.statements[:run_index]) if names_assigned(s) & needs), default=-1)
+        place = max(at, last)
+        if last > at and any(name in names_read(s) for s in self.statements[at + 1:last + 1]):
+            moved = self._hoistable(needs, at, run_index)
+            if moved is None:
+                self.stop(call, f"the value fed to `{name}` is not known where the placeholder is used first")
+            self.hoisted.setdefault(at, []).extend(moved)
+            place = at
+        if any(names_read(s) & needs for i, s in enumerate(self.statements[place + 1:run_index], place + 1)
+               if i not in self._all_hoisted()):
+            self.stop(call, f"the value fed to `{name}` is used between the placeholder and the run")
+        return place
+
+    def _hoistable(self, needs: Set[str], at: int, run_index: int) -> Optional[List[int]]:
+        """The statements after the placeholder that compute the fed value, when they can move
+        above it unchanged: plain assignments of numbers and numpy arrays (no random draw) from
+        what is known there, whose names nothing in between reads or writes."""
+        moved = [i for i in range(at + 1, run_index) if names_assigned(self.statements[i]) & needs]
+        if any(i in self._all_hoisted() for i in moved):
+            return None
+        for i in moved:
+            statement = self.statements[i]
+            if _assigned_call(statement) is None and not _plain_assignment(statement):
+                return None
+            if not _pure(statement):
+                return None
+            others = [s for j, s in enumerate(self.statements[at:i], at) if j not in moved]
+            if any(names_assigned(s) & (names_read(statement) | names_assigned(statement)) for s in others):
+                return None
+            if any(names_read(s) & names_assigned(statement) for s in others):
+                return None
+        return moved
+
+    def _all_hoisted(self) -> Set[int]:
+        return {i for moved in self.hoisted.values() for i in moved}
+
+    def _placed(self, placeholders, constants, initializers) -> List[cst.BaseStatement]:
+        """The opened body with each placeholder replaced by its constant, initializer runs gone."""
+        by_index: Dict[int, List[cst.BaseStatement]] = {}
+        for name, (value, index) in constants.items():
+            call = _assigned_call(placeholders[name])
+            try:
+                dtype = _bound(call, PLACEHOLDER_PARAMS).get("dtype")
+            except ValueError as error:
+                self.stop(call, f"`{code(call)}`: {error}")
+            if dtype is None:
+                self.stop(call, f"the placeholder `{name}` without a dtype")
+            made = cst.parse_statement(f"{name} = {self.tf}.constant({code(value)}, dtype={code(dtype)})\n")
+            by_index.setdefault(index, []).append(made.with_changes(leading_lines=placeholders[name].leading_lines))
+        for index, moved in self.hoisted.items():
+            by_index[index][0:0] = [self.statements[i] for i in moved]
+        if self.makes_variables:
+            for statement in initializers:
+                index = next(i for i, s in enumerate(self.statements) if s is statement)
+                by_index.setdefault(index, []).insert(0, self._initializer_kept(statement))
+        dropped = {id(s) for s in [*placeholders.values(), *initializers]} | {
+            id(self.statements[i]) for i in self._all_hoisted()}
+        body: List[cst.BaseStatement] = []
+        for index, statement in enumerate(self.statements):
+            if id(statement) not in dropped:
+                body.append(statement)
+            body.extend(by_index.get(index, []))
+        return body or [cst.SimpleStatementLine([cst.Pass()])]
+
+    def _initializer_kept(self, statement) -> cst.SimpleStatementLine:
+        """`self.evaluate(tf.compat.v1.global_variables_initializer())`, as TensorFlow's own tests
+        write it: nothing eagerly, and the variables' initialization when another test module of
+        the same run turns v2 behaviour off (the process is then in graph mode)."""
+        initializer = next(c for c in calls_in(statement)
+                           if (self.names.api(c.func) or "").split(".")[-1] in INITIALIZERS)
+        name = (self.names.api(initializer.func) or "").split(".")[-1]
+        name = {"initialize_all_variables": "global_variables_initializer",
+                "initialize_local_variables": "local_variables_initializer",
+                "initialize_variables": "variables_initializer"}.get(name, name)
+        arguments = ", ".join(code(arg) for arg in initializer.args)
+        kept = cst.parse_statement(f"self.evaluate({self.tf}.compat.v1.{name}({arguments}))\n")
+        return kept.with_changes(leading_lines=statement.leading_lines)
+
+    def _top_index(self, node) -> Optional[int]:
+        for index, statement in enumerate(self.statements):
+            if _contains(statement, node):
+                return index
+        return None
+
+    # -- tf.gradients ----------------------------------------------------------------------------
+    def _tape_region(self, body: List[cst.BaseStatement], gradients: List[cst.Call]) -> Tuple[int, int, List[str], bool]:
+        """(start, end, sources, several): the straight-line statements from the last source made
+        to the first `tf.gradients(ys, xs)`, each `y` computed there."""
+        found = []  # (index in body, call, ys, xs)
+        for gradient in gradients:
+            try:
+                bound = _bound(gradient, ("ys", "xs"))
+            except ValueError as error:
+                self.stop(gradient, f"`tf.gradients`: {error}")
+            if set(bound) != {"ys", "xs"}:
+                self.stop(gradient, "`tf.gradients` given other than `ys` and `xs`")
+            index = next((i for i, s in enumerate(body) if _contains(s, gradient)), None)
+            if index is None or not isinstance(body[index], cst.SimpleStatementLine):
+                self.stop(gradient, "`tf.gradients` in a loop or a branch")
+            found.append((index, gradient, _names_of(bound["ys"]), _names_of(bound["xs"])))
+        if any(ys is None or xs is None for _, _, ys, xs in found):
+            self.stop(gradients[0], "`tf.gradients` of other than names of tensors")
+        end = min(index for index, _, _, _ in found)
+        sources = sorted({x for _, _, _, xs in found for x in xs})
+        made = [max((i for i in range(end) if x in names_assigned(body[i])), default=None) for x in sources]
+        if None in made:
+            self.stop(gradients[0], "`tf.gradients` with respect to a tensor not made in this method")
+        start = max(made) + 1
+        for _, gradient, ys, _ in found:
+            for y in ys:
+                where = [i for i in range(len(body)) if y in names_assigned(body[i])]
+                if not where or not all(start <= i < end for i in where):
+                    self.stop(gradient, f"`tf.gradients` of `{y}`, which is not computed from its sources "
+                                        "in a straight line inside the method")
+        if start >= end or not all(isinstance(s, cst.SimpleStatementLine) for s in body[start:end]):
+            self.stop(gradients[0], "`tf.gradients` of a tensor computed in a loop, a branch or a block")
+        return start, end, sources, len(found) > 1
+
+    def _taped(self, body, region, tape: str) -> List[cst.BaseStatement]:
+        """The region's statements inside `with tf.GradientTape() as tape:`, its sources watched."""
+        start, end, sources, several = region
+        header = cst.parse_statement(
+            f"with {self.tf}.GradientTape({'persistent=True' if several else ''}) as {tape}:\n    pass\n")
+        watches = [cst.parse_statement(f"{tape}.watch({x})\n") for x in sources]
+        first = body[start]
+        inner = [*watches, first.with_changes(leading_lines=[]), *body[start + 1:end]]
+        block = header.with_changes(body=header.body.with_changes(body=inner, indent=None),
+                                    leading_lines=first.leading_lines)
+        return [*body[:start], block, *body[end:]]
+
+
+def _tape_gradient(tape: str, gradient: cst.Call) -> cst.BaseExpression:
+    """`tf.gradients(ys, xs)` as the tape's gradient, in the same list structure."""
+    bound = _bound(gradient, ("ys", "xs"))
+    ys, xs = code(bound["ys"]), bound["xs"]
+    if isinstance(xs, cst.Name):
+        return cst.parse_expression(f"[{tape}.gradient({ys}, {xs.value})]")
+    return cst.parse_expression(f"{tape}.gradient({ys}, [{', '.join(_names_of(xs))}])")
+
+
+def _names_of(node) -> Optional[List[str]]:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.List, cst.Tuple)) and all(isinstance(e.value, cst.Name) for e in node.elements):
+        return [e.value.value for e in node.elements]
+    return None
+
+
+def _bound(call: cst.Call, params: Sequence[str]) -> Dict[str, cst.BaseExpression]:
+    """syntax.bind, refusing any argument outside `params`."""
+    bound = bind(call, params)
+    unknown = [key for key in bound if key not in params]
+    if unknown:
+        raise ValueError(f"the argument `{unknown[0]}`")
+    return bound
+
+
+def _assigned_call(statement) -> Optional[cst.Call]:
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+            and isinstance(small.value, cst.Call):
+        return small.value
+    return None
+
+
+def _assigned_call_target(statement) -> str:
+    return statement.body[0].targets[0].target.value
+
+
+PURE_CALLS = re.compile(r"^(?:np|numpy)\.(?!random)[\w.]+$|^(?:list|tuple|range|dict|float|int|len|abs|zip|sum|min|max)$")
+
+
+def _plain_assignment(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        and isinstance(statement.body[0], cst.Assign) \
+        and all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in statement.body[0].targets)
+
+
+def _pure(statement) -> bool:
+    """Only numbers, numpy arrays and builtins made: no draw, no state, no tensor, no attribute
+    read but numpy's (another object may change in between)."""
+    return _plain_assignment(statement) and all(PURE_CALLS.match(dotted(c.func) or "") for c in calls_in(statement)) \
+        and all(dotted(a) and dotted(a).split(".")[0] in ("np", "numpy") for a in _attributes(statement))
+
+
+def _nested_withs(statement) -> List[cst.With]:
+    """The `with`s under the statement (itself aside)."""
+    return [node for node in m.findall(statement, m.With()) if node is not statement]
+
+
+def _strings(node) -> List[cst.CSTNode]:
+    """Strings fetched (a tensor or an op given by name), dict keys aside."""
+    found: List[cst.CSTNode] = []
+
+    class _S(cst.CSTVisitor):
+        def visit_SimpleString(self, string: cst.SimpleString) -> None:
+            found.append(string)
+
+        def visit_DictElement(self, element: cst.DictElement) -> bool:
+            element.value.visit(self)
+            return False
+
+    node.visit(_S())
+    return found
+
+
+def _attributes(node) -> List[cst.Attribute]:
+    return list(m.findall(node, m.Attribute()))
+
+
+class _Replace(cst.CSTTransformer):
+    """Replaces the calls given by identity, each built from the call as rewritten inside it."""
+
+    def __init__(self, builders: Dict[int, object]):
+        self.builders = builders
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        build = self.builders.get(id(original))
+        return build(updated) if build is not None else updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        """`[tape.gradient(y, x)][0]` (`tf.gradients(y, x)[0]`) is `tape.gradient(y, x)`."""
+        value, index = updated.value, code(updated.slice[0]) if len(updated.slice) == 1 else None
+        if isinstance(value, cst.List) and len(value.elements) == 1 and index == "0" \
+                and "gradient(" in code(value.elements[0].value) and id(original.value) in self.builders:
+            return value.elements[0].value
+        return updated
