@@ -19,6 +19,7 @@ program order), defined just before the module-level statement that first evalua
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -32,7 +33,7 @@ from tfmigrate.fixers.compat_route import os_imported_before
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
-from tfmigrate.native.syntax import bind, code, names_read
+from tfmigrate.native.syntax import assignments_in, bind, code, names_read
 from tfmigrate.native.tf2_spellings import NativeCalls
 
 # The kernels of TF1's layers that `get_variable` initialized by default (Glorot uniform).
@@ -217,8 +218,11 @@ class Emitter:
         out: List[str] = []
         replacements = {}
         for site in statement.sites:
+            site, target = self._unpacked(statement.node, site)
             call, definition = self._site(site)
             replacements[id(site.call)] = call
+            if target is not None:
+                replacements[id(target[0])] = target[1]
             if definition:
                 out.append(definition)
         tf = self.tf
@@ -420,9 +424,36 @@ class Emitter:
             trains = [site.fetched[0]]  # `op.run()` returns None
         if self._multi(site):  # the first function of a multi-fetch wrote `to_numpy` above it
             call = f"to_numpy({call})"
-        elif not trains:
+        elif not (isinstance(site.fetches, cst.Name) and site.fetches.value in trains):
             call = f"{call}.numpy()"
         return cst.parse_expression(call), definition_text
+
+    def _unpacked(self, node, site: RunSite):
+        """`_, l = sess.run([train_op, loss], feed)`: the train op's None is not returned at all,
+        `l = train_step(...)` with the function returning `loss` (and the new assignment target)."""
+        fetches = site.fetches
+        if not isinstance(fetches, (cst.List, cst.Tuple)):
+            return site, None
+        assign = next((a for a in assignments_in(node) if a.value is site.call and len(a.targets) == 1), None)
+        target = assign.targets[0].target if assign is not None else None
+        if not isinstance(target, (cst.List, cst.Tuple)) or len(target.elements) != len(fetches.elements) or any(
+                isinstance(e, (cst.StarredElement,)) for e in (*target.elements, *fetches.elements)):
+            return site, None
+
+        def dropped(name, fetch) -> bool:
+            return isinstance(name, cst.Name) and name.value == "_" and isinstance(fetch, cst.Name) and (
+                site.defs[fetch.value].kind is Kind.TRAIN or self._is_op(site.defs[fetch.value]))
+
+        kept = [(t.value, f.value) for t, f in zip(target.elements, fetches.elements) if not dropped(t.value, f.value)]
+        if len(kept) in (0, len(fetches.elements)):
+            return site, None
+        if len(kept) == 1:
+            new_target, new_fetches = kept[0]
+        else:
+            new_target = target.with_changes(elements=[cst.Element(t) for t, _ in kept])
+            new_fetches = fetches.with_changes(elements=[cst.Element(f) for _, f in kept])
+        return dataclasses.replace(site, fetches=new_fetches), (assign.targets[0], assign.targets[0].with_changes(
+            target=new_target))
 
     def _closure(self, site: RunSite) -> Tuple[List[Statement], List[Statement]]:
         """The graph statements a run needs (program order) and the inputs it takes."""
@@ -776,6 +807,9 @@ class _Replace(cst.CSTTransformer):
         return self.replacements.get(id(original), updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        return self.replacements.get(id(original), updated)
+
+    def leave_AssignTarget(self, original: cst.AssignTarget, updated: cst.AssignTarget):
         return self.replacements.get(id(original), updated)
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
