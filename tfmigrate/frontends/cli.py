@@ -291,10 +291,18 @@ def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fi
         elif statistics and fmt in (Format.rich, Format.concise):
             write(report.render_statistics(findings))
         elif fmt is Format.rich:
-            from rich.console import Console
+            file = handle or sys.stdout
+            width = report.plain_width(file)
+            text = None if width is None else report.render_plain(findings, sources, width, files, fixed, fixed_files,
+                                                                  extra, listing, quiet)
+            if text is not None:
+                file.write(text)
+                file.flush()
+            else:
+                from rich.console import Console
 
-            console = Console(file=handle, highlight=False) if handle else Console(highlight=False)
-            report.render_rich(findings, sources, console, files, fixed, fixed_files, extra, listing, quiet)
+                console = Console(file=handle, highlight=False) if handle else Console(highlight=False)
+                report.render_rich(findings, sources, console, files, fixed, fixed_files, extra, listing, quiet)
         else:
             write(report.RENDERERS[fmt.value](findings))
             if statistics:  # sarif, github, junit: the document stays whole on its stream
