@@ -34,6 +34,33 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
+
+def test_check_takes_its_flags_defaults_without_typer():
+    """A plain `check` runs cli.check without typer: its defaults must be the flags' defaults."""
+    import inspect
+
+    from tfmigrate.frontends import cli, commands
+
+    flags = inspect.signature(commands.check).parameters
+    plain = inspect.signature(cli.check).parameters
+    assert list(flags) == list(plain)
+    assert {name: p.default.default for name, p in flags.items()} == {name: p.default for name, p in plain.items()}
+
+
+@pytest.mark.parametrize("args, read", [
+    (["check"], ([], "rich")), (["check", "a", "b/c.py", "--format", "json"], (["a", "b/c.py"], "json")),
+    (["check", "--output-format=sarif", "x=y"], (["x=y"], "sarif")),
+    (["check", "--format", "JSON"], None), (["check", "--format"], None), (["check", "-"], None),
+    (["check", "--format", "json", "--format", "json"], None), (["check", "--", "a"], None),
+    (["check", "--no-cache"], None), (["check", "--help"], None), (["fix", "a"], None), ([], None),
+])
+def test_plain_check_command_lines(args, read):
+    from tfmigrate.frontends import cli
+
+    found = cli._plain_check(args)
+    assert (found and (found[0], found[1].value)) == read
+
+
 def test_check_exit_codes(project):
     assert run("check", "pkg/clean.py").exit_code == 0
     assert run("check").exit_code == 1
