@@ -36,13 +36,13 @@ def project(tmp_path, monkeypatch):
 
 
 def test_check_takes_its_flags_defaults_without_typer():
-    """A plain `check` runs cli.check without typer: its defaults must be the flags' defaults."""
+    """A plain `check` runs commands.check without typer: its defaults must be the flags' defaults."""
     import inspect
 
-    from tfmigrate.frontends import cli, commands
+    from tfmigrate.frontends import commands, flags as typer_flags
 
-    flags = inspect.signature(commands.check).parameters
-    plain = inspect.signature(cli.check).parameters
+    flags = inspect.signature(typer_flags.check).parameters
+    plain = inspect.signature(commands.check).parameters
     assert list(flags) == list(plain)
     assert {name: p.default.default for name, p in flags.items()} == {name: p.default for name, p in plain.items()}
 
@@ -190,7 +190,7 @@ def test_module_entry_point_and_version(project):
 
 def test_jobs_is_validated_and_capped(project, monkeypatch):
     """A negative --jobs is a usage error; 1000 must not start 1000 processes."""
-    from tfmigrate.frontends import cli
+    from tfmigrate.frontends import commands
     from tfmigrate.workspace import runner as runner_module
 
     result = run("check", "--jobs", "-1")
@@ -198,7 +198,7 @@ def test_jobs_is_validated_and_capped(project, monkeypatch):
     asked = []
     real = runner_module.run
     monkeypatch.setattr(runner_module, "run", lambda tasks, jobs, **kw: asked.append(jobs) or real(tasks, jobs, **kw))
-    monkeypatch.setattr(cli, "_cores", lambda: 2)
+    monkeypatch.setattr(commands, "_cores", lambda: 2)
     for jobs in ("1000", "0", "1"):
         assert run("check", "--jobs", jobs, "--no-cache").exit_code == 1
     assert asked == [2, 2, 1]
@@ -206,7 +206,7 @@ def test_jobs_is_validated_and_capped(project, monkeypatch):
         (project / "pkg" / f"m{name}.py").write_bytes(TF1)
     run("check", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "--jobs", "1000", "--no-cache")
     assert asked[-1] == 2
-    monkeypatch.setattr(cli, "_cores", lambda: 64)
+    monkeypatch.setattr(commands, "_cores", lambda: 64)
     run("check", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "--jobs", "1000", "--no-cache")
     assert asked[-1] == 3  # no more workers than files
 
