@@ -100,6 +100,24 @@ def test_a_warm_plain_check_imports_neither_typer_nor_rich_and_prints_what_typer
         assert plain.stdout
 
 
+
+def test_a_run_in_another_thread_leaves_the_signal_handlers_alone(tree):
+    """The language server checks in a thread, where no signal handler can be set."""
+    import signal
+    import threading
+
+    from tfmigrate import api
+    from tfmigrate.workspace.config import Settings
+
+    before = signal.getsignal(signal.SIGINT)
+    jobs = api.plan(["."], Settings(), "check", use_cache=False)
+    found = []
+    worker = threading.Thread(target=lambda: found.extend(api.run(jobs, 1)))
+    worker.start()
+    worker.join()
+    assert len(found) == len(jobs) == 25 and signal.getsignal(signal.SIGINT) is before
+
+
 def test_clean_removes_the_cache(tree):
     check()
     assert (tree / ".tfmigrate_cache").exists()
