@@ -365,17 +365,8 @@ def render_rich(
             console.print(Text(value, style=style or ""), soft_wrap=True)
 
 
-def render_plain(
-    findings: Sequence[Finding],
-    sources: Mapping[str, str],
-    width: int,
-    files_checked: int,
-    fixed: int = 0,
-    fixed_files: int = 0,
-    extra: str = "",
-    listing: str = "",
-    quiet: bool = False,
-) -> Optional[str]:
+def render_plain(findings: Sequence[Finding], sources: Mapping[str, str], width: int, files_checked: int, fixed: int = 0,
+                 fixed_files: int = 0, extra: str = "", listing: str = "", quiet: bool = False) -> Optional[str]:
     """The rich report as rich prints it without colours on a console `width` columns wide (see
     plain_width), without importing rich (a quarter of a warm run's time); None when a part needs
     rich's own layout: a summary table wider than the console, a line with a tab or control
