@@ -34,6 +34,33 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
+
+def test_check_takes_its_flags_defaults_without_typer():
+    """A plain `check` runs commands.check without typer: its defaults must be the flags' defaults."""
+    import inspect
+
+    from tfmigrate.frontends import commands, flags as typer_flags
+
+    flags = inspect.signature(typer_flags.check).parameters
+    plain = inspect.signature(commands.check).parameters
+    assert list(flags) == list(plain)
+    assert {name: p.default.default for name, p in flags.items()} == {name: p.default for name, p in plain.items()}
+
+
+@pytest.mark.parametrize("args, read", [
+    (["check"], ([], "rich")), (["check", "a", "b/c.py", "--format", "json"], (["a", "b/c.py"], "json")),
+    (["check", "--output-format=sarif", "x=y"], (["x=y"], "sarif")),
+    (["check", "--format", "JSON"], None), (["check", "--format"], None), (["check", "-"], None),
+    (["check", "--format", "json", "--format", "json"], None), (["check", "--", "a"], None),
+    (["check", "--no-cache"], None), (["check", "--help"], None), (["fix", "a"], None), ([], None),
+])
+def test_plain_check_command_lines(args, read):
+    from tfmigrate.frontends import cli
+
+    found = cli._plain_check(args)
+    assert (found and (found[0], found[1].value)) == read
+
+
 def test_check_exit_codes(project):
     assert run("check", "pkg/clean.py").exit_code == 0
     assert run("check").exit_code == 1
@@ -163,7 +190,7 @@ def test_module_entry_point_and_version(project):
 
 def test_jobs_is_validated_and_capped(project, monkeypatch):
     """A negative --jobs is a usage error; 1000 must not start 1000 processes."""
-    from tfmigrate.frontends import cli
+    from tfmigrate.frontends import commands
     from tfmigrate.workspace import runner as runner_module
 
     result = run("check", "--jobs", "-1")
@@ -171,7 +198,7 @@ def test_jobs_is_validated_and_capped(project, monkeypatch):
     asked = []
     real = runner_module.run
     monkeypatch.setattr(runner_module, "run", lambda tasks, jobs, **kw: asked.append(jobs) or real(tasks, jobs, **kw))
-    monkeypatch.setattr(cli, "_cores", lambda: 2)
+    monkeypatch.setattr(commands, "_cores", lambda: 2)
     for jobs in ("1000", "0", "1"):
         assert run("check", "--jobs", jobs, "--no-cache").exit_code == 1
     assert asked == [2, 2, 1]
@@ -179,7 +206,7 @@ def test_jobs_is_validated_and_capped(project, monkeypatch):
         (project / "pkg" / f"m{name}.py").write_bytes(TF1)
     run("check", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "--jobs", "1000", "--no-cache")
     assert asked[-1] == 2
-    monkeypatch.setattr(cli, "_cores", lambda: 64)
+    monkeypatch.setattr(commands, "_cores", lambda: 64)
     run("check", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "--jobs", "1000", "--no-cache")
     assert asked[-1] == 3  # no more workers than files
 

@@ -120,6 +120,27 @@ def test_gitignore_is_respected_unless_disabled(repo):
     assert len(codes()) == 2
 
 
+def test_git_is_asked_only_where_it_could_find_a_repository(tmp_path, monkeypatch):
+    import subprocess
+
+    from tfmigrate.workspace import plan
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    (tmp_path / "x.py").write_text("")
+    if plan._in_git_checkout():
+        pytest.skip("the temporary folder is inside a git checkout")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("git was started"))
+    assert plan.gitignored(["x.py"]) == set()
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text("x.py\n")
+    subprocess.run(["git", "init", "-q"], check=True)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert plan._in_git_checkout() and plan.gitignored(["../x.py"]) == {"../x.py"}
+
+
 def test_noqa_suppresses_and_unused_noqa_is_opt_in(repo):
     (repo / "src" / "a.py").write_text(
         TF1.replace("ds.repeat(False)\n", "ds.repeat(False)  # noqa: TFM105\n") + "x = ds  # noqa: TFM104\n"

@@ -1,4 +1,5 @@
 """Every output format, the output file, statistics, and standard input."""
+import io
 import json
 import os
 import re
@@ -152,6 +153,56 @@ def test_plain_report_written_directly_equals_what_rich_prints(monkeypatch):
     monkeypatch.setattr(Console, "is_terminal", property(lambda self: True))  # rich renders it all
     slow = rendered()
     assert "\x1b[" not in slow and fast == slow
+
+
+def _finding(rule: str, name: str, path: str, fix=None):
+    from tfmigrate.findings import Finding
+
+    return Finding(rule=rule, name=name, path=path, line=1, column=1, end_line=1, end_column=2, severity="error",
+                   message="m", fix=fix)
+
+
+@pytest.mark.parametrize("width", [40, 67, 68, 71, 72, 80, 120])
+@pytest.mark.parametrize("extra", ["", "The fixed code needs: x.", "a\ttab"])
+def test_report_printed_without_rich_equals_what_rich_prints(width, extra):
+    """A warm run prints the plain report without importing rich; where it does, the text is
+    rich's to the byte (the summary table at any width it fits), else rich prints it."""
+    from rich.console import Console
+
+    from tfmigrate.findings import Fix
+    from tfmigrate.frontends import report
+
+    findings = [_finding("TFM101", "functional-layer", "a.py") for _ in range(1234)]
+    findings += [_finding("TFM299", "removed-api", f"m{i}.py", Fix("safe", "d")) for i in range(100)]
+    findings += [_finding("TFM213", "estimator", "e.py"), _finding("TFM200", "graph-module", "é.py", Fix("unsafe", "d"))]
+    sources = {"a.py": "import tensorflow as tf\n", "é.py": "x = 1\n"}
+    for subset in (findings, findings[-3:], []):
+        for quiet in (False, True):
+            out = io.StringIO()
+            report.render_rich(subset, sources, Console(file=out, highlight=False, width=width), 102, 3, 2, extra,
+                               "listing\n", quiet)
+            plain = report.render_plain(subset, sources, width, 102, 3, 2, extra, "listing\n", quiet)
+            assert plain is None or plain == out.getvalue()
+            if not quiet and ("\t" in extra or (subset and width < 68)):  # the table: 68 columns or more
+                assert plain is None
+            elif width >= 72:
+                assert plain is not None
+
+
+def test_plain_width_is_the_width_rich_lays_out_at(monkeypatch):
+    from rich.console import Console
+
+    from tfmigrate.frontends import report
+
+    for columns in (None, "100", "0", "x"):
+        if columns is None:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        else:
+            monkeypatch.setenv("COLUMNS", columns)
+        out = io.StringIO()
+        assert report.plain_width(out) == Console(file=out).width
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert report.plain_width(io.StringIO()) is None
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "cp1252"])

@@ -79,6 +79,45 @@ def test_a_cache_hit_does_not_import_libcst(tree):
     assert second.stdout == first.stdout
 
 
+
+def test_a_warm_plain_check_imports_neither_typer_nor_rich_and_prints_what_typer_prints(tree):
+    """`check [PATH ...] [--format F]` is read without typer and, printed plain, without rich: the
+    same bytes and exit code as the typer route (`--jobs 0` is the default, read by typer)."""
+    code = (
+        "import sys\nfrom tfmigrate.frontends.cli import main\n"
+        "try:\n    main()\nfinally:\n"
+        "    sys.stderr.write('LOADED=%s' % sorted({'typer', 'rich', 'libcst', 'yaml'} & set(sys.modules)))\n"
+    )
+
+    def tfmigrate(*args):
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+
+    tfmigrate("check")  # fills the cache
+    for args in (["check"], ["check", "."], ["check", "--format", "json"], ["check", ".", "--output-format=concise"]):
+        plain, typer = tfmigrate(*args), tfmigrate(*args, "--jobs", "0")
+        assert "LOADED=[]" in plain.stderr and "'typer'" in typer.stderr
+        assert (plain.stdout, plain.returncode) == (typer.stdout, typer.returncode) and plain.returncode == 1
+        assert plain.stdout
+
+
+
+def test_a_run_in_another_thread_leaves_the_signal_handlers_alone(tree):
+    """The language server checks in a thread, where no signal handler can be set."""
+    import signal
+    import threading
+
+    from tfmigrate import api
+    from tfmigrate.workspace.config import Settings
+
+    before = signal.getsignal(signal.SIGINT)
+    jobs = api.plan(["."], Settings(), "check", use_cache=False)
+    found = []
+    worker = threading.Thread(target=lambda: found.extend(api.run(jobs, 1)))
+    worker.start()
+    worker.join()
+    assert len(found) == len(jobs) == 25 and signal.getsignal(signal.SIGINT) is before
+
+
 def test_clean_removes_the_cache(tree):
     check()
     assert (tree / ".tfmigrate_cache").exists()

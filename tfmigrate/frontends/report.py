@@ -6,9 +6,11 @@ the fix on offer, then a summary per rule); `json` is the machine contract of th
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections import defaultdict
 from json.encoder import encode_basestring as _quote  # CPython's C function when it has one
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from tfmigrate.catalogue import RuleInfo, catalogue
 from tfmigrate.findings import Finding
@@ -16,7 +18,6 @@ from tfmigrate.findings import Finding
 if TYPE_CHECKING:  # rich is imported by the renderers that use it: machine formats never load it
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
 STYLE = {"error": "bold red", "warning": "bold yellow"}
 
@@ -308,6 +309,39 @@ def _snippet(lines: List[str], finding: Finding) -> List[Row]:
     ]
 
 
+def _parts(findings: Sequence[Finding], sources: Mapping[str, str], files_checked: int, fixed: int, fixed_files: int,
+           extra: str, listing: str, quiet: bool) -> Iterator[Tuple[str, object, str]]:
+    """The rich report in order, one home for both of its printers: ("line", text, style) is
+    printed as one soft-wrapped Text, ("rows", rows, "") a file's findings, ("table", rows, "")
+    the summary per rule (summary_rows)."""
+    by_file: Dict[str, List[Finding]] = defaultdict(list)
+    for f in findings:
+        by_file[f.path].append(f)
+    dead = estimator_line(findings)
+    if dead and not quiet:
+        yield "line", dead + "\n", "bold"
+    for path, items in by_file.items():
+        rows: List[Row] = [[(path, "bold underline")]]
+        lines = sources.get(path, "").splitlines()
+        for f in items:
+            rows.append([(f"{path}:{where(f)}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")]
+                        + ([(DEBT_NOTE, "dim")] if f.kind == "debt" else []))
+            rows.extend(_snippet(lines, f))
+            rows.append([("   = ", "blue"), (f.message, "")])
+            rows.append([("   = ", "blue")] + _fix_label(f))
+            rows.append([])
+        yield "rows", rows, ""
+    if listing:
+        yield "line", listing.rstrip("\n") + "\n", ""
+    if quiet:
+        return
+    if findings:
+        yield "table", summary_rows(findings), ""
+    yield ("line", *_closing(findings, files_checked, fixed, fixed_files))
+    if extra:
+        yield "line", extra, ""
+
+
 def render_rich(
     findings: Sequence[Finding],
     sources: Mapping[str, str],
@@ -322,32 +356,62 @@ def render_rich(
     """`listing`: what `fix --show-fixes` applied, before the summary; `quiet`: the findings only."""
     from rich.text import Text
 
-    by_file: Dict[str, List[Finding]] = defaultdict(list)
-    for f in findings:
-        by_file[f.path].append(f)
-    dead = estimator_line(findings)
-    if dead and not quiet:
-        console.print(Text(dead + "\n", style="bold"), soft_wrap=True)
-    for path, items in by_file.items():
-        rows: List[Row] = [[(path, "bold underline")]]
-        lines = sources.get(path, "").splitlines()
-        for f in items:
-            rows.append([(f"{path}:{where(f)}: ", "bold"), (f.rule, STYLE.get(f.severity, "bold")), (" ", ""), (f.name, "cyan")]
-                        + ([(DEBT_NOTE, "dim")] if f.kind == "debt" else []))
-            rows.extend(_snippet(lines, f))
-            rows.append([("   = ", "blue"), (f.message, "")])
-            rows.append([("   = ", "blue")] + _fix_label(f))
-            rows.append([])
-        _print_rows(console, rows)
-    if listing:
-        console.print(Text(listing.rstrip("\n") + "\n"), soft_wrap=True)
-    if quiet:
-        return
-    if findings:
-        console.print(summary_table(findings))
-    console.print(_closing_line(findings, files_checked, fixed, fixed_files), soft_wrap=True)
-    if extra:
-        console.print(Text(extra), soft_wrap=True)
+    for kind, value, style in _parts(findings, sources, files_checked, fixed, fixed_files, extra, listing, quiet):
+        if kind == "rows":
+            _print_rows(console, value)
+        elif kind == "table":
+            console.print(summary_table(value))
+        else:
+            console.print(Text(value, style=style or ""), soft_wrap=True)
+
+
+def render_plain(findings: Sequence[Finding], sources: Mapping[str, str], width: int, files_checked: int, fixed: int = 0,
+                 fixed_files: int = 0, extra: str = "", listing: str = "", quiet: bool = False) -> Optional[str]:
+    """The rich report as rich prints it without colours on a console `width` columns wide (see
+    plain_width), without importing rich (a quarter of a warm run's time); None when a part needs
+    rich's own layout: a summary table wider than the console, a line with a tab or control
+    character."""
+    out = []
+    for kind, value, _ in _parts(findings, sources, files_checked, fixed, fixed_files, extra, listing, quiet):
+        if kind == "rows":
+            out.append(_plain_rows(value))
+        elif kind == "table":
+            table = _plain_table(value, width)
+            if table is None:
+                return None
+            out.append(table)
+        elif all(line.isprintable() for line in value.split("\n")):
+            out.append(value + "\n")
+        else:
+            return None
+    return "".join(out)
+
+
+def plain_width(file) -> Optional[int]:
+    """The width rich lays the report out at when it prints plain text to `file` (not a
+    terminal, no colour forced, a UTF-8 encoding, not Windows: the report in a file, a pipe, CI),
+    found as rich.console.Console finds it; None when rich would print otherwise."""
+    import builtins
+
+    environ = os.environ
+    if os.name == "nt" or hasattr(builtins, "get_ipython") or "FORCE_COLOR" in environ \
+            or "TTY_COMPATIBLE" in environ:
+        return None
+    file = getattr(file, "rich_proxied_file", file)
+    try:
+        if file.isatty() or not (getattr(file, "encoding", None) or "utf-8").lower().startswith("utf"):
+            return None
+    except (AttributeError, ValueError):
+        return None
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return int(columns)
+    for descriptor in (0, 1, 2):
+        try:
+            return os.get_terminal_size(descriptor).columns or 80
+        except (AttributeError, ValueError, OSError):
+            pass
+    return 80
 
 
 def _print_rows(console: Console, rows: Sequence[Row]) -> None:
@@ -356,7 +420,7 @@ def _print_rows(console: Console, rows: Sequence[Row]) -> None:
     plain text, which is written directly: building and styling rich Text objects cost a third of
     a millisecond per finding, most of a warm run with thousands of findings."""
     if console.color_system is None and not console.record and not console.is_terminal:
-        console.file.write("".join("".join(text for text, _ in row) + "\n" for row in rows))
+        console.file.write(_plain_rows(rows))
     else:
         from rich.text import Text
 
@@ -364,7 +428,15 @@ def _print_rows(console: Console, rows: Sequence[Row]) -> None:
         console.print(*texts, sep="\n", soft_wrap=True)
 
 
-def summary_table(findings: Iterable[Finding]) -> Table:
+def _plain_rows(rows: Sequence[Row]) -> str:
+    return "".join("".join(text for text, _ in row) + "\n" for row in rows)
+
+
+SUMMARY_COLUMNS = ("Rule", "Name", "Findings", "Safe fix", "Unsafe fix", "Files")  # fits 80 columns
+
+
+def summary_rows(findings: Iterable[Finding]) -> List[Tuple[str, ...]]:
+    """The summary per rule: a row of SUMMARY_COLUMNS' cells per rule, by code."""
     rows: Dict[str, dict] = {}
     for f in findings:
         row = rows.setdefault(f.rule, {"name": f.name, "n": 0, "safe": 0, "unsafe": 0, "files": set()})
@@ -372,22 +444,45 @@ def summary_table(findings: Iterable[Finding]) -> Table:
         row["files"].add(f.path)
         if f.fix is not None:
             row[f.fix.applicability] += 1
+    return [(code, row["name"], str(row["n"]), str(row["safe"]), str(row["unsafe"]), str(len(row["files"])))
+            for code, row in sorted(rows.items())]
+
+
+def summary_table(rows: Sequence[Tuple[str, ...]]) -> Table:
     from rich.table import Table
 
     table = Table(title="Findings by rule", title_justify="left")
-    for column in ("Rule", "Name", "Findings", "Safe fix", "Unsafe fix", "Files"):  # fits 80 columns
+    for column in SUMMARY_COLUMNS:
         table.add_column(column, justify="left" if column in ("Rule", "Name") else "right")
-    for code in sorted(rows):
-        row = rows[code]
-        table.add_row(code, row["name"], str(row["n"]), str(row["safe"]), str(row["unsafe"]), str(len(row["files"])))
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
-def _closing_line(findings: Sequence[Finding], files_checked: int, fixed: int, fixed_files: int) -> Text:
-    from rich.text import Text
+_PLAIN_CELL = re.compile(r"[A-Za-z0-9 _.-]*")  # no markup, emoji code or wide character for rich to read
 
-    text, style = _closing(findings, files_checked, fixed, fixed_files)
-    return Text(text, style=style)
+
+def _plain_table(rows: Sequence[Tuple[str, ...]], width: int) -> Optional[str]:
+    """summary_table as rich draws it without colours when it fits in `width` columns (rich's
+    default box, header cells justified as their column); None when it does not fit, or a cell
+    holds what rich would read as markup."""
+    if not all(_PLAIN_CELL.fullmatch(cell) for row in rows for cell in row):
+        return None
+    widths = [max(len(cell) for cell in column) for column in zip(SUMMARY_COLUMNS, *rows)]
+    total = sum(widths) + 3 * len(widths) + 1
+    if total > width:
+        return None
+
+    def line(left: str, fill: str, middle: str, right: str) -> str:
+        return left + middle.join(fill * (w + 2) for w in widths) + right + "\n"
+
+    def cells(row: Sequence[str], bar: str) -> str:
+        justified = [cell.ljust(w) if column in ("Rule", "Name") else cell.rjust(w)
+                     for column, cell, w in zip(SUMMARY_COLUMNS, row, widths)]
+        return bar + " " + f" {bar} ".join(justified) + " " + bar + "\n"
+
+    return ("Findings by rule".ljust(total) + "\n" + line("┏", "━", "┳", "┓") + cells(SUMMARY_COLUMNS, "┃")
+            + line("┡", "━", "╇", "┩") + "".join(cells(row, "│") for row in rows) + line("└", "─", "┴", "┘"))
 
 
 def _closing(findings: Sequence[Finding], files_checked: int, fixed: int, fixed_files: int) -> Tuple[str, str]:

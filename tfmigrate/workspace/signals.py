@@ -25,10 +25,6 @@ def defer_signals() -> Callable[[], None]:
     """In the main thread, SIGINT and SIGTERM raise KeyboardInterrupt, except while a write is
     held; returns what restores the previous handlers."""
     import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
 
     def interrupt() -> None:
         raise KeyboardInterrupt
@@ -40,7 +36,10 @@ def defer_signals() -> Callable[[], None]:
             interrupt()
 
     names = [n for n in ("SIGINT", "SIGTERM") if hasattr(signal, n)]
-    previous = {n: signal.signal(getattr(signal, n), handler) for n in names}
+    try:  # (rather than asking threading, whose import is 1% of a warm run)
+        previous = {n: signal.signal(getattr(signal, n), handler) for n in names}
+    except ValueError:  # not the main thread, where signal handlers cannot be set: they stay as they are
+        return lambda: None
     _held.update(depth=0, pending=None)
 
     def restore() -> None:
