@@ -217,8 +217,9 @@ class Emitter:
             return []
         out: List[str] = []
         replacements = {}
+        assigned = {id(a.value): a for a in assignments_in(statement.node)} if statement.sites else {}
         for site in statement.sites:
-            site, target = self._unpacked(statement.node, site)
+            site, target = self._unpacked(assigned.get(id(site.call)), site)
             call, definition = self._site(site)
             replacements[id(site.call)] = call
             if target is not None:
@@ -428,14 +429,14 @@ class Emitter:
             call = f"{call}.numpy()"
         return cst.parse_expression(call), definition_text
 
-    def _unpacked(self, node, site: RunSite):
-        """`_, l = sess.run([train_op, loss], feed)`: the train op's None is not returned at all,
-        `l = train_step(...)` with the function returning `loss` (and the new assignment target)."""
+    def _unpacked(self, assign: Optional[cst.Assign], site: RunSite):
+        """`_, l = sess.run([train_op, loss], feed)` (`assign`, the assignment of the run's result,
+        if any): the train op's None is not returned at all, `l = train_step(...)` with the function
+        returning `loss` (and the new assignment target)."""
         fetches = site.fetches
-        if not isinstance(fetches, (cst.List, cst.Tuple)):
+        if not isinstance(fetches, (cst.List, cst.Tuple)) or assign is None or len(assign.targets) != 1:
             return site, None
-        assign = next((a for a in assignments_in(node) if a.value is site.call and len(a.targets) == 1), None)
-        target = assign.targets[0].target if assign is not None else None
+        target = assign.targets[0].target
         if not isinstance(target, (cst.List, cst.Tuple)) or len(target.elements) != len(fetches.elements) or any(
                 isinstance(e, (cst.StarredElement,)) for e in (*target.elements, *fetches.elements)):
             return site, None

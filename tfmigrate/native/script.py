@@ -244,6 +244,7 @@ class Script:
         # (an `if` may build two: `{x: a}`, then `{x: a, state: s}` once there is a state to feed).
         self.feed_dicts: Dict[str, List[cst.Dict]] = {}
         self.feed_literals: List[cst.Dict] = []  # every such literal (a name may hold several in turn)
+        self._dtypes: Dict[int, Dict[str, cst.BaseExpression]] = {}  # data_dtypes, by statement
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = {local for local, target in self.names.aliases.items()
                         if target in ("tensorflow", "tensorflow.compat.v1")}
@@ -1027,8 +1028,11 @@ class Script:
 
     def data_dtypes(self, statement: Statement) -> Dict[str, cst.BaseExpression]:
         """The dtypes other than float32 of the placeholders `statement`'s data comes from (directly
-        or through a dataset of them), up to a cast, by their code."""
-        found: Dict[str, cst.BaseExpression] = {}
+        or through a dataset of them), up to a cast, by their code. Asked for each graph line the
+        rewrite writes (a statement may be in several functions): computed once per statement."""
+        if id(statement) in self._dtypes:
+            return self._dtypes[id(statement)]
+        found = self._dtypes[id(statement)] = {}
         seen: Set[Tuple[str, int]] = set()
         todo = [("", statement)]
         while todo:
