@@ -42,6 +42,7 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
         return position.start.line if position is not None else 1
 
     from tfmigrate.native.emit import Emitter
+    import tfmigrate.native.classes as classes
     import tfmigrate.native.entry_functions as entry_functions
     import tfmigrate.native.test_files as test_files
 
@@ -56,8 +57,10 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
             script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
             text = Emitter(script).module()
         except Blocked as stop:
-            try:  # the graph is built and run inside functions run by the entry point (`main`)
-                text = entry_functions.rewrite(wrapper.module, source, line_of, tuple(stateful))
+            try:  # a class builds the graph (native.classes), or functions run by `main` (entry_functions)
+                text = classes.rewrite(wrapper.module, source, line_of)
+                if text is None:
+                    text = entry_functions.rewrite(wrapper.module, source, line_of, tuple(stateful))
             except Blocked as inner:
                 return Outcome(None, inner.blocker)
             if text is None:

@@ -12,7 +12,11 @@ import libcst as cst
 from tfmigrate.rules.base import Rule
 from tfmigrate.facts.program import ProgramMode
 
-_HOW = {  # a word of the construct -> how to migrate that part by hand
+_HOW = {  # a word of the construct -> how to migrate that part by hand (the first that matches)
+    "unfed": "give the prediction a method of its own that builds only what it needs, or feed every "
+             "placeholder the class's graph reads",
+    "made again at every call": "make the variable with `tf.compat.v1.get_variable` under a name, which "
+                                "tracked code finds again on each call",
     "summar": "write summaries with `tf.summary.create_file_writer(...)` and `tf.summary.scalar(..., step=)`",
     "Saver": "save and restore with `tf.train.Checkpoint`",
     "saver.restore": "restore the model's variables by name (`tf.compat.v1.train.Saver(var_list={name: "
@@ -54,6 +58,6 @@ class NotNative(Rule):
             f"`fix --native` cannot rewrite this module as eager TF2; it stopped at line {blocker.line}: "
             f"{blocker.construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
             "`tf.data` iterators, `tf.metrics.accuracy`, a `tf.train.Saver`, a Session and its `run` calls "
-            "(also inside a function called once, such as `main`), and `tf.test.TestCase` methods run in a test "
-            "session; the module keeps "
+            "(also inside a function called once, such as `main`), model classes whose `__init__` builds the graph, "
+            "and `tf.test.TestCase` methods run in a test session; the module keeps "
             f"TensorFlow's compat route (TFM200).{advice}"), None, debt=True)

@@ -1,0 +1,825 @@
+"""Scripts whose graph a class builds (issue 21): the class becomes a `tf.Module` on TensorFlow's
+model-mapping route.
+
+    class Net:                                         class Net(tf.Module):
+        def __init__(self, opt):                           def __init__(self, opt):
+            self.x = tf.placeholder(tf.float32, [None, 1])     super().__init__()
+            self.y = tf.placeholder(tf.float32, [None, 1])     self.train_op_optimizer = opt(0.1)
+            out = tf.layers.dense(self.x, 1)               @tf.compat.v1.keras.utils.track_tf1_style_variables
+            self.loss = tf.losses.mean_squared_error(  ->  def build_graph(self, x, y):
+                self.y, out)                                   self.x = tf.cast(x, tf.float32) ...
+            self.train_op = opt(0.1).minimize(self.loss)       (the rest of the graph, as it was)
+    net = Net(tf.train.AdamOptimizer)                      @tf.function
+    sess = tf.Session()                                    def train_step(self, x, y):
+    sess.run(tf.global_variables_initializer())                (GradientTape around build_graph, the
+    _, l = sess.run([net.train_op, net.loss],                  optimizer's apply_gradients)
+                    {net.x: a, net.y: b})              _, l = to_numpy(net.train_step(a, b))
+
+The graph code is kept and run whole inside the tracked `build_graph`: its variables are made
+on the first call with their TF1 names and found again by name later, whatever Python control
+flow or helper methods built them. Because it runs whole, every run must feed every placeholder
+the class reads (TF1 computed only what the fetches needed); the optimizer stays TF1's
+(`tf.compat.v1.train`, eager-capable: the same update rule and slot names) and is made once in
+`__init__`. Anything outside this shape is a Blocker, and the module keeps the compat route.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
+from tfmigrate.facts.names import ImportTable
+from tfmigrate.facts.program import LEGACY_KERAS_LINE
+from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
+from tfmigrate.native.script import (EAGER_STATEMENTS, INITIALIZERS, OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS,
+                                     Blocked)
+from tfmigrate.native.syntax import bind, calls_in, code, names_read
+
+# What the graph code of a class may not do on this route (model_mapping's list, less what a class
+# is rewritten for: its placeholders and its `minimize`).
+REFUSED = {
+    "Session": "a Session", "InteractiveSession": "a Session",
+    "train.": "`tf.train` (savers, queues, global steps) inside the graph a class builds",
+    "summary.": "TF1 summaries", "get_collection": "graph collections", "add_to_collection": "graph collections",
+    "control_dependencies": "`tf.control_dependencies`", "metrics.": "`tf.metrics.*`",
+    "get_default_graph": "the default graph", "global_variables": "the graph's variable lists",
+    "trainable_variables": "the graph's variable lists", "py_func": "`tf.py_func`", "assign": "variable assignments",
+    "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
+    "get_variable_scope": "`tf.get_variable_scope()`", "Variable": "`tf.Variable` (made again at every call)",
+    "data.": "`tf.data` inside the graph a class builds", "placeholder": "a placeholder made other than as "
+    "`self.<name> = tf.placeholder(...)` in `__init__`", "sparse_placeholder": "a sparse placeholder",
+    "cond": "`tf.cond`", "while_loop": "`tf.while_loop`",
+}
+# tf.Module's own members: a class assigning one cannot become a tf.Module as it is.
+MODULE_MEMBERS = {"name", "name_scope", "variables", "trainable_variables", "non_trainable_variables",
+                  "submodules", "with_name_scope"}
+_MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
+             "colocate_gradients_with_ops", "name", "grad_loss")
+
+TO_NUMPY = '''
+
+def to_numpy(fetched):
+    """What `sess.run` returned: numpy values, in the structure of the fetches."""
+    return tf.nest.map_structure(lambda value: None if value is None else value.numpy(), fetched)
+'''
+
+
+@dataclass
+class Placeholder:
+    attr: str                      # `self.<attr>`, or the module-level name
+    param: str                     # the parameter of build_graph and the run methods
+    dtype: Optional[str]           # cast to it (None: placeholder_with_default, passed as it is)
+    default: Optional[str] = None  # placeholder_with_default's value
+    own: bool = True               # made in `__init__` (else a module-level placeholder)
+
+
+@dataclass
+class Train:
+    attr: str        # `self.<attr> = <optimizer>.minimize(self.<loss>)`
+    optimizer: str   # the receiver of `minimize`, made once in `__init__`
+    loss: str
+    node: cst.CSTNode
+
+
+@dataclass
+class RunMethod:
+    name: str
+    fetches: cst.BaseExpression   # the fetches with the instance as `self`
+    train: Optional[Train]
+
+
+@dataclass
+class GraphClass:
+    node: cst.ClassDef
+    init: cst.FunctionDef
+    python: List[cst.BaseStatement] = field(default_factory=list)   # stay in `__init__`
+    graph: List[cst.BaseStatement] = field(default_factory=list)    # run by build_graph
+    placeholders: List[Placeholder] = field(default_factory=list)
+    trains: Dict[str, Train] = field(default_factory=dict)
+    graph_attrs: Set[str] = field(default_factory=set)
+    graph_methods: Set[str] = field(default_factory=set)
+    members: Set[str] = field(default_factory=set)
+    build: str = "build_graph"
+    captured: Dict[str, str] = field(default_factory=dict)  # `__init__`'s names the graph reads -> attribute
+    methods: Dict[str, RunMethod] = field(default_factory=dict)    # key of a run -> its method
+
+    def fresh(self, preferred: str) -> str:
+        name, n = preferred, 2
+        while name in self.members:
+            name, n = f"{preferred}_{n}", n + 1
+        self.members.add(name)
+        return name
+
+
+def _self_attr(node) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _attrs(node: cst.CSTNode, of: str = "self") -> Tuple[Set[str], Set[str]]:
+    """The attributes of `of` that `node` reads and those it assigns (`x.a = ...`, `x.a.append(...)`)."""
+    reads: Set[str] = set()
+    writes: Set[str] = set()
+
+    class _Visit(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            for value in ([e.value for e in target.target.elements]
+                          if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]):
+                if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == of:
+                    writes.add(value.attr.value)
+
+        def visit_Call(self, call: cst.Call) -> None:  # self.a.append(x): a change of `a`
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute):
+                inner = func.value
+                if isinstance(inner.value, cst.Name) and inner.value.value == of:
+                    writes.add(inner.attr.value)
+
+        def visit_Attribute(self, attr: cst.Attribute) -> None:
+            if isinstance(attr.value, cst.Name) and attr.value.value == of:
+                reads.add(attr.attr.value)
+
+    node.visit(_Visit())
+    return reads, writes
+
+
+def _is_docstring(statement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
+
+
+class ClassScript:
+    """A script whose graph is built by classes, analysed (`analyse`) and written out (`written`)."""
+
+    def __init__(self, module: cst.Module, source: str, line_of):
+        self.module = module
+        self.source = source
+        self.line_of = line_of
+        self.names = ImportTable(module, source)
+        self.aliases = {local for local, target in self.names.aliases.items()
+                        if target in ("tensorflow", "tensorflow.compat.v1")}
+        self.classes: Dict[str, GraphClass] = {}
+        self.module_placeholders: Dict[str, Placeholder] = {}
+        self.sessions: Set[str] = set()
+        self.initializers: Set[str] = set()
+        self.sites: Dict[int, Tuple[GraphClass, RunMethod, cst.BaseExpression, List[Tuple[str, str]]]] = {}
+        self.removed: Set[int] = set()      # id of module-level statements that go
+        self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
+
+    @property
+    def tf(self) -> str:
+        return sorted(self.aliases)[0]
+
+    def api(self, node) -> Optional[str]:
+        return self.names.api(node)
+
+    def tf_call(self, node) -> Optional[str]:
+        return self.api(node.func) if isinstance(node, cst.Call) else None
+
+    def _mentions_tf(self, node) -> bool:
+        return bool(names_read(node) & self.aliases)
+
+    def _tensor_apis(self, node) -> List[Tuple[str, cst.CSTNode]]:
+        """TF APIs `node` calls that make tensors or graph state (objects such as dtypes,
+        initializers and optimizer classes excluded), with the node naming each."""
+        found: List[Tuple[str, cst.CSTNode]] = []
+        script = self
+
+        class _Uses(cst.CSTVisitor):
+            def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+                path = script.api(attr)
+                if path is None:
+                    return None
+                if not (path.startswith(OBJECT_PREFIXES) or path.endswith(OBJECT_SUFFIXES)
+                        or path.startswith("nn.") and not path.startswith("nn.rnn_cell")):
+                    found.append((path, attr))
+                return False
+
+        node.visit(_Uses())
+        return found
+
+    # -- analysis -----------------------------------------------------------------------------
+    def applies(self) -> bool:
+        """Whether the module builds its graph in a class (else this route has nothing to say)."""
+        top = [n for n in self.module.body if not isinstance(n, (cst.FunctionDef, cst.ClassDef))]
+        return bool(self.aliases) and any(isinstance(n, cst.ClassDef) and self._tensor_apis(n)
+                                          for n in self.module.body) and any(
+            self.tf_call(call) in SESSIONS for n in top for call in calls_in(n))
+
+    def analyse(self) -> "ClassScript":
+        for node in self.module.body:
+            if isinstance(node, cst.ClassDef) and self._tensor_apis(node):
+                self.classes[node.name.value] = self._graph_class(node)
+        self._module_placeholders()
+        for node in self.module.body:
+            self._top(node)
+        if not self.sites:
+            raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
+        return self
+
+    def _graph_class(self, node: cst.ClassDef) -> GraphClass:
+        at = self.line_of(node)
+        name = node.name.value
+        if node.decorators or any(code(b.value) != "object" for b in node.bases) or node.keywords:
+            raise Blocked(at, f"the class `{name}` that builds the graph has bases or decorators")
+        body = node.body.body
+        methods = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+        if "__init__" not in methods:
+            raise Blocked(at, f"the class `{name}` builds the graph outside `__init__`")
+        for s in body:
+            if not isinstance(s, cst.FunctionDef) and self._mentions_tf(s):
+                raise Blocked(self.line_of(s), f"a class attribute of `{name}` that uses TensorFlow")
+        init = methods["__init__"]
+        cls = GraphClass(node, init, members=set(methods).union(*(_attrs(s)[1] for s in body)))
+        params = init.params
+        if not params.params or params.params[0].name.value != "self":
+            raise Blocked(at, f"`{name}.__init__` without `self`")
+        # Which methods build the graph: those `__init__`'s graph calls on `self`, transitively.
+        graph_methods: Set[str] = set()
+        for method in methods.values():
+            if method is not init and self._tensor_apis(method):
+                graph_methods.add(method.name.value)
+        changed = True
+        while changed:
+            changed = False
+            for method in methods.values():
+                if method is init or method.name.value in graph_methods:
+                    continue
+                reads, _ = _attrs(method)
+                if reads & graph_methods:
+                    graph_methods.add(method.name.value)
+                    changed = True
+        cls.graph_methods = graph_methods
+        for attr in set().union(*(_attrs(s)[1] for s in body)) | set(methods):
+            if attr in MODULE_MEMBERS:
+                raise Blocked(at, f"`self.{attr}` in the class `{name}`: a member of `tf.Module`, which the class "
+                                  "would become")
+        self._init_statements(cls)
+        for method_name in graph_methods:
+            method = methods[method_name]
+            self._refused_in(method, f"the method `{name}.{method_name}`")
+            reads, _ = _attrs(method)
+            if reads & {t for t in cls.trains}:
+                raise Blocked(self.line_of(method), f"`{name}.{method_name}` reads a train op")
+        for method in methods.values():  # a method run by the program: Python only
+            if method is init or method.name.value in graph_methods:
+                continue
+            reads, _ = _attrs(method)
+            if self._tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains)):
+                raise Blocked(self.line_of(method), f"the method `{name}.{method.name.value}` uses the graph outside "
+                                                    "`__init__` (a Session, tensors read by Python)")
+        cls.build = cls.fresh("build_graph")
+        for local in cls.captured:
+            cls.captured[local] = cls.fresh(local)
+        return cls
+
+    def _refused_in(self, node, where: str) -> None:
+        for path, attr in self._tensor_apis(node):
+            for prefix, what in REFUSED.items():
+                if path == prefix or path.startswith(prefix) and prefix.endswith("."):
+                    raise Blocked(self.line_of(attr), f"{what}, in {where}")
+        for call in calls_in(node):
+            if isinstance(call.func, cst.Name) and call.func.value == "print":
+                raise Blocked(self.line_of(call), f"`print` in {where} (TF1 printed tensors once, as it built them)")
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize":
+                raise Blocked(self.line_of(call), f"`minimize` in {where} other than `self.<op> = "
+                                                  "<optimizer>.minimize(self.<loss>)` in `__init__`")
+
+    def _init_statements(self, cls: GraphClass) -> None:
+        """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
+        a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
+        name = cls.node.name.value
+        statements = list(cls.init.body.body)
+        if statements and _is_docstring(statements[0]):
+            cls.python.append(statements.pop(0))
+        params = {p.name.value for p in (*cls.init.params.params, *cls.init.params.kwonly_params)}
+        for star in (cls.init.params.star_arg, cls.init.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                params.add(star.name.value)
+        params.discard("self")
+        graph_locals: Set[str] = set()
+        python_locals: Set[str] = set()
+        graph_read_so_far: Set[str] = set()
+        locals_changed: Set[str] = set()
+        for statement in statements:
+            at = self.line_of(statement)
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                else None
+            value = small.value if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+            target = _self_attr(small.targets[0].target) if value is not None else None
+            path = self.tf_call(value) if value is not None else None
+            reads, writes = _attrs(statement)
+            local_reads = names_read(statement)
+            if path in ("placeholder", "placeholder_with_default") and target is not None:
+                cls.placeholders.append(self._placeholder(value, path, target, at))
+                cls.graph_attrs.add(target)
+                continue
+            if target is not None and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value == "minimize":
+                cls.trains[target] = self._train(cls, statement, value, target, at, graph_locals)
+                continue
+            is_graph = bool(self._tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
+                            or local_reads & graph_locals)
+            if is_graph:
+                self._refused_in(statement, f"`{name}.__init__`")
+                if cls.trains and self._makes_variables(cls, statement):
+                    raise Blocked(at, f"variables made in `{name}.__init__` after its `minimize` (TF1 trained only "
+                                      "those made before it)")
+                given = local_reads & (params | python_locals) - graph_locals
+                if given & locals_changed:
+                    raise Blocked(at, f"`{sorted(given & locals_changed)[0]}` of `{name}.__init__` read by the graph "
+                                      "after Python changed it")
+                for local in sorted(given - set(cls.captured)):
+                    cls.captured[local] = ""
+                cls.graph.append(statement)
+                cls.graph_attrs |= writes
+                graph_locals |= _assigned_names(statement)
+                graph_read_so_far |= reads
+            else:
+                late = writes & graph_read_so_far | _assigned_names(statement) & set(cls.captured)
+                if late:
+                    raise Blocked(at, f"`{sorted(late)[0]}` set in `{name}.__init__` after the graph read it")
+                cls.python.append(statement)
+                python_locals |= _assigned_names(statement)
+                locals_changed |= _assigned_names(statement) & set(cls.captured)
+        if not cls.graph and not cls.placeholders:
+            raise Blocked(self.line_of(cls.init), f"`{name}.__init__` builds no graph itself")
+        for method in cls.graph_methods:  # what the graph methods assign is graph too
+            node = next(s for s in cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == method)
+            cls.graph_attrs |= _attrs(node)[1]
+        taken = set().union(*(names_read(s) for s in cls.graph)) if cls.graph else set()
+        for placeholder in cls.placeholders:
+            param = placeholder.attr
+            while param in taken or param == "self":
+                param += "_"
+            placeholder.param = param
+            taken.add(param)
+
+    def _placeholder(self, call: cst.Call, path: str, attr: str, at: int) -> Placeholder:
+        try:
+            if path == "placeholder":
+                bound = bind(call, ("dtype", "shape", "name"))
+                if "dtype" not in bound:
+                    raise ValueError("no dtype")
+                return Placeholder(attr, attr, code(bound["dtype"]))
+            bound = bind(call, ("input", "shape", "name"))
+        except ValueError:
+            raise Blocked(at, "a placeholder whose arguments are not plain")
+        if "input" not in bound or self._mentions_tf(bound["input"]) or _attrs(bound["input"])[0]:
+            raise Blocked(at, "a `placeholder_with_default` whose default is a tensor")
+        return Placeholder(attr, attr, None, code(bound["input"]))
+
+    def _train(self, cls: GraphClass, statement, call: cst.Call, target: str, at: int, graph_locals) -> Train:
+        try:
+            bound = bind(call, _MINIMIZE)
+        except ValueError:
+            raise Blocked(at, "`minimize(*args)`")
+        other = sorted(set(bound) - {"loss", "name"})
+        if other:
+            raise Blocked(at, f"`minimize({other[0]}=...)` in a class (this route trains the class's own variables, "
+                              "without a global step)")
+        loss = _self_attr(bound.get("loss"))
+        if loss is None or loss not in cls.graph_attrs:
+            raise Blocked(at, "`minimize` of something other than a `self.<loss>` the graph made")
+        receiver = call.func.value
+        reads, _ = _attrs(receiver)
+        if reads & cls.graph_attrs or names_read(receiver) & graph_locals:
+            raise Blocked(at, "an optimizer made from tensors")
+        for path, _node in self._tensor_apis(receiver):
+            raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
+        return Train(target, code(receiver), loss, statement)
+
+    def _makes_variables(self, cls: GraphClass, statement) -> bool:
+        """Whether `statement` makes variables: by a TF1 model call, or through a graph method."""
+        return any(path.startswith(MAKES_VARIABLES) or path in RNN_RUNNERS for path, _ in self._tensor_apis(statement)) \
+            or bool(_attrs(statement)[0] & cls.graph_methods)
+
+    def _module_placeholders(self) -> None:
+        """`x = tf.placeholder(...)` at module level, read by a class's graph (a parameter of it)."""
+        for node in self.module.body:
+            if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1
+                    and isinstance(node.body[0], cst.Assign) and len(node.body[0].targets) == 1
+                    and isinstance(node.body[0].targets[0].target, cst.Name)):
+                continue
+            value = node.body[0].value
+            path = self.tf_call(value)
+            if path in ("placeholder", "placeholder_with_default"):
+                name = node.body[0].targets[0].target.value
+                placeholder = self._placeholder(value, path, name, self.line_of(node))
+                placeholder.own = False
+                self.module_placeholders[name] = placeholder
+                self.removed.add(id(node))
+        for cls in self.classes.values():
+            read = set().union(*(names_read(s) for s in cls.graph)) if cls.graph else set()
+            for method in cls.graph_methods:
+                node = next(s for s in cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == method)
+                if names_read(node) & set(self.module_placeholders):
+                    raise Blocked(self.line_of(node), f"the method `{cls.node.name.value}.{method}` reads a "
+                                                      "module-level placeholder")
+            for name, placeholder in self.module_placeholders.items():
+                if name in read:
+                    cls.placeholders.append(placeholder)
+
+    # -- the module's statements ----------------------------------------------------------------
+    def _top(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.ClassDef) and node.name.value in self.classes or id(node) in self.removed:
+            return
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            if self._mentions_tf(node):
+                raise Blocked(self.line_of(node), f"`{node.name.value}`, a function or class that uses TensorFlow "
+                                                  "beside the classes that build the graph")
+            return
+        if isinstance(node, cst.With) and len(node.items) == 1 and self.tf_call(node.items[0].item) in SESSIONS:
+            item = node.items[0]
+            if item.asname is None or not isinstance(item.asname.name, cst.Name):
+                raise Blocked(self.line_of(node), "a Session entered without a name")
+            self.sessions.add(item.asname.name.value)
+            self.unwrapped.add(id(node))
+            for inner in node.body.body:
+                self._top(inner)
+            return
+        if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+            small = node.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                    and isinstance(small.targets[0].target, cst.Name):
+                path = self.tf_call(small.value)
+                if path in SESSIONS:
+                    self.sessions.add(small.targets[0].target.value)
+                    self.removed.add(id(node))
+                    return
+                if path in INITIALIZERS:
+                    self.initializers.add(small.targets[0].target.value)
+                    self.removed.add(id(node))
+                    return
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                call = small.value
+                if self._session_method(call, "close"):
+                    self.removed.add(id(node))
+                    return
+                if self._session_method(call, "run") and call.args and (
+                        self.tf_call(call.args[0].value) in INITIALIZERS
+                        or isinstance(call.args[0].value, cst.Name) and call.args[0].value.value in self.initializers):
+                    self.removed.add(id(node))
+                    return
+                if self.tf_call(call) in EAGER_STATEMENTS:
+                    return
+        self._python(node)
+
+    def _session_method(self, call: cst.Call, method: str) -> bool:
+        func = call.func
+        return (isinstance(func, cst.Attribute) and func.attr.value == method and isinstance(func.value, cst.Name)
+                and func.value.value in self.sessions)
+
+    def _python(self, node: cst.CSTNode) -> None:
+        """A module-level statement of the program: its `sess.run` calls become run methods, and it may
+        use TensorFlow only for objects (dtypes, optimizer classes, initializers)."""
+        runs = [c for c in calls_in(node) if self._session_method(c, "run")]
+        inside = {id(n) for c in runs for n in _subtree(c)}
+        for path, attr in self._tensor_apis(node):
+            if id(attr) not in inside:
+                raise Blocked(self.line_of(attr), f"`tf.{path}` at module level beside the classes that build the graph")
+        sessions_used = [n for n in _subtree(node) if isinstance(n, cst.Name) and n.value in self.sessions
+                         and id(n) not in inside]
+        if sessions_used:
+            raise Blocked(self.line_of(node), f"the Session `{sessions_used[0].value}` used other than by `run`")
+        graph_attrs = set().union(*(c.graph_attrs | set(c.trains) for c in self.classes.values()))
+        for attr in _subtree(node):
+            if isinstance(attr, cst.Attribute) and id(attr) not in inside and attr.attr.value in graph_attrs \
+                    and _root(attr) not in self.aliases:
+                raise Blocked(self.line_of(node), f"`{code(attr)}`, a tensor of the graph read by Python")
+        placeholders = [n for n in _subtree(node) if isinstance(n, cst.Name) and n.value in self.module_placeholders
+                        and id(n) not in inside]
+        if placeholders:
+            raise Blocked(self.line_of(node), f"the placeholder `{placeholders[0].value}` used other than as a feed")
+        for call in runs:
+            self._site(call)
+
+    def _site(self, call: cst.Call) -> None:
+        at = self.line_of(call)
+        try:
+            bound = bind(call, ("fetches", "feed_dict", "options", "run_metadata"))
+        except ValueError:
+            raise Blocked(at, "`sess.run(*args)`")
+        if set(bound) - {"fetches", "feed_dict"}:
+            raise Blocked(at, "`sess.run` with options")
+        instances: Set[str] = set()
+        fetched: List[str] = []
+
+        def leaves(node) -> None:
+            if isinstance(node, (cst.List, cst.Tuple)):
+                for element in node.elements:
+                    leaves(element.value)
+            elif isinstance(node, cst.Dict):
+                for element in node.elements:
+                    if not isinstance(element, cst.DictElement):
+                        raise Blocked(at, "a fetched `**dict`")
+                    leaves(element.value)
+            elif isinstance(node, cst.Attribute) and _plain(node.value):
+                instances.add(code(node.value))
+                fetched.append(node.attr.value)
+            else:
+                raise Blocked(at, f"`sess.run` of `{code(node)}`, not a tensor of a class's graph")
+
+        leaves(bound["fetches"])
+        feeds: List[Tuple[str, cst.BaseExpression]] = []  # (placeholder attr or module name, value)
+        feed = bound.get("feed_dict")
+        if feed is not None:
+            if not isinstance(feed, cst.Dict):
+                raise Blocked(at, "a `feed_dict` that is not a dict literal")
+            for element in feed.elements:
+                if not isinstance(element, cst.DictElement):
+                    raise Blocked(at, "a `feed_dict` with `**`")
+                key = element.key
+                if isinstance(key, cst.Name) and key.value in self.module_placeholders:
+                    feeds.append((key.value, element.value))
+                elif isinstance(key, cst.Attribute) and _plain(key.value):
+                    instances.add(code(key.value))
+                    feeds.append((key.attr.value, element.value))
+                else:
+                    raise Blocked(at, f"a feed of `{code(key)}`, not a placeholder of a class")
+        if len(instances) != 1:
+            raise Blocked(at, "a `sess.run` over more than one object" if instances else
+                              "a `sess.run` of no class's tensors")
+        instance = next(iter(instances))
+        candidates = [c for c in self.classes.values()
+                      if set(fetched) <= c.graph_attrs | set(c.trains)
+                      and {k for k, _ in feeds} <= {p.attr for p in c.placeholders}]
+        if len(candidates) != 1:
+            raise Blocked(at, f"`sess.run` of `{instance}.{fetched[0]}`: " + (
+                "no class's graph makes it" if not candidates else "more than one class makes it"))
+        cls = candidates[0]
+        fed = {k for k, _ in feeds}
+        for placeholder in cls.placeholders:
+            if placeholder.attr not in fed and placeholder.default is None:
+                where = f"`{instance}.{placeholder.attr}`" if placeholder.own else f"`{placeholder.attr}`"
+                raise Blocked(at, f"a `sess.run` that leaves {where} unfed: the class's graph is computed whole "
+                                  "eagerly, where TF1 computed only what the fetches needed")
+        trains = [t for t in fetched if t in cls.trains]
+        if len(trains) > 1:
+            raise Blocked(at, "a `sess.run` of two train ops of one object")
+        train = cls.trains[trains[0]] if trains else None
+        fetches = _with_self(bound["fetches"], instance, set(cls.trains))
+        key = code(fetches)
+        if key not in cls.methods:
+            cls.methods[key] = RunMethod(cls.fresh("train_step" if train else "evaluate"), fetches, train)
+        args: List[Tuple[str, str]] = []
+        values = dict(feeds)
+        for placeholder in cls.placeholders:
+            if placeholder.attr in values:
+                args.append((placeholder.param, code(values[placeholder.attr])))
+        self.sites[id(call)] = (cls, cls.methods[key], bound["fetches"], args)
+
+    # -- writing ------------------------------------------------------------------------------
+    def written(self) -> str:
+        script = self
+
+        class _Rewrite(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call):
+                site = script.sites.get(id(original))
+                if site is None:
+                    return updated
+                cls, method, fetches, args = site
+                instance = code(_instance_of(fetches))
+                values, given, skipped = dict(args), [], False
+                for placeholder in _ordered(cls.placeholders):  # by position until one is left out
+                    if placeholder.param not in values:
+                        skipped = True
+                    else:
+                        value = values[placeholder.param]
+                        given.append(f"{placeholder.param}={value}" if skipped else value)
+                given = ", ".join(given)
+                call = f"{instance}.{method.name}({given})"
+                if isinstance(fetches, (cst.List, cst.Tuple, cst.Dict)):
+                    call = f"to_numpy({call})"
+                elif method.train is None:
+                    call = f"{call}.numpy()"
+                return cst.parse_expression(call)
+
+        body: List[cst.BaseStatement] = []
+        helper_written = False
+        legacy = not LEGACY_KERAS_SET.search(self.source)  # track_tf1_style_variables is tf-keras's
+        for node in self.module.body:
+            if legacy and self._imports_tensorflow(node):
+                if not any(self._imports_os(n) for n in body):
+                    body.append(cst.parse_statement("import os\n"))
+                body.append(cst.parse_statement(LEGACY_KERAS_LINE + "\n"))
+                legacy = False
+            if id(node) in self.removed:
+                continue
+            if isinstance(node, cst.ClassDef) and node.name.value in self.classes:
+                body.append(self._class(self.classes[node.name.value]))
+                continue
+            written = self._unwrapped(node.visit(_Rewrite()), node)
+            if not helper_written and any(id(c) in self.sites for c in calls_in(node)):
+                helper = cst.parse_module(TO_NUMPY).body[0]
+                body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
+                helper_written = True
+                if written:
+                    written[0] = written[0].with_changes(leading_lines=[_BLANK, _BLANK, *written[0].leading_lines])
+            body.extend(written)
+        return self.module.with_changes(body=body).visit(_CompatV1(self)).code
+
+    def _unwrapped(self, rewritten, original) -> List[cst.BaseStatement]:
+        """The statement, with the Session's `with` gone (its body kept) and removed lines dropped."""
+        if id(original) in self.unwrapped:
+            out: List[cst.BaseStatement] = []
+            for new, old in zip(rewritten.body.body, original.body.body):
+                out.extend(self._unwrapped(new, old))
+            return out
+        if id(original) in self.removed:
+            return []
+        return [rewritten]
+
+    @staticmethod
+    def _imports_tensorflow(node) -> bool:
+        if not isinstance(node, cst.SimpleStatementLine):
+            return False
+        for small in node.body:
+            if isinstance(small, cst.Import) and any(code(a.name).split(".")[0] == "tensorflow" for a in small.names):
+                return True
+            if isinstance(small, cst.ImportFrom) and small.module is not None \
+                    and code(small.module).split(".")[0] == "tensorflow":
+                return True
+        return False
+
+    @staticmethod
+    def _imports_os(node) -> bool:
+        return isinstance(node, cst.SimpleStatementLine) and any(
+            isinstance(s, cst.Import) and any(code(a.name) == "os" and a.asname is None for a in s.names)
+            for s in node.body)
+
+    def _class(self, cls: GraphClass) -> cst.ClassDef:
+        tf = self.tf
+        members: List[cst.BaseStatement] = []
+        for statement in cls.node.body.body:
+            if statement is cls.init:
+                members.append(self._init(cls))
+                members.append(self._build(cls))
+            else:
+                members.append(statement)
+        for method in cls.methods.values():
+            members.append(self._run_method(cls, method))
+        return cls.node.with_changes(
+            bases=[cst.Arg(cst.parse_expression(f"{tf}.Module"))], lpar=cst.LeftParen(), rpar=cst.RightParen(),
+            body=cls.node.body.with_changes(body=members))
+
+    def _init(self, cls: GraphClass) -> cst.FunctionDef:
+        statements: List[cst.BaseStatement] = []
+        python = list(cls.python)
+        if python and _is_docstring(python[0]):
+            statements.append(python.pop(0))
+        statements.append(cst.parse_statement("super().__init__()\n"))
+        order = list(cls.init.body.body)
+        trains = {id(t.node): t for t in cls.trains.values()}
+        for statement in order:
+            if statement in python:
+                statements.append(statement)
+            elif id(statement) in trains:
+                train = trains[id(statement)]
+                statements.append(cst.parse_statement(f"self.{train.attr}_optimizer = {train.optimizer}\n"))
+        for local, attr in cls.captured.items():  # what the graph reads of `__init__`'s names
+            statements.append(cst.parse_statement(f"self.{attr} = {local}\n"))
+        return cls.init.with_changes(body=cls.init.body.with_changes(body=statements))
+
+    def _build(self, cls: GraphClass) -> cst.FunctionDef:
+        tf = self.tf
+        params = ", ".join(["self"] + [p.param if p.default is None else f"{p.param}={p.default}"
+                                       for p in _ordered(cls.placeholders)])
+        lines = [f"{local} = self.{attr}" for local, attr in cls.captured.items()]
+        for p in cls.placeholders:
+            value = p.param if p.dtype is None else f"{tf}.cast({p.param}, {p.dtype})"
+            if p.own:
+                lines.append(f"self.{p.attr} = {value}")
+            elif p.dtype is not None:
+                lines.append(f"{p.param} = {value}")
+        inner = "\n".join("        " + line for line in lines)
+        text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
+                f"def {cls.build}({params}):\n"
+                f'    """The graph of TF1\'s `__init__`, built at each call; its variables are made once, by TF1 name."""\n'
+                f"    default = {tf}.compat.v1.glorot_uniform_initializer()\n"
+                f"    with {tf}.compat.v1.variable_scope({tf}.compat.v1.get_variable_scope(), initializer=default):\n"
+                f"{inner}\n" if inner else "")
+        if not inner:
+            text = text + ""
+        function = cst.parse_statement(text or "pass\n")
+        with_node = function.body.body[-1]
+        graph = [s for s in cls.graph]
+        new_with = with_node.with_changes(body=with_node.body.with_changes(
+            body=list(with_node.body.body) + [s.with_changes(leading_lines=[]) if i == 0 else s
+                                              for i, s in enumerate(graph)]))
+        body = list(function.body.body[:-1]) + [new_with]
+        return function.with_changes(body=function.body.with_changes(body=body), leading_lines=[_BLANK])
+
+    def _run_method(self, cls: GraphClass, method: RunMethod) -> cst.FunctionDef:
+        tf = self.tf
+        placeholders = _ordered(cls.placeholders)
+        params = ", ".join(["self"] + [p.param if p.default is None else f"{p.param}={p.default}"
+                                       for p in placeholders])
+        call = f"self.{cls.build}({', '.join(p.param for p in placeholders)})"
+        returned = code(method.fetches)
+        if method.train is None:
+            body = f"    {call}\n    return {returned}\n"
+        else:
+            train = method.train
+            body = (f"    with {tf}.GradientTape() as tape:\n"
+                    f"        {call}\n"
+                    f"    variables = self.trainable_variables\n"
+                    f"    gradients = tape.gradient(self.{train.loss}, variables)\n"
+                    f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables))\n"
+                    + (f"    return {returned}\n" if returned != "None" else ""))
+        function = cst.parse_statement(f"@{tf}.function\ndef {method.name}({params}):\n{body}")
+        return function.with_changes(leading_lines=[_BLANK])
+
+
+_BLANK = cst.EmptyLine(indent=False)
+
+
+class _CompatV1(cst.CSTTransformer):
+    """TF1 model code and TF1 optimizers spelled through `tf.compat.v1`, which runs them eagerly
+    (tf-keras's legacy layers under `track_tf1_style_variables`; TF1's optimizers keep their update
+    rule and slot names, where the Keras ones differ: Adam's epsilon, RMSProp's start)."""
+
+    def __init__(self, script: "ClassScript"):
+        self.script = script
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        path = self.script.api(original)
+        if path is None or path.startswith("compat."):
+            return updated
+        if path.startswith(MAKES_VARIABLES + ("train.",)) or path in SCOPES or path in RNN_RUNNERS \
+                or path.endswith("_initializer"):
+            return cst.parse_expression(f"{self.script.tf}.compat.v1.{path}")
+        return updated
+
+
+def _ordered(placeholders: List[Placeholder]) -> List[Placeholder]:
+    """Parameters without a default first (Python's rule), each group in the order TF1 made them."""
+    return [p for p in placeholders if p.default is None] + [p for p in placeholders if p.default is not None]
+
+
+def _assigned_names(statement) -> Set[str]:
+    from tfmigrate.native.syntax import names_assigned
+    return names_assigned(statement)
+
+
+def _plain(node) -> bool:
+    """An object expression without side effects: `net`, `self.net`, `nets[0]`."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _plain(node.value)
+    if isinstance(node, cst.Subscript):
+        return _plain(node.value) and all(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
+            for e in node.slice)
+    return False
+
+
+def _root(node) -> Optional[str]:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _subtree(node) -> List[cst.CSTNode]:
+    found: List[cst.CSTNode] = []
+
+    class _All(cst.CSTVisitor):
+        def on_visit(self, each) -> bool:
+            found.append(each)
+            return True
+
+    node.visit(_All())
+    return found
+
+
+def _instance_of(fetches) -> cst.BaseExpression:
+    for node in _subtree(fetches):
+        if isinstance(node, cst.Attribute) and _plain(node.value):
+            return node.value
+    raise AssertionError("a run site without its object")
+
+
+def _with_self(fetches, instance: str, trains: Set[str]) -> cst.BaseExpression:
+    """The fetches as the run method returns them: `net.loss` -> `self.loss`, a train op -> None."""
+
+    class _Self(cst.CSTTransformer):
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+            if code(original.value) == instance:
+                if original.attr.value in trains:
+                    return cst.Name("None")
+                return updated.with_changes(value=cst.Name("self"))
+            return updated
+
+    return fetches.visit(_Self())
+
+
+def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
+    """The module as eager TF2 when a class builds its graph (None: no class does)."""
+    script = ClassScript(module, source, line_of)
+    if not script.applies():
+        return None
+    return script.analyse().written()
