@@ -81,6 +81,7 @@ class Train:
     optimizer: str   # the receiver of `minimize`, made once in `__init__`
     loss: str
     node: cst.CSTNode
+    global_step: Optional[str] = None  # `self.<attr>`, a state variable `apply_gradients` counts in
 
 
 @dataclass
@@ -99,6 +100,7 @@ class GraphClass:
     placeholders: List[Placeholder] = field(default_factory=list)
     trains: Dict[str, Train] = field(default_factory=dict)
     graph_attrs: Set[str] = field(default_factory=set)
+    state: Set[str] = field(default_factory=set)  # `self.<a> = tf.Variable(..., trainable=False)`: made once
     graph_methods: Set[str] = field(default_factory=set)
     members: Set[str] = field(default_factory=set)
     build: str = "build_graph"
@@ -313,6 +315,11 @@ class ClassScript:
             path = self.tf_call(value) if value is not None else None
             reads, writes = _attrs(statement)
             local_reads = names_read(statement)
+            if path == "Variable" and target is not None and self._state_variable(value) \
+                    and not reads & cls.graph_attrs and not local_reads & graph_locals:
+                cls.python.append(statement)  # a counter (the global step): state made once, in `__init__`
+                cls.state.add(target)
+                continue
             if path in ("placeholder", "placeholder_with_default") and target is not None:
                 cls.placeholders.append(self._placeholder(value, path, target, at))
                 cls.graph_attrs.add(target)
@@ -377,10 +384,12 @@ class ClassScript:
             bound = bind(call, _MINIMIZE)
         except ValueError:
             raise Blocked(at, "`minimize(*args)`")
-        other = sorted(set(bound) - {"loss", "name"})
+        other = sorted(set(bound) - {"loss", "name", "global_step"})
         if other:
-            raise Blocked(at, f"`minimize({other[0]}=...)` in a class (this route trains the class's own variables, "
-                              "without a global step)")
+            raise Blocked(at, f"`minimize({other[0]}=...)` in a class (this route trains the class's own variables)")
+        step = _self_attr(bound.get("global_step")) if "global_step" in bound else None
+        if "global_step" in bound and step not in cls.state:
+            raise Blocked(at, "a `global_step` other than a `self.<step> = tf.Variable(0, trainable=False)` of the class")
         loss = _self_attr(bound.get("loss"))
         if loss is None or loss not in cls.graph_attrs:
             raise Blocked(at, "`minimize` of something other than a `self.<loss>` the graph made")
@@ -390,7 +399,12 @@ class ClassScript:
             raise Blocked(at, "an optimizer made from tensors")
         for path, _node in self._tensor_apis(receiver):
             raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
-        return Train(target, code(receiver), loss, statement)
+        return Train(target, code(receiver), loss, statement, step)
+
+    def _state_variable(self, call: cst.Call) -> bool:
+        """`tf.Variable(<value>, ..., trainable=False)`: a counter the graph does not train."""
+        return any(a.keyword is not None and a.keyword.value == "trainable" and code(a.value) == "False"
+                   for a in call.args) and not any(a.star for a in call.args)
 
     def _makes_variables(self, cls: GraphClass, statement) -> bool:
         """Whether `statement` makes variables: by a TF1 model call, or through a graph method."""
@@ -545,12 +559,15 @@ class ClassScript:
                               "a `sess.run` of no class's tensors")
         instance = next(iter(instances))
         candidates = [c for c in self.classes.values()
-                      if set(fetched) <= c.graph_attrs | set(c.trains)
+                      if set(fetched) <= c.graph_attrs | set(c.trains) | c.state
                       and {k for k, _ in feeds} <= {p.attr for p in c.placeholders}]
         if len(candidates) != 1:
             raise Blocked(at, f"`sess.run` of `{instance}.{fetched[0]}`: " + (
                 "no class's graph makes it" if not candidates else "more than one class makes it"))
         cls = candidates[0]
+        if set(fetched) <= cls.state:  # variables read as they are: `net.step.numpy()`
+            self.sites[id(call)] = (cls, None, bound["fetches"], [])
+            return
         fed = {k for k, _ in feeds}
         for placeholder in cls.placeholders:
             if placeholder.attr not in fed and placeholder.default is None:
@@ -582,6 +599,10 @@ class ClassScript:
                 if site is None:
                     return updated
                 cls, method, fetches, args = site
+                if method is None:
+                    text = code(fetches)
+                    return cst.parse_expression(f"to_numpy({text})" if isinstance(fetches, (cst.List, cst.Tuple, cst.Dict))
+                                                else f"{text}.numpy()")
                 instance = code(_instance_of(fetches))
                 values, given, skipped = dict(args), [], False
                 for placeholder in _ordered(cls.placeholders):  # by position until one is left out
@@ -728,7 +749,8 @@ class ClassScript:
                     f"        {call}\n"
                     f"    variables = self.trainable_variables\n"
                     f"    gradients = tape.gradient(self.{train.loss}, variables)\n"
-                    f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables))\n"
+                    f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables)"
+                    + (f", global_step=self.{train.global_step}" if train.global_step else "") + ")\n"
                     + (f"    return {returned}\n" if returned != "None" else ""))
         function = cst.parse_statement(f"@{tf}.function\ndef {method.name}({params}):\n{body}")
         return function.with_changes(leading_lines=[_BLANK])
@@ -747,7 +769,7 @@ class _CompatV1(cst.CSTTransformer):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         path = self.script.api(original)
-        if path is None or path.startswith("compat."):
+        if path is None or path.startswith("compat.") or path == "Variable":
             return updated
         if path.startswith(MAKES_VARIABLES + ("train.",)) or path in SCOPES or path in RNN_RUNNERS \
                 or path.endswith("_initializer"):
