@@ -168,6 +168,8 @@ class ClassScript:
         self.sessions: Set[str] = set()
         self.initializers: Set[str] = set()
         self.sites: Dict[int, Tuple[GraphClass, RunMethod, cst.BaseExpression, List[Tuple[str, str]]]] = {}
+        self.session_params: Dict[str, Tuple[int, str]] = {}  # function -> (index, name) of its Session parameter
+        self.session_args: Set[int] = set()  # id of the arguments that gave it
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
 
@@ -206,7 +208,7 @@ class ClassScript:
     # -- analysis -----------------------------------------------------------------------------
     def applies(self) -> bool:
         """Whether the module builds its graph in a class (else this route has nothing to say)."""
-        top = [n for n in self.module.body if not isinstance(n, (cst.FunctionDef, cst.ClassDef))]
+        top = [n for n in self.module.body if not isinstance(n, cst.ClassDef)]
         return bool(self.aliases) and any(isinstance(n, cst.ClassDef) and self._tensor_apis(n)
                                           for n in self.module.body) and any(
             self.tf_call(call) in SESSIONS for n in top for call in calls_in(n))
@@ -216,11 +218,40 @@ class ClassScript:
             if isinstance(node, cst.ClassDef) and self._tensor_apis(node):
                 self.classes[node.name.value] = self._graph_class(node)
         self._module_placeholders()
+        self._session_names()
         for node in self.module.body:
             self._top(node)
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
         return self
+
+    def _session_names(self) -> None:
+        """The names Sessions are bound to anywhere, and the functions given one (`train(model, sess)`):
+        the parameter and the argument go with the Session."""
+        for node in _subtree(self.module):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                    and self.tf_call(node.value) in SESSIONS:
+                self.sessions.add(node.targets[0].target.value)
+            elif isinstance(node, cst.WithItem) and self.tf_call(node.item) in SESSIONS and node.asname is not None \
+                    and isinstance(node.asname.name, cst.Name):
+                self.sessions.add(node.asname.name.value)
+        for node in self.module.body:
+            if isinstance(node, cst.FunctionDef):
+                params = node.params.params
+                for index, param in enumerate(params):
+                    if param.name.value in self.sessions and param.default is None:
+                        self.session_params[node.name.value] = (index, param.name.value)
+
+    def _session_argument(self, call: cst.Call) -> Optional[cst.Arg]:
+        """The argument of `call` that gives a function its Session (None: none does)."""
+        if not isinstance(call.func, cst.Name) or call.func.value not in self.session_params:
+            return None
+        index, name = self.session_params[call.func.value]
+        for position, arg in enumerate(call.args):
+            if arg.keyword is not None and arg.keyword.value == name or arg.keyword is None and position == index \
+                    and not arg.star:
+                return arg if isinstance(arg.value, cst.Name) and arg.value.value in self.sessions else None
+        return None
 
     def _graph_class(self, node: cst.ClassDef) -> GraphClass:
         at = self.line_of(node)
@@ -441,6 +472,10 @@ class ClassScript:
     def _top(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.ClassDef) and node.name.value in self.classes or id(node) in self.removed:
             return
+        if isinstance(node, cst.FunctionDef) and not node.decorators:  # `main()`: its statements, as the module's
+            for inner in node.body.body:
+                self._top(inner)
+            return
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             if self._mentions_tf(node):
                 raise Blocked(self.line_of(node), f"`{node.name.value}`, a function or class that uses TensorFlow "
@@ -495,6 +530,11 @@ class ClassScript:
         for path, attr in self._tensor_apis(node):
             if id(attr) not in inside:
                 raise Blocked(self.line_of(attr), f"`tf.{path}` at module level beside the classes that build the graph")
+        for call in calls_in(node):
+            given = self._session_argument(call)
+            if given is not None:
+                self.session_args.add(id(given))
+                inside.add(id(given.value))
         sessions_used = [n for n in _subtree(node) if isinstance(n, cst.Name) and n.value in self.sessions
                          and id(n) not in inside]
         if sessions_used:
@@ -619,6 +659,32 @@ class ClassScript:
                     call = f"{call}.numpy()"
                 return cst.parse_expression(call)
 
+            def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
+                return cst.RemoveFromParent() if id(original) in script.session_args else updated
+
+            def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
+                if original.name.value not in script.session_params:
+                    return updated
+                index, _name = script.session_params[original.name.value]
+                params = [p for i, p in enumerate(updated.params.params) if i != index]
+                if params:  # (the last one keeps no comma)
+                    params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                return updated.with_changes(params=updated.params.with_changes(params=params))
+
+            def leave_SimpleStatementLine(self, original, updated):
+                return cst.RemoveFromParent() if id(original) in script.removed else updated
+
+            def leave_With(self, original: cst.With, updated: cst.With):
+                if id(original) not in script.unwrapped:  # the Session's `with` goes, its body stays
+                    return updated
+                inner = list(updated.body.body)
+                if inner:
+                    inner[0] = inner[0].with_changes(leading_lines=[*updated.leading_lines, *inner[0].leading_lines])
+                return cst.FlattenSentinel(inner) if inner else cst.RemoveFromParent()
+
+            def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
+                return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+
         body: List[cst.BaseStatement] = []
         helper_written = False
         legacy = not LEGACY_KERAS_SET.search(self.source)  # track_tf1_style_variables is tf-keras's
@@ -633,26 +699,17 @@ class ClassScript:
             if isinstance(node, cst.ClassDef) and node.name.value in self.classes:
                 body.append(self._class(self.classes[node.name.value]))
                 continue
-            written = self._unwrapped(node.visit(_Rewrite()), node)
+            result = node.visit(_Rewrite())
+            written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \
+                if isinstance(result, cst.FlattenSentinel) else [result]
             if not helper_written and any(id(c) in self.sites for c in calls_in(node)):
                 helper = cst.parse_module(TO_NUMPY).body[0]
                 body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
                 helper_written = True
-                if written:
+                if written and len(written[0].leading_lines) < 2:
                     written[0] = written[0].with_changes(leading_lines=[_BLANK, _BLANK, *written[0].leading_lines])
             body.extend(written)
         return self.module.with_changes(body=body).visit(_CompatV1(self)).code
-
-    def _unwrapped(self, rewritten, original) -> List[cst.BaseStatement]:
-        """The statement, with the Session's `with` gone (its body kept) and removed lines dropped."""
-        if id(original) in self.unwrapped:
-            out: List[cst.BaseStatement] = []
-            for new, old in zip(rewritten.body.body, original.body.body):
-                out.extend(self._unwrapped(new, old))
-            return out
-        if id(original) in self.removed:
-            return []
-        return [rewritten]
 
     @staticmethod
     def _imports_tensorflow(node) -> bool:
