@@ -15,11 +15,12 @@ model-mapping route.
     _, l = sess.run([net.train_op, net.loss],                  optimizer's apply_gradients)
                     {net.x: a, net.y: b})              _, l = to_numpy(net.train_step(a, b))
 
-The graph code is kept and run whole inside the tracked `build_graph`: its variables are made
-on the first call with their TF1 names and found again by name later, whatever Python control
-flow or helper methods built them. Because it runs whole, every run must feed every placeholder
-the class reads (TF1 computed only what the fetches needed); the optimizer stays TF1's
-(`tf.compat.v1.train`, eager-capable: the same update rule and slot names) and is made once in
+The graph code is kept and run inside the tracked `build_graph`: its variables are made on the
+first call with their TF1 names and found again by name later, whatever Python control flow or
+helper methods built them. TF1 computed only what a run's fetches needed: a placeholder a run
+leaves unfed becomes `None`, and what it feeds is skipped (`if labels is not None:`), when that
+part makes no variables (skipping one would rename the layers after it). The optimizer stays
+TF1's (`tf.compat.v1.train`, eager-capable: the same update rule and slot names), made once in
 `__init__`. Anything outside this shape is a Blocker, and the module keeps the compat route.
 """
 from __future__ import annotations
@@ -73,6 +74,11 @@ class Placeholder:
     dtype: Optional[str]           # cast to it (None: placeholder_with_default, passed as it is)
     default: Optional[str] = None  # placeholder_with_default's value
     own: bool = True               # made in `__init__` (else a module-level placeholder)
+    optional: bool = False         # some run leaves it unfed: None, and what it feeds is skipped
+
+    @property
+    def default_code(self) -> Optional[str]:
+        return "None" if self.optional else self.default
 
 
 @dataclass
@@ -608,16 +614,23 @@ class ClassScript:
         if set(fetched) <= cls.state:  # variables read as they are: `net.step.numpy()`
             self.sites[id(call)] = (cls, None, bound["fetches"], [])
             return
-        fed = {k for k, _ in feeds}
-        for placeholder in cls.placeholders:
-            if placeholder.attr not in fed and placeholder.default is None:
-                where = f"`{instance}.{placeholder.attr}`" if placeholder.own else f"`{placeholder.attr}`"
-                raise Blocked(at, f"a `sess.run` that leaves {where} unfed: the class's graph is computed whole "
-                                  "eagerly, where TF1 computed only what the fetches needed")
         trains = [t for t in fetched if t in cls.trains]
         if len(trains) > 1:
             raise Blocked(at, "a `sess.run` of two train ops of one object")
         train = cls.trains[trains[0]] if trains else None
+        fed = {k for k, _ in feeds}
+        needed = set(fetched) | ({train.loss} if train else set())
+        for placeholder in cls.placeholders:
+            if placeholder.attr not in fed and placeholder.default is None:
+                attrs, _statements, skippable = self._computed_from(cls, placeholder)
+                if skippable and not needed & attrs:  # what it feeds is skipped: `if labels is not None:`
+                    placeholder.optional = True
+                    continue
+                where = f"`{instance}.{placeholder.attr}`" if placeholder.own else f"`{placeholder.attr}`"
+                why = "its fetches need it" if skippable else "the graph makes variables from it"
+                raise Blocked(at, f"a `sess.run` that leaves {where} unfed where {why} (TF1 computed only what the "
+                                  "fetches needed; the class's graph is built eagerly, skipping only what an unfed "
+                                  "placeholder feeds)")
         fetches = _with_self(bound["fetches"], instance, set(cls.trains))
         key = code(fetches)
         if key not in cls.methods:
@@ -628,6 +641,27 @@ class ClassScript:
             if placeholder.attr in values:
                 args.append((placeholder.param, code(values[placeholder.attr])))
         self.sites[id(call)] = (cls, cls.methods[key], bound["fetches"], args)
+
+    def _computed_from(self, cls: GraphClass, placeholder: Placeholder) -> Tuple[Set[str], Set[int], bool]:
+        """What the class's graph computes from `placeholder`: the attributes, the statements (ids),
+        and whether those may be skipped when it is not fed (they make no variables, so the rest of
+        the graph keeps its TF1 names)."""
+        methods = {m.name.value: _attrs(m) for m in cls.node.body.body
+                   if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods}
+        attrs = {placeholder.attr} if placeholder.own else set()
+        names = set() if placeholder.own else {placeholder.attr}
+        statements: Set[int] = set()
+        skippable = True
+        for statement in cls.graph:
+            reads, writes = _attrs(statement)
+            for method in reads & set(methods):
+                reads, writes = reads | methods[method][0], writes | methods[method][1]
+            if reads & attrs or names_read(statement) & names:
+                statements.add(id(statement))
+                attrs |= writes
+                names |= _assigned_names(statement)
+                skippable = skippable and not self._makes_variables(cls, statement)
+        return attrs, statements, skippable
 
     # -- writing ------------------------------------------------------------------------------
     def written(self) -> str:
@@ -764,38 +798,34 @@ class ClassScript:
 
     def _build(self, cls: GraphClass) -> cst.FunctionDef:
         tf = self.tf
-        params = ", ".join(["self"] + [p.param if p.default is None else f"{p.param}={p.default}"
-                                       for p in _ordered(cls.placeholders)])
-        lines = [f"{local} = self.{attr}" for local, attr in cls.captured.items()]
+        params = _params(cls)
+        guarded: List[Tuple[Tuple[str, ...], cst.BaseStatement]] = [
+            ((), cst.parse_statement(f"{local} = self.{attr}\n")) for local, attr in cls.captured.items()]
         for p in cls.placeholders:
             value = p.param if p.dtype is None else f"{tf}.cast({p.param}, {p.dtype})"
-            if p.own:
-                lines.append(f"self.{p.attr} = {value}")
-            elif p.dtype is not None:
-                lines.append(f"{p.param} = {value}")
-        inner = "\n".join("        " + line for line in lines)
+            if p.own or p.dtype is not None:
+                target = f"self.{p.attr}" if p.own else p.param
+                guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
+        skipped = {p.param: self._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
+        for i, statement in enumerate(cls.graph):
+            guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
+            guarded.append((guard, statement.with_changes(leading_lines=[]) if i == 0 and not guarded else statement))
         text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
                 f"def {cls.build}({params}):\n"
                 f'    """The graph of TF1\'s `__init__`, built at each call; its variables are made once, by TF1 name."""\n'
                 f"    default = {tf}.compat.v1.glorot_uniform_initializer()\n"
                 f"    with {tf}.compat.v1.variable_scope({tf}.compat.v1.get_variable_scope(), initializer=default):\n"
-                f"{inner}\n" if inner else "")
-        if not inner:
-            text = text + ""
-        function = cst.parse_statement(text or "pass\n")
+                f"        pass\n")
+        function = cst.parse_statement(text)
         with_node = function.body.body[-1]
-        graph = [s for s in cls.graph]
-        new_with = with_node.with_changes(body=with_node.body.with_changes(
-            body=list(with_node.body.body) + [s.with_changes(leading_lines=[]) if i == 0 else s
-                                              for i, s in enumerate(graph)]))
+        new_with = with_node.with_changes(body=with_node.body.with_changes(body=_grouped(guarded)))
         body = list(function.body.body[:-1]) + [new_with]
         return function.with_changes(body=function.body.with_changes(body=body), leading_lines=[_BLANK])
 
     def _run_method(self, cls: GraphClass, method: RunMethod) -> cst.FunctionDef:
         tf = self.tf
         placeholders = _ordered(cls.placeholders)
-        params = ", ".join(["self"] + [p.param if p.default is None else f"{p.param}={p.default}"
-                                       for p in placeholders])
+        params = _params(cls)
         call = f"self.{cls.build}({', '.join(p.param for p in placeholders)})"
         returned = code(method.fetches)
         if method.train is None:
@@ -814,6 +844,33 @@ class ClassScript:
 
 
 _BLANK = cst.EmptyLine(indent=False)
+
+
+def _params(cls: GraphClass) -> str:
+    """The parameters of build_graph and of the run methods: `self`, then the placeholders."""
+    return ", ".join(["self"] + [p.param if p.default_code is None else f"{p.param}={p.default_code}"
+                                 for p in _ordered(cls.placeholders)])
+
+
+def _grouped(guarded: List[Tuple[Tuple[str, ...], cst.BaseStatement]]) -> List[cst.BaseStatement]:
+    """The statements, each run of them computed from unfed-able placeholders under one
+    `if <them> is not None:`."""
+    out: List[cst.BaseStatement] = []
+    index = 0
+    while index < len(guarded):
+        guard, statement = guarded[index]
+        if not guard:
+            out.append(statement)
+            index += 1
+            continue
+        block = []
+        while index < len(guarded) and guarded[index][0] == guard:
+            block.append(guarded[index][1])
+            index += 1
+        test = " and ".join(f"{param} is not None" for param in guard)
+        out.append(cst.If(test=cst.parse_expression(test), body=cst.IndentedBlock(
+            body=[block[0].with_changes(leading_lines=[]), *block[1:]])))
+    return out
 
 
 class _CompatV1(cst.CSTTransformer):
@@ -836,7 +893,7 @@ class _CompatV1(cst.CSTTransformer):
 
 def _ordered(placeholders: List[Placeholder]) -> List[Placeholder]:
     """Parameters without a default first (Python's rule), each group in the order TF1 made them."""
-    return [p for p in placeholders if p.default is None] + [p for p in placeholders if p.default is not None]
+    return [p for p in placeholders if p.default_code is None] + [p for p in placeholders if p.default_code is not None]
 
 
 def _assigned_names(statement) -> Set[str]:
