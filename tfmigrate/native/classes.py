@@ -36,7 +36,7 @@ from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
 from tfmigrate.native.script import (EAGER_STATEMENTS, INITIALIZERS, OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS,
                                      Blocked)
-from tfmigrate.native.syntax import bind, calls_in, code, names_read
+from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
 
 # What the graph code of a class may not do on this route (model_mapping's list, less what a class
 # is rewritten for: its placeholders and its `minimize`).
@@ -176,6 +176,8 @@ class ClassScript:
         self.sites: Dict[int, Tuple[GraphClass, RunMethod, cst.BaseExpression, List[Tuple[str, str]]]] = {}
         self.session_params: Dict[str, Tuple[int, str]] = {}  # function -> (index, name) of its Session parameter
         self.session_args: Set[int] = set()  # id of the arguments that gave it
+        self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
+        self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
 
@@ -554,10 +556,11 @@ class ClassScript:
                         and id(n) not in inside]
         if placeholders:
             raise Blocked(self.line_of(node), f"the placeholder `{placeholders[0].value}` used other than as a feed")
+        assigned = {id(a.value): a for a in assignments_in(node) if len(a.targets) == 1}
         for call in runs:
-            self._site(call)
+            self._site(call, assigned.get(id(call)))
 
-    def _site(self, call: cst.Call) -> None:
+    def _site(self, call: cst.Call, assign: Optional[cst.Assign] = None) -> None:
         at = self.line_of(call)
         try:
             bound = bind(call, ("fetches", "feed_dict", "options", "run_metadata"))
@@ -613,6 +616,7 @@ class ClassScript:
         cls = candidates[0]
         if set(fetched) <= cls.state:  # variables read as they are: `net.step.numpy()`
             self.sites[id(call)] = (cls, None, bound["fetches"], [])
+            self.to_numpy |= isinstance(bound["fetches"], (cst.List, cst.Tuple, cst.Dict))
             return
         trains = [t for t in fetched if t in cls.trains]
         if len(trains) > 1:
@@ -631,8 +635,11 @@ class ClassScript:
                 raise Blocked(at, f"a `sess.run` that leaves {where} unfed where {why} (TF1 computed only what the "
                                   "fetches needed; the class's graph is built eagerly, skipping only what an unfed "
                                   "placeholder feeds)")
-        fetches = _with_self(bound["fetches"], instance, set(cls.trains))
-        key = code(fetches)
+        fetched_node = bound["fetches"]
+        if train is not None and assign is not None:  # `_, l = sess.run([train_op, loss])`: `l = ...`
+            fetched_node = self._unpacked(assign, fetched_node, instance, set(cls.trains))
+        fetches = _with_self(fetched_node, instance, set(cls.trains))
+        key = f"{code(fetches)} {train.attr if train else ''}"  # (a train step may return what an evaluation does)
         if key not in cls.methods:
             cls.methods[key] = RunMethod(cls.fresh("train_step" if train else "evaluate"), fetches, train)
         args: List[Tuple[str, str]] = []
@@ -640,7 +647,29 @@ class ClassScript:
         for placeholder in cls.placeholders:
             if placeholder.attr in values:
                 args.append((placeholder.param, code(values[placeholder.attr])))
-        self.sites[id(call)] = (cls, cls.methods[key], bound["fetches"], args)
+        self.sites[id(call)] = (cls, cls.methods[key], fetched_node, args)
+        self.to_numpy |= isinstance(fetched_node, (cst.List, cst.Tuple, cst.Dict))
+
+    def _unpacked(self, assign: cst.Assign, fetches, instance: str, trains: Set[str]):
+        """The fetches without the train ops whose `None` the assignment drops into `_` (the
+        assignment then names only the others: `l = net.train_step(...).numpy()`)."""
+        target = assign.targets[0].target
+        if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(fetches, (cst.Tuple, cst.List))
+                and len(target.elements) == len(fetches.elements)
+                and not any(isinstance(e, cst.StarredElement) for e in target.elements)):
+            return fetches
+        kept = [(t, f) for t, f in zip(target.elements, fetches.elements)
+                if not (isinstance(t.value, cst.Name) and t.value.value == "_" and isinstance(f.value, cst.Attribute)
+                        and code(f.value.value) == instance and f.value.attr.value in trains)]
+        if len(kept) == len(target.elements) or not kept:
+            return fetches
+        if len(kept) == 1:
+            self.targets[id(assign)] = kept[0][0].value
+            return kept[0][1].value
+        self.targets[id(assign)] = target.with_changes(elements=[
+            t.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(kept) - 1 else t for i, (t, _f) in enumerate(kept)])
+        return fetches.with_changes(elements=[
+            f.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(kept) - 1 else f for i, (_t, f) in enumerate(kept)])
 
     def _computed_from(self, cls: GraphClass, placeholder: Placeholder) -> Tuple[Set[str], Set[int], bool]:
         """What the class's graph computes from `placeholder`: the attributes, the statements (ids),
@@ -689,9 +718,15 @@ class ClassScript:
                 call = f"{instance}.{method.name}({given})"
                 if isinstance(fetches, (cst.List, cst.Tuple, cst.Dict)):
                     call = f"to_numpy({call})"
-                elif method.train is None:
+                elif code(method.fetches) != "None":  # (a train op alone returns nothing)
                     call = f"{call}.numpy()"
                 return cst.parse_expression(call)
+
+            def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+                target = script.targets.get(id(original))
+                if target is None:
+                    return updated
+                return updated.with_changes(targets=[updated.targets[0].with_changes(target=target)])
 
             def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
                 return cst.RemoveFromParent() if id(original) in script.session_args else updated
@@ -720,7 +755,7 @@ class ClassScript:
                 return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
 
         body: List[cst.BaseStatement] = []
-        helper_written = False
+        helper_written = not self.to_numpy
         legacy = not LEGACY_KERAS_SET.search(self.source)  # track_tf1_style_variables is tf-keras's
         for node in self.module.body:
             if legacy and self._imports_tensorflow(node):
