@@ -5,7 +5,8 @@ point: `def main(_): ... with tf.Session() as sess: ...` run by `tf.app.run()` o
 share graph state between its calls: no `reuse`, Saver or collections).
 
 That is how real TF1 scripts are written. Each such body is read as the script it is (the
-module's other top-level statements, which must build no graph, come first), rewritten by
+module's other top-level statements come first; they may build graph state only beside a single
+function run once, whose state then stays at module level, as TF1 built it), rewritten by
 native.script / native.emit, and written back inside its function: the function, its name, its
 parameters and its call stay; state and `tf.function`s are made inside it, once per call, as TF1
 built its graph once per call.
@@ -46,9 +47,11 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...])
         inside = []
         for statement in script.body:
             if id(statement.top) in tops:
-                if statement.kind not in BESIDE:
+                if statement.kind not in BESIDE and not (len(functions) == 1 and _called_once(module, function, names)):
                     raise Blocked(statement.line, f"graph code at module level beside `{function.name.value}`, "
-                                                  "a function that runs its own Session")
+                                                  "a function that runs its own Session more than once (or beside "
+                                                  "other such functions): each run began from the graph's initial "
+                                                  "values")
                 tops[id(statement.top)].append(statement)
             else:
                 inside.append(statement)
