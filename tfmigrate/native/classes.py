@@ -112,6 +112,7 @@ class GraphClass:
     build: str = "build_graph"
     captured: Dict[str, str] = field(default_factory=dict)  # `__init__`'s names the graph reads -> attribute
     methods: Dict[str, RunMethod] = field(default_factory=dict)    # key of a run -> its method
+    session_methods: Dict[str, Tuple[int, str]] = field(default_factory=dict)  # method -> its Session parameter
 
     def fresh(self, preferred: str) -> str:
         name, n = preferred, 2
@@ -119,6 +120,19 @@ class GraphClass:
             name, n = f"{preferred}_{n}", n + 1
         self.members.add(name)
         return name
+
+
+def _session_parameter(method: cst.FunctionDef) -> Optional[Tuple[int, str]]:
+    """(index after `self`, name) of the method's parameter used only as `<it>.run(...)`: a Session it
+    is given (None: none is)."""
+    for index, param in enumerate(method.params.params[1:]):
+        name = param.name.value
+        uses = [n for n in _subtree(method.body) if isinstance(n, cst.Name) and n.value == name]
+        runs = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
+                and isinstance(c.func.value, cst.Name) and c.func.value.value == name]
+        if param.default is None and runs and len(uses) == len(runs):
+            return index, name
+    return None
 
 
 def _self_attr(node) -> Optional[str]:
@@ -176,6 +190,9 @@ class ClassScript:
         self.sites: Dict[int, Tuple[GraphClass, RunMethod, cst.BaseExpression, List[Tuple[str, str]]]] = {}
         self.session_params: Dict[str, Tuple[int, str]] = {}  # function -> (index, name) of its Session parameter
         self.session_args: Set[int] = set()  # id of the arguments that gave it
+        self.session_methods: Dict[str, Tuple[int, str]] = {}  # method -> (index after self, name) of its Session
+        self.session_defs: Dict[int, int] = {}  # id(def) -> the position of the Session among its parameters
+        self._current: Optional[GraphClass] = None  # the class whose method is read
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
         self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
         self.removed: Set[int] = set()      # id of module-level statements that go
@@ -229,6 +246,13 @@ class ClassScript:
         self._session_names()
         for node in self.module.body:
             self._top(node)
+        for cls in self.classes.values():  # the runs of methods given a Session, as the module's code
+            for method in cls.node.body.body:
+                if isinstance(method, cst.FunctionDef) and method.name.value in cls.session_methods:
+                    self._current = cls
+                    for statement in method.body.body:
+                        self._top(statement)
+        self._current = None
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
         return self
@@ -249,12 +273,26 @@ class ClassScript:
                 for index, param in enumerate(params):
                     if param.name.value in self.sessions and param.default is None:
                         self.session_params[node.name.value] = (index, param.name.value)
+                        self.session_defs[id(node)] = index
+        for cls in self.classes.values():
+            for node in cls.node.body.body:
+                if isinstance(node, cst.FunctionDef) and node.name.value in cls.session_methods:
+                    index, param = cls.session_methods[node.name.value]
+                    if self.session_params.get(node.name.value, (index, param)) != (index, param):
+                        raise Blocked(self.line_of(node), f"`{node.name.value}`, a function and a method given a "
+                                                          "Session in other places")
+                    self.sessions.add(param)
+                    self.session_methods[node.name.value] = (index, param)
+                    self.session_defs[id(node)] = index + 1  # (after `self`)
 
     def _session_argument(self, call: cst.Call) -> Optional[cst.Arg]:
-        """The argument of `call` that gives a function its Session (None: none does)."""
-        if not isinstance(call.func, cst.Name) or call.func.value not in self.session_params:
+        """The argument of `call` that gives a function or a method its Session (None: none does)."""
+        if isinstance(call.func, cst.Name) and call.func.value in self.session_params:
+            index, name = self.session_params[call.func.value]
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value in self.session_methods:
+            index, name = self.session_methods[call.func.attr.value]
+        else:
             return None
-        index, name = self.session_params[call.func.value]
         for position, arg in enumerate(call.args):
             if arg.keyword is not None and arg.keyword.value == name or arg.keyword is None and position == index \
                     and not arg.star:
@@ -305,8 +343,12 @@ class ClassScript:
             reads, _ = _attrs(method)
             if reads & {t for t in cls.trains}:
                 raise Blocked(self.line_of(method), f"`{name}.{method_name}` reads a train op")
-        for method in methods.values():  # a method run by the program: Python only
+        for method in methods.values():  # a method run by the program: Python, or runs in a Session it is given
             if method is init or method.name.value in graph_methods:
+                continue
+            session = _session_parameter(method)
+            if session is not None:  # `def predict(self, sess, x): return sess.run(self.out, {self.x: x})`
+                cls.session_methods[method.name.value] = session
                 continue
             reads, _ = _attrs(method)
             if self._tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains)):
@@ -607,7 +649,7 @@ class ClassScript:
             raise Blocked(at, "a `sess.run` over more than one object" if instances else
                               "a `sess.run` of no class's tensors")
         instance = next(iter(instances))
-        candidates = [c for c in self.classes.values()
+        candidates = [c for c in ([self._current] if instance == "self" and self._current else self.classes.values())
                       if set(fetched) <= c.graph_attrs | set(c.trains) | c.state
                       and {k for k, _ in feeds} <= {p.attr for p in c.placeholders}]
         if len(candidates) != 1:
@@ -732,9 +774,9 @@ class ClassScript:
                 return cst.RemoveFromParent() if id(original) in script.session_args else updated
 
             def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
-                if original.name.value not in script.session_params:
+                if id(original) not in script.session_defs:
                     return updated
-                index, _name = script.session_params[original.name.value]
+                index = script.session_defs[id(original)]
                 params = [p for i, p in enumerate(updated.params.params) if i != index]
                 if params:  # (the last one keeps no comma)
                     params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
@@ -766,11 +808,11 @@ class ClassScript:
             if id(node) in self.removed:
                 continue
             if isinstance(node, cst.ClassDef) and node.name.value in self.classes:
-                body.append(self._class(self.classes[node.name.value]))
-                continue
-            result = node.visit(_Rewrite())
-            written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \
-                if isinstance(result, cst.FlattenSentinel) else [result]
+                written = [self._class(self.classes[node.name.value], _Rewrite())]
+            else:
+                result = node.visit(_Rewrite())
+                written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \
+                    if isinstance(result, cst.FlattenSentinel) else [result]
             if not helper_written and any(id(c) in self.sites for c in calls_in(node)):
                 helper = cst.parse_module(TO_NUMPY).body[0]
                 body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
@@ -798,13 +840,15 @@ class ClassScript:
             isinstance(s, cst.Import) and any(code(a.name) == "os" and a.asname is None for a in s.names)
             for s in node.body)
 
-    def _class(self, cls: GraphClass) -> cst.ClassDef:
+    def _class(self, cls: GraphClass, rewriter: cst.CSTTransformer) -> cst.ClassDef:
         tf = self.tf
         members: List[cst.BaseStatement] = []
         for statement in cls.node.body.body:
             if statement is cls.init:
                 members.append(self._init(cls))
                 members.append(self._build(cls))
+            elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.session_methods:
+                members.append(statement.visit(rewriter))
             else:
                 members.append(statement)
         for method in cls.methods.values():
