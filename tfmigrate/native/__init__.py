@@ -42,7 +42,7 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
         return position.start.line if position is not None else 1
 
     from tfmigrate.native.emit import Emitter
-    import tfmigrate.native.classes as classes
+    import tfmigrate.native.class_writer as classes
     import tfmigrate.native.entry_functions as entry_functions
     import tfmigrate.native.test_files as test_files
 

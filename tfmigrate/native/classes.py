@@ -30,10 +30,9 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
+from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
-from tfmigrate.facts.program import LEGACY_KERAS_LINE
-from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
+from tfmigrate.native.model_mapping import MAKES_VARIABLES
 from tfmigrate.native.script import (EAGER_STATEMENTS, INITIALIZERS, OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS,
                                      Blocked)
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -59,12 +58,6 @@ MODULE_MEMBERS = {"name", "name_scope", "variables", "trainable_variables", "non
 _MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
              "colocate_gradients_with_ops", "name", "grad_loss")
 
-TO_NUMPY = '''
-
-def to_numpy(fetched):
-    """What `sess.run` returned: numpy values, in the structure of the fetches."""
-    return tf.nest.map_structure(lambda value: None if value is None else value.numpy(), fetched)
-'''
 
 
 @dataclass
@@ -168,13 +161,13 @@ def _attrs(node: cst.CSTNode, of: str = "self") -> Tuple[Set[str], Set[str]]:
     return reads, writes
 
 
-def _is_docstring(statement) -> bool:
+def is_docstring(statement) -> bool:
     return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
 
 
 class ClassScript:
-    """A script whose graph is built by classes, analysed (`analyse`) and written out (`written`)."""
+    """A script whose graph is built by classes, analysed (`analyse`); native.class_writer writes it."""
 
     def __init__(self, module: cst.Module, source: str, line_of):
         self.module = module
@@ -376,7 +369,7 @@ class ClassScript:
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
         statements = list(cls.init.body.body)
-        if statements and _is_docstring(statements[0]):
+        if statements and is_docstring(statements[0]):
             cls.python.append(statements.pop(0))
         params = {p.name.value for p in (*cls.init.params.params, *cls.init.params.kwonly_params)}
         for star in (cls.init.params.star_arg, cls.init.params.star_kwarg):
@@ -734,243 +727,7 @@ class ClassScript:
                 skippable = skippable and not self._makes_variables(cls, statement)
         return attrs, statements, skippable
 
-    # -- writing ------------------------------------------------------------------------------
-    def written(self) -> str:
-        script = self
-
-        class _Rewrite(cst.CSTTransformer):
-            def leave_Call(self, original: cst.Call, updated: cst.Call):
-                site = script.sites.get(id(original))
-                if site is None:
-                    return updated
-                cls, method, fetches, args = site
-                if method is None:
-                    text = code(fetches)
-                    return cst.parse_expression(f"to_numpy({text})" if isinstance(fetches, (cst.List, cst.Tuple, cst.Dict))
-                                                else f"{text}.numpy()")
-                instance = code(_instance_of(fetches))
-                values, given, skipped = dict(args), [], False
-                for placeholder in _ordered(cls.placeholders):  # by position until one is left out
-                    if placeholder.param not in values:
-                        skipped = True
-                    else:
-                        value = values[placeholder.param]
-                        given.append(f"{placeholder.param}={value}" if skipped else value)
-                given = ", ".join(given)
-                call = f"{instance}.{method.name}({given})"
-                if isinstance(fetches, (cst.List, cst.Tuple, cst.Dict)):
-                    call = f"to_numpy({call})"
-                elif code(method.fetches) != "None":  # (a train op alone returns nothing)
-                    call = f"{call}.numpy()"
-                return cst.parse_expression(call)
-
-            def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
-                target = script.targets.get(id(original))
-                if target is None:
-                    return updated
-                return updated.with_changes(targets=[updated.targets[0].with_changes(target=target)])
-
-            def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
-                return cst.RemoveFromParent() if id(original) in script.session_args else updated
-
-            def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
-                if id(original) not in script.session_defs:
-                    return updated
-                index = script.session_defs[id(original)]
-                params = [p for i, p in enumerate(updated.params.params) if i != index]
-                if params:  # (the last one keeps no comma)
-                    params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                return updated.with_changes(params=updated.params.with_changes(params=params))
-
-            def leave_SimpleStatementLine(self, original, updated):
-                return cst.RemoveFromParent() if id(original) in script.removed else updated
-
-            def leave_With(self, original: cst.With, updated: cst.With):
-                if id(original) not in script.unwrapped:  # the Session's `with` goes, its body stays
-                    return updated
-                inner = list(updated.body.body)
-                if inner:
-                    inner[0] = inner[0].with_changes(leading_lines=[*updated.leading_lines, *inner[0].leading_lines])
-                return cst.FlattenSentinel(inner) if inner else cst.RemoveFromParent()
-
-            def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
-                return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-
-        body: List[cst.BaseStatement] = []
-        helper_written = not self.to_numpy
-        legacy = not LEGACY_KERAS_SET.search(self.source)  # track_tf1_style_variables is tf-keras's
-        for node in self.module.body:
-            if legacy and self._imports_tensorflow(node):
-                if not any(self._imports_os(n) for n in body):
-                    body.append(cst.parse_statement("import os\n"))
-                body.append(cst.parse_statement(LEGACY_KERAS_LINE + "\n"))
-                legacy = False
-            if id(node) in self.removed:
-                continue
-            if isinstance(node, cst.ClassDef) and node.name.value in self.classes:
-                written = [self._class(self.classes[node.name.value], _Rewrite())]
-            else:
-                result = node.visit(_Rewrite())
-                written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \
-                    if isinstance(result, cst.FlattenSentinel) else [result]
-            if not helper_written and any(id(c) in self.sites for c in calls_in(node)):
-                helper = cst.parse_module(TO_NUMPY).body[0]
-                body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
-                helper_written = True
-                if written and len(written[0].leading_lines) < 2:
-                    written[0] = written[0].with_changes(leading_lines=[_BLANK, _BLANK, *written[0].leading_lines])
-            body.extend(written)
-        return self.module.with_changes(body=body).visit(_CompatV1(self)).code
-
-    @staticmethod
-    def _imports_tensorflow(node) -> bool:
-        if not isinstance(node, cst.SimpleStatementLine):
-            return False
-        for small in node.body:
-            if isinstance(small, cst.Import) and any(code(a.name).split(".")[0] == "tensorflow" for a in small.names):
-                return True
-            if isinstance(small, cst.ImportFrom) and small.module is not None \
-                    and code(small.module).split(".")[0] == "tensorflow":
-                return True
-        return False
-
-    @staticmethod
-    def _imports_os(node) -> bool:
-        return isinstance(node, cst.SimpleStatementLine) and any(
-            isinstance(s, cst.Import) and any(code(a.name) == "os" and a.asname is None for a in s.names)
-            for s in node.body)
-
-    def _class(self, cls: GraphClass, rewriter: cst.CSTTransformer) -> cst.ClassDef:
-        tf = self.tf
-        members: List[cst.BaseStatement] = []
-        for statement in cls.node.body.body:
-            if statement is cls.init:
-                members.append(self._init(cls))
-                members.append(self._build(cls))
-            elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.session_methods:
-                members.append(statement.visit(rewriter))
-            else:
-                members.append(statement)
-        for method in cls.methods.values():
-            members.append(self._run_method(cls, method))
-        return cls.node.with_changes(
-            bases=[cst.Arg(cst.parse_expression(f"{tf}.Module"))], lpar=cst.LeftParen(), rpar=cst.RightParen(),
-            body=cls.node.body.with_changes(body=members))
-
-    def _init(self, cls: GraphClass) -> cst.FunctionDef:
-        statements: List[cst.BaseStatement] = []
-        python = list(cls.python)
-        if python and _is_docstring(python[0]):
-            statements.append(python.pop(0))
-        statements.append(cst.parse_statement("super().__init__()\n"))
-        order = list(cls.init.body.body)
-        trains = {id(t.node): t for t in cls.trains.values()}
-        for statement in order:
-            if statement in python:
-                statements.append(statement)
-            elif id(statement) in trains:
-                train = trains[id(statement)]
-                statements.append(cst.parse_statement(f"self.{train.attr}_optimizer = {train.optimizer}\n"))
-        for local, attr in cls.captured.items():  # what the graph reads of `__init__`'s names
-            statements.append(cst.parse_statement(f"self.{attr} = {local}\n"))
-        return cls.init.with_changes(body=cls.init.body.with_changes(body=statements))
-
-    def _build(self, cls: GraphClass) -> cst.FunctionDef:
-        tf = self.tf
-        params = _params(cls)
-        guarded: List[Tuple[Tuple[str, ...], cst.BaseStatement]] = [
-            ((), cst.parse_statement(f"{local} = self.{attr}\n")) for local, attr in cls.captured.items()]
-        for p in cls.placeholders:
-            value = p.param if p.dtype is None else f"{tf}.cast({p.param}, {p.dtype})"
-            if p.own or p.dtype is not None:
-                target = f"self.{p.attr}" if p.own else p.param
-                guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
-        skipped = {p.param: self._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
-        for i, statement in enumerate(cls.graph):
-            guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
-            guarded.append((guard, statement.with_changes(leading_lines=[]) if i == 0 and not guarded else statement))
-        text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
-                f"def {cls.build}({params}):\n"
-                f'    """The graph of TF1\'s `__init__`, built at each call; its variables are made once, by TF1 name."""\n'
-                f"    default = {tf}.compat.v1.glorot_uniform_initializer()\n"
-                f"    with {tf}.compat.v1.variable_scope({tf}.compat.v1.get_variable_scope(), initializer=default):\n"
-                f"        pass\n")
-        function = cst.parse_statement(text)
-        with_node = function.body.body[-1]
-        new_with = with_node.with_changes(body=with_node.body.with_changes(body=_grouped(guarded)))
-        body = list(function.body.body[:-1]) + [new_with]
-        return function.with_changes(body=function.body.with_changes(body=body), leading_lines=[_BLANK])
-
-    def _run_method(self, cls: GraphClass, method: RunMethod) -> cst.FunctionDef:
-        tf = self.tf
-        placeholders = _ordered(cls.placeholders)
-        params = _params(cls)
-        call = f"self.{cls.build}({', '.join(p.param for p in placeholders)})"
-        returned = code(method.fetches)
-        if method.train is None:
-            body = f"    {call}\n    return {returned}\n"
-        else:
-            train = method.train
-            body = (f"    with {tf}.GradientTape() as tape:\n"
-                    f"        {call}\n"
-                    f"    variables = self.trainable_variables\n"
-                    f"    gradients = tape.gradient(self.{train.loss}, variables)\n"
-                    f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables)"
-                    + (f", global_step=self.{train.global_step}" if train.global_step else "") + ")\n"
-                    + (f"    return {returned}\n" if returned != "None" else ""))
-        function = cst.parse_statement(f"@{tf}.function\ndef {method.name}({params}):\n{body}")
-        return function.with_changes(leading_lines=[_BLANK])
-
-
-_BLANK = cst.EmptyLine(indent=False)
-
-
-def _params(cls: GraphClass) -> str:
-    """The parameters of build_graph and of the run methods: `self`, then the placeholders."""
-    return ", ".join(["self"] + [p.param if p.default_code is None else f"{p.param}={p.default_code}"
-                                 for p in _ordered(cls.placeholders)])
-
-
-def _grouped(guarded: List[Tuple[Tuple[str, ...], cst.BaseStatement]]) -> List[cst.BaseStatement]:
-    """The statements, each run of them computed from unfed-able placeholders under one
-    `if <them> is not None:`."""
-    out: List[cst.BaseStatement] = []
-    index = 0
-    while index < len(guarded):
-        guard, statement = guarded[index]
-        if not guard:
-            out.append(statement)
-            index += 1
-            continue
-        block = []
-        while index < len(guarded) and guarded[index][0] == guard:
-            block.append(guarded[index][1])
-            index += 1
-        test = " and ".join(f"{param} is not None" for param in guard)
-        out.append(cst.If(test=cst.parse_expression(test), body=cst.IndentedBlock(
-            body=[block[0].with_changes(leading_lines=[]), *block[1:]])))
-    return out
-
-
-class _CompatV1(cst.CSTTransformer):
-    """TF1 model code and TF1 optimizers spelled through `tf.compat.v1`, which runs them eagerly
-    (tf-keras's legacy layers under `track_tf1_style_variables`; TF1's optimizers keep their update
-    rule and slot names, where the Keras ones differ: Adam's epsilon, RMSProp's start)."""
-
-    def __init__(self, script: "ClassScript"):
-        self.script = script
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
-        path = self.script.api(original)
-        if path is None or path.startswith("compat.") or path == "Variable":
-            return updated
-        if path.startswith(MAKES_VARIABLES + ("train.",)) or path in SCOPES or path in RNN_RUNNERS \
-                or path.endswith("_initializer"):
-            return cst.parse_expression(f"{self.script.tf}.compat.v1.{path}")
-        return updated
-
-
-def _ordered(placeholders: List[Placeholder]) -> List[Placeholder]:
+def ordered(placeholders: List[Placeholder]) -> List[Placeholder]:
     """Parameters without a default first (Python's rule), each group in the order TF1 made them."""
     return [p for p in placeholders if p.default_code is None] + [p for p in placeholders if p.default_code is not None]
 
@@ -1011,7 +768,7 @@ def _subtree(node) -> List[cst.CSTNode]:
     return found
 
 
-def _instance_of(fetches) -> cst.BaseExpression:
+def instance_of(fetches) -> cst.BaseExpression:
     for node in _subtree(fetches):
         if isinstance(node, cst.Attribute) and _plain(node.value):
             return node.value
@@ -1030,11 +787,3 @@ def _with_self(fetches, instance: str, trains: Set[str]) -> cst.BaseExpression:
             return updated
 
     return fetches.visit(_Self())
-
-
-def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
-    """The module as eager TF2 when a class builds its graph (None: no class does)."""
-    script = ClassScript(module, source, line_of)
-    if not script.applies():
-        return None
-    return script.analyse().written()
