@@ -236,6 +236,7 @@ class ClassScript:
             if isinstance(node, cst.ClassDef) and self._tensor_apis(node):
                 self.classes[node.name.value] = self._graph_class(node)
         self._module_placeholders()
+        self._no_other_graphs()
         self._session_names()
         for node in self.module.body:
             self._top(node)
@@ -249,6 +250,19 @@ class ClassScript:
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
         return self
+
+    def _no_other_graphs(self) -> None:
+        """A class's graph may not read another object's tensors through what `__init__` was given
+        (`Discriminator(generator)` reading `generator.output`): each object builds its own graph
+        at each call, so the other's tensors would be those of another call."""
+        tensors = set().union(*(c.graph_attrs | set(c.trains) for c in self.classes.values()))
+        for cls in self.classes.values():
+            for statement in cls.graph:
+                for node in _subtree(statement):
+                    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                            and node.value.value in cls.captured and node.attr.value in tensors:
+                        raise Blocked(self.line_of(node), f"`{code(node)}`, a tensor of another object's graph, read "
+                                                          f"by `{cls.node.name.value}.__init__`")
 
     def _session_names(self) -> None:
         """The names Sessions are bound to anywhere, and the functions given one (`train(model, sess)`):
