@@ -117,6 +117,15 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     (ENTRY, "`main`, a function that runs its own Session, not run from the module's entry point"),
     ("import tensorflow as tf\nz = tf.placeholder(tf.float32)\n" + ENTRY[24:] + "main()\nmain()\n",
      "graph code at module level beside `main`, a function that runs its own Session more than once"),
+    # model classes (native.classes): what their route cannot keep equal
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "        self.out = tf.layers.dense(self.x, 1, kernel_initializer=tf.random_normal_initializer(seed=3))\n"
+     "net = Net()\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
+     "`tf.random_normal_initializer(seed=...)` in `Net.__init__`"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "        self.out = tf.layers.dense(self.x, 1)\n"
+     "a, b = Net(), Net()\nwith tf.Session() as sess:\n    print(sess.run([a.out, b.out], {a.x: [[1.0, 2.0]], b.x: [[1.0, 2.0]]}))\n",
+     "a `sess.run` over more than one object"),
     (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
      "`tf.train.Saver` in Python code outside the graph"),
     (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",

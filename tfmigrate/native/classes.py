@@ -377,6 +377,11 @@ class ClassScript:
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize":
                 raise Blocked(self.line_of(call), f"`minimize` in {where} other than `self.<op> = "
                                                   "<optimizer>.minimize(self.<loss>)` in `__init__`")
+            path = self.tf_call(call)
+            if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
+                raise Blocked(self.line_of(call), f"`tf.{path}(seed=...)` in {where}, a random op with its own seed "
+                                                  "(TF1 drew its numbers from the graph's seed and its own; eager TF2 "
+                                                  "draws others)")
 
     def _init_statements(self, cls: GraphClass) -> None:
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
