@@ -126,6 +126,16 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "        self.out = tf.layers.dense(self.x, 1)\n"
      "a, b = Net(), Net()\nwith tf.Session() as sess:\n    print(sess.run([a.out, b.out], {a.x: [[1.0, 2.0]], b.x: [[1.0, 2.0]]}))\n",
      "a `sess.run` over more than one object"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.training = False\n"
+     "        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "        self.out = tf.layers.dropout(tf.layers.dense(self.x, 1), 0.5, training=self.training)\n"
+     "net = Net()\nnet.training = True\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
+     "`net.training` set after the object was made"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.layers = []\n"
+     "        self.x = tf.placeholder(tf.float32, [None, 2])\n        self.layers.append(tf.layers.dense(self.x, 1))\n"
+     "        self.out = self.layers[-1]\n"
+     "net = Net()\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
+     "`self.layers` of `Net`: set by Python in `__init__` and changed by the graph code"),
     (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
      "`tf.train.Saver` in Python code outside the graph"),
     (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",

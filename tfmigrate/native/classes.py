@@ -106,6 +106,7 @@ class GraphClass:
     captured: Dict[str, str] = field(default_factory=dict)  # `__init__`'s names the graph reads -> attribute
     methods: Dict[str, RunMethod] = field(default_factory=dict)    # key of a run -> its method
     session_methods: Dict[str, Tuple[int, str]] = field(default_factory=dict)  # method -> its Session parameter
+    python_read: Set[str] = field(default_factory=set)  # Python attributes the graph reads (fixed after __init__)
 
     def fresh(self, preferred: str) -> str:
         name, n = preferred, 2
@@ -145,6 +146,11 @@ def _attrs(node: cst.CSTNode, of: str = "self") -> Tuple[Set[str], Set[str]]:
                           if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]):
                 if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == of:
                     writes.add(value.attr.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:  # self.a += 1
+            if isinstance(node.target, cst.Attribute) and isinstance(node.target.value, cst.Name) \
+                    and node.target.value.value == of:
+                writes.add(node.target.attr.value)
 
         def visit_Call(self, call: cst.Call) -> None:  # self.a.append(x): a change of `a`
             func = call.func
@@ -361,10 +367,36 @@ class ClassScript:
             if self._tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains)):
                 raise Blocked(self.line_of(method), f"the method `{name}.{method.name.value}` uses the graph outside "
                                                     "`__init__` (a Session, tensors read by Python)")
+        self._built_once(cls, methods)
         cls.build = cls.fresh("build_graph")
         for local in cls.captured:
             cls.captured[local] = cls.fresh(local)
         return cls
+
+    def _built_once(self, cls: GraphClass, methods: Dict[str, cst.FunctionDef]) -> None:
+        """TF1 ran the graph code once, in `__init__`; this route runs it at each call. So the Python
+        attributes it reads may not change after `__init__` (a `self.training` flag set by `train()`
+        was read once by TF1), and what it changes may not be Python state that outlives a call
+        (`self.layers = []` in `__init__`, appended to by the graph code, would grow at each call)."""
+        name = cls.node.name.value
+        graph_nodes = cls.graph + [methods[m] for m in cls.graph_methods]
+        read = set().union(*(_attrs(n)[0] for n in graph_nodes)) if graph_nodes else set()
+        written = set().union(*(_attrs(n)[1] for n in graph_nodes)) if graph_nodes else set()
+        python = read - cls.graph_attrs - cls.graph_methods - set(cls.trains) - cls.state
+        kept = set().union(*(_attrs(s)[1] for s in cls.python)) if cls.python else set()
+        outlives = written & kept
+        if outlives:
+            raise Blocked(self.line_of(cls.init), f"`self.{sorted(outlives)[0]}` of `{name}`: set by Python in "
+                                                  "`__init__` and changed by the graph code, which runs at each call")
+        for method in methods.values():
+            if method is cls.init or method.name.value in cls.graph_methods:
+                continue
+            changed = _attrs(method)[1] & python
+            if changed:
+                raise Blocked(self.line_of(method), f"`self.{sorted(changed)[0]}`, which the graph of `{name}` reads, "
+                                                    f"changed by `{name}.{method.name.value}` (TF1 read it once, in "
+                                                    "`__init__`)")
+        cls.python_read = python
 
     def _refused_in(self, node, where: str) -> None:
         for path, attr in self._tensor_apis(node):
@@ -606,6 +638,13 @@ class ClassScript:
             if isinstance(attr, cst.Attribute) and id(attr) not in inside and attr.attr.value in graph_attrs \
                     and _root(attr) not in self.aliases:
                 raise Blocked(self.line_of(node), f"`{code(attr)}`, a tensor of the graph read by Python")
+        fixed = set().union(*(c.python_read for c in self.classes.values()))
+        for target in _subtree(node):  # `net.training = True`: TF1 had read it once, in `__init__`
+            if isinstance(target, (cst.AssignTarget, cst.AugAssign)) and isinstance(target.target, cst.Attribute) \
+                    and target.target.attr.value in fixed and not (isinstance(target.target.value, cst.Name)
+                                                                  and target.target.value.value == "self"):
+                raise Blocked(self.line_of(node), f"`{code(target.target)}` set after the object was made: the graph "
+                                                  "reads it at each call on this route, TF1 read it once")
         placeholders = [n for n in _subtree(node) if isinstance(n, cst.Name) and n.value in self.module_placeholders
                         and id(n) not in inside]
         if placeholders:
