@@ -136,6 +136,10 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "        self.out = self.layers[-1]\n"
      "net = Net()\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
      "`self.layers` of `Net`: set by Python in `__init__` and changed by the graph code"),
+    ("import tensorflow as tf\nSCALE = 1.0\nclass Net:\n    def __init__(self):\n"
+     "        self.x = tf.placeholder(tf.float32, [None, 2])\n        self.out = tf.layers.dense(self.x, 1) * SCALE\n"
+     "net = Net()\nSCALE = 2.0\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
+     "`SCALE`, a module-level name set more than once, read by the graph of `Net`"),
     (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
      "`tf.train.Saver` in Python code outside the graph"),
     (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",

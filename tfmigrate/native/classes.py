@@ -32,7 +32,7 @@ import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
-from tfmigrate.native.model_mapping import MAKES_VARIABLES
+from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names
 from tfmigrate.native.script import (EAGER_STATEMENTS, INITIALIZERS, OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS,
                                      Blocked)
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -192,6 +192,7 @@ class ClassScript:
         self.session_methods: Dict[str, Tuple[int, str]] = {}  # method -> (index after self, name) of its Session
         self.session_defs: Dict[int, int] = {}  # id(def) -> the position of the Session among its parameters
         self._current: Optional[GraphClass] = None  # the class whose method is read
+        self._changing: Optional[Set[str]] = None  # module-level names set more than once
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
         self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
         self.removed: Set[int] = set()      # id of module-level statements that go
@@ -397,6 +398,30 @@ class ClassScript:
                                                     f"changed by `{name}.{method.name.value}` (TF1 read it once, in "
                                                     "`__init__`)")
         cls.python_read = python
+        changing = self._changing_globals()
+        init_locals = local_names(cls.init)
+        for node in graph_nodes:
+            local = local_names(node) if isinstance(node, cst.FunctionDef) else init_locals
+            late = (names_read(node) - local) & changing
+            if late:
+                raise Blocked(self.line_of(node), f"`{sorted(late)[0]}`, a module-level name set more than once, read "
+                                                  f"by the graph of `{name}` (TF1 read it once, in `__init__`)")
+
+    def _changing_globals(self) -> Set[str]:
+        """Module-level names assigned by more than one top-level statement, or in a loop or block."""
+        if self._changing is None:
+            seen: Set[str] = set()
+            self._changing = set()
+            for node in self.module.body:
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef)) or (
+                        isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
+                    continue
+                assigned = _assigned_names(node)
+                if not isinstance(node, cst.SimpleStatementLine):
+                    self._changing |= assigned
+                self._changing |= assigned & seen
+                seen |= assigned
+        return self._changing
 
     def _refused_in(self, node, where: str) -> None:
         for path, attr in self._tensor_apis(node):
