@@ -178,8 +178,10 @@ class ClassWriter:
                 target = f"self.{p.attr}" if p.own else p.param
                 guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
         skipped = {p.param: self.script._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
+        made_once = _AsGetVariable(cls.variables)
         for i, statement in enumerate(cls.graph):
             guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
+            statement = statement.visit(made_once)
             guarded.append((guard, statement.with_changes(leading_lines=[]) if i == 0 and not guarded else statement))
         text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
                 f"def {cls.build}({params}):\n"
@@ -216,6 +218,18 @@ class ClassWriter:
 
 
 _BLANK = cst.EmptyLine(indent=False)
+
+
+class _AsGetVariable(cst.CSTTransformer):
+    """`tf.Variable(init, name="W")` in the graph of `__init__` as `get_variable("W", initializer=lambda:
+    init)`, found again by name at each call of the tracked build."""
+
+    def __init__(self, variables):
+        self.variables = variables
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        new = self.variables.get(id(original))
+        return updated if new is None else cst.parse_expression(new)
 
 
 def _params(cls: GraphClass) -> str:

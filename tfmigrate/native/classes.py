@@ -32,7 +32,7 @@ import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
-from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names
+from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
 from tfmigrate.native.script import (EAGER_STATEMENTS, INITIALIZERS, OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS,
                                      Blocked)
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -106,6 +106,8 @@ class GraphClass:
     captured: Dict[str, str] = field(default_factory=dict)  # `__init__`'s names the graph reads -> attribute
     methods: Dict[str, RunMethod] = field(default_factory=dict)    # key of a run -> its method
     session_methods: Dict[str, Tuple[int, str]] = field(default_factory=dict)  # method -> its Session parameter
+    variables: Dict[int, str] = field(default_factory=dict)  # id(tf.Variable call) -> its get_variable
+    variable_counts: Dict[str, int] = field(default_factory=dict)
     python_read: Set[str] = field(default_factory=set)  # Python attributes the graph reads (fixed after __init__)
 
     def fresh(self, preferred: str) -> str:
@@ -374,6 +376,62 @@ class ClassScript:
             cls.captured[local] = cls.fresh(local)
         return cls
 
+    def _variables_made_once(self, cls: GraphClass, statement) -> bool:
+        """The `tf.Variable(...)` calls of a statement of `__init__` outside loops, each made once by
+        TF1: in tracked code each becomes `get_variable` under a name unique in the class (a
+        `tf.Variable` there would be made again at every call). False when there are none."""
+        calls = [c for c in calls_in(statement) if self.tf_call(c) == "Variable"]
+        if not calls:
+            return False
+        if any(isinstance(n, (cst.For, cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef))
+               for n in _subtree(statement)):
+            raise Blocked(self.line_of(calls[0]), f"`tf.Variable` in a loop of `{cls.node.name.value}.__init__` "
+                                                  "(one call made several variables)")
+        scopes = self._scopes_of(calls, statement)
+        for call in calls:
+            named = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+            base = scopes[id(call)] + (named.evaluated_value if isinstance(named, cst.SimpleString) else "Variable")
+            count = cls.variable_counts.get(base, 0)
+            cls.variable_counts[base] = count + 1
+            new = variable_as_get_variable(self.tf, call, base if count == 0 else f"{base}_{count}")
+            if new is None:
+                raise Blocked(self.line_of(call), "a `tf.Variable` with arguments `get_variable` does not take")
+            cls.variables[id(call)] = new
+        return True
+
+    def _scopes_of(self, calls: List[cst.Call], statement) -> Dict[int, str]:
+        """The name-scope prefix (`embedding/`) TF1 gave each call's variable: the literal names of the
+        `name_scope` / `variable_scope` blocks around it in the statement."""
+        wanted = {id(c) for c in calls}
+        found: Dict[int, str] = {}
+        script = self
+
+        class _Scopes(cst.CSTVisitor):
+            def __init__(self):
+                self.stack: List[str] = []
+
+            def visit_With(self, node: cst.With) -> Optional[bool]:
+                names = []
+                for item in node.items:
+                    path = script.tf_call(item.item)
+                    if path in ("name_scope", "variable_scope"):
+                        first = item.item.args[0].value if item.item.args else None
+                        if not isinstance(first, cst.SimpleString):
+                            raise Blocked(script.line_of(node), "a `tf.Variable` under a scope whose name is not a literal")
+                        names.append(first.evaluated_value + "/")
+                self.stack.append("".join(names))
+                return True
+
+            def leave_With(self, node: cst.With) -> None:
+                self.stack.pop()
+
+            def visit_Call(self, call: cst.Call) -> None:
+                if id(call) in wanted:
+                    found[id(call)] = "".join(self.stack)
+
+        statement.visit(_Scopes())
+        return found
+
     def _built_once(self, cls: GraphClass, methods: Dict[str, cst.FunctionDef]) -> None:
         """TF1 ran the graph code once, in `__init__`; this route runs it at each call. So the Python
         attributes it reads may not change after `__init__` (a `self.training` flag set by `train()`
@@ -423,8 +481,10 @@ class ClassScript:
                 seen |= assigned
         return self._changing
 
-    def _refused_in(self, node, where: str) -> None:
+    def _refused_in(self, node, where: str, allowed: Tuple[str, ...] = ()) -> None:
         for path, attr in self._tensor_apis(node):
+            if path in allowed:
+                continue
             for prefix, what in REFUSED.items():
                 if path == prefix or path.startswith(prefix) and prefix.endswith("."):
                     raise Blocked(self.line_of(attr), f"{what}, in {where}")
@@ -435,7 +495,8 @@ class ClassScript:
                 raise Blocked(self.line_of(call), f"`minimize` in {where} other than `self.<op> = "
                                                   "<optimizer>.minimize(self.<loss>)` in `__init__`")
             path = self.tf_call(call)
-            if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
+            if path is not None and any(a.keyword is not None and a.keyword.value == "seed" and code(a.value) != "None"
+                                        for a in call.args):
                 raise Blocked(self.line_of(call), f"`tf.{path}(seed=...)` in {where}, a random op with its own seed "
                                                   "(TF1 drew its numbers from the graph's seed and its own; eager TF2 "
                                                   "draws others)")
@@ -481,7 +542,8 @@ class ClassScript:
             is_graph = bool(self._tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
                             or local_reads & graph_locals)
             if is_graph:
-                self._refused_in(statement, f"`{name}.__init__`")
+                made_once = self._variables_made_once(cls, statement)
+                self._refused_in(statement, f"`{name}.__init__`", ("Variable",) if made_once else ())
                 if cls.trains and self._makes_variables(cls, statement):
                     raise Blocked(at, f"variables made in `{name}.__init__` after its `minimize` (TF1 trained only "
                                       "those made before it)")
