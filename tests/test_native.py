@@ -140,6 +140,10 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "        self.x = tf.placeholder(tf.float32, [None, 2])\n        self.out = tf.layers.dense(self.x, 1) * SCALE\n"
      "net = Net()\nSCALE = 2.0\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
      "`SCALE`, a module-level name set more than once, read by the graph of `Net`"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "    def build(self):\n        self.out = tf.layers.dense(self.x, 1)\n"
+     "net = Net()\nnet.build()\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
+     "the method `Net.build` builds graph code that `__init__` does not run"),
     (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
      "`tf.train.Saver` in Python code outside the graph"),
     (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",

@@ -353,6 +353,16 @@ class ClassScript:
                 raise Blocked(at, f"`self.{attr}` in the class `{name}`: a member of `tf.Module`, which the class "
                                   "would become")
         self._init_statements(cls)
+        reached = set().union(*(_attrs(st)[0] for st in cls.graph)) & graph_methods if cls.graph else set()
+        todo = list(reached)
+        while todo:
+            for called in _attrs(methods[todo.pop()])[0] & graph_methods - reached:
+                reached.add(called)
+                todo.append(called)
+        for method_name in sorted(graph_methods - reached):
+            raise Blocked(self.line_of(methods[method_name]), f"the method `{name}.{method_name}` builds graph code that "
+                                                               "`__init__` does not run (TF1 built it when the program "
+                                                               "called it)")
         for method_name in graph_methods:
             method = methods[method_name]
             self._refused_in(method, f"the method `{name}.{method_name}`")
