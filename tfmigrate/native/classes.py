@@ -377,7 +377,7 @@ class ClassScript:
                 cls.session_methods[method.name.value] = session
                 continue
             reads, _ = _attrs(method)
-            if self._tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains)):
+            if self._tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains) | graph_methods):
                 raise Blocked(self.line_of(method), f"the method `{name}.{method.name.value}` uses the graph outside "
                                                     "`__init__` (a Session, tensors read by Python)")
         self._built_once(cls, methods)
@@ -730,7 +730,7 @@ class ClassScript:
                          and id(n) not in inside]
         if sessions_used:
             raise Blocked(self.line_of(node), f"the Session `{sessions_used[0].value}` used other than by `run`")
-        graph_attrs = set().union(*(c.graph_attrs | set(c.trains) for c in self.classes.values()))
+        graph_attrs = set().union(*(c.graph_attrs | set(c.trains) | c.graph_methods for c in self.classes.values()))
         for attr in _subtree(node):
             if isinstance(attr, cst.Attribute) and id(attr) not in inside and attr.attr.value in graph_attrs \
                     and _root(attr) not in self.aliases:
