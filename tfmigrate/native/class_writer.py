@@ -41,6 +41,10 @@ class ClassWriter:
                     return cst.parse_expression(f"to_numpy({text})" if isinstance(fetches, (cst.List, cst.Tuple, cst.Dict))
                                                 else f"{text}.numpy()")
                 instance = code(instance_of(fetches))
+                if args and args[0][0] == "**":  # a feed built ahead, its keys the parameters' names
+                    call = f"{instance}.{method.name}(**{args[0][1]})"
+                    return cst.parse_expression(f"to_numpy({call})" if isinstance(fetches, (cst.List, cst.Tuple, cst.Dict))
+                                                else f"{call}.numpy()" if code(method.fetches) != "None" else call)
                 values, given, skipped = dict(args), [], False
                 for placeholder in ordered(cls.placeholders):  # by position until one is left out
                     if placeholder.param not in values:
@@ -61,6 +65,10 @@ class ClassWriter:
                 if target is None:
                     return updated
                 return updated.with_changes(targets=[updated.targets[0].with_changes(target=target)])
+
+            def leave_DictElement(self, original: cst.DictElement, updated: cst.DictElement):
+                param = script.key_params.get(id(original.key))
+                return updated if param is None else updated.with_changes(key=cst.SimpleString(f'"{param}"'))
 
             def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
                 return cst.RemoveFromParent() if id(original) in script.session_args else updated

@@ -196,6 +196,8 @@ class ClassScript:
         self._current: Optional[GraphClass] = None  # the class whose method is read
         self._changing: Optional[Set[str]] = None  # module-level names set more than once
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
+        self.feed_names: Dict[str, List[cst.Dict]] = {}  # a feed built ahead -> the dict literals it holds
+        self.key_params: Dict[int, str] = {}  # id(a key of such a dict) -> the parameter it feeds
         self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
@@ -247,6 +249,7 @@ class ClassScript:
         self._module_placeholders()
         self._no_other_graphs()
         self._session_names()
+        self._feeds_built_ahead()
         for node in self.module.body:
             self._top(node)
         for cls in self.classes.values():  # the runs of methods given a Session, as the module's code
@@ -300,6 +303,46 @@ class ClassScript:
                     self.sessions.add(param)
                     self.session_methods[node.name.value] = (index, param)
                     self.session_defs[id(node)] = index + 1  # (after `self`)
+
+    def _feeds_built_ahead(self) -> None:
+        """`feed = {model.x: a, model.y: b}` used only as the feed of runs: its keys become the
+        parameters' names (`{"x": a, "y": b}`) and the runs call `model.train_step(**feed)`, so the
+        values are taken where the program took them."""
+        placeholders: Dict[str, Set[str]] = {}
+        for cls in self.classes.values():
+            for p in cls.placeholders:
+                placeholders.setdefault(p.attr, set()).add(p.param)
+        feeds_given = set()
+        for call in calls_in(self.module):
+            if self._session_method(call, "run"):
+                try:
+                    feed = bind(call, ("fetches", "feed_dict", "options", "run_metadata")).get("feed_dict")
+                except ValueError:
+                    continue
+                if isinstance(feed, cst.Name):
+                    feeds_given.add(id(feed))
+        candidates: Dict[str, List[cst.Assign]] = {}
+        for assign in assignments_in(self.module):
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if isinstance(target, cst.Name) and isinstance(assign.value, cst.Dict) and assign.value.elements:
+                candidates.setdefault(target.value, []).append(assign)
+        for name, assigns in candidates.items():
+            params: Dict[int, str] = {}
+            for element in (e for a in assigns for e in a.value.elements):
+                key = element.key if isinstance(element, cst.DictElement) else None
+                if isinstance(key, cst.Name) and key.value in self.module_placeholders:
+                    params[id(key)] = key.value
+                elif isinstance(key, cst.Attribute) and _plain(key.value) and len(placeholders.get(key.attr.value, ())) == 1:
+                    params[id(key)] = next(iter(placeholders[key.attr.value]))
+                else:
+                    break
+            else:
+                targets = {id(a.targets[0].target) for a in assigns}
+                uses = [n for n in _subtree(self.module) if isinstance(n, cst.Name) and n.value == name
+                        and id(n) not in targets]
+                if all(id(n) in feeds_given for n in uses):
+                    self.feed_names[name] = [a.value for a in assigns]
+                    self.key_params.update(params)
 
     def _session_argument(self, call: cst.Call) -> Optional[cst.Arg]:
         """The argument of `call` that gives a function or a method its Session (None: none does)."""
@@ -717,7 +760,8 @@ class ClassScript:
         """A module-level statement of the program: its `sess.run` calls become run methods, and it may
         use TensorFlow only for objects (dtypes, optimizer classes, initializers)."""
         runs = [c for c in calls_in(node) if self._session_method(c, "run")]
-        inside = {id(n) for c in runs for n in _subtree(c)}
+        inside = {id(n) for c in runs for n in _subtree(c)} | {
+            id(n) for key in _subtree(node) if id(key) in self.key_params for n in _subtree(key)}
         for path, attr in self._tensor_apis(node):
             if id(attr) not in inside:
                 raise Blocked(self.line_of(attr), f"`tf.{path}` at module level beside the classes that build the graph")
@@ -779,6 +823,13 @@ class ClassScript:
         leaves(bound["fetches"])
         feeds: List[Tuple[str, cst.BaseExpression]] = []  # (placeholder attr or module name, value)
         feed = bound.get("feed_dict")
+        spread = None  # `**feed`: a feed built ahead
+        if isinstance(feed, cst.Name) and feed.value in self.feed_names:
+            spread = feed.value
+            dicts = self.feed_names[spread]
+            keys = [[e.key for e in d.elements] for d in dicts]
+            every = set.intersection(*({code(k) for k in ks} for ks in keys))  # (fed in each of them)
+            feed = cst.Dict([cst.DictElement(k, cst.Name("None")) for k in keys[0] if code(k) in every])
         if feed is not None:
             if not isinstance(feed, cst.Dict):
                 raise Blocked(at, "a `feed_dict` that is not a dict literal")
@@ -832,8 +883,8 @@ class ClassScript:
         key = f"{code(fetches)} {train.attr if train else ''}"  # (a train step may return what an evaluation does)
         if key not in cls.methods:
             cls.methods[key] = RunMethod(cls.fresh("train_step" if train else "evaluate"), fetches, train)
-        args: List[Tuple[str, str]] = []
-        values = dict(feeds)
+        args: List[Tuple[str, str]] = [("**", spread)] if spread else []
+        values = {} if spread else dict(feeds)
         for placeholder in cls.placeholders:
             if placeholder.attr in values:
                 args.append((placeholder.param, code(values[placeholder.attr])))
