@@ -149,6 +149,9 @@ class ClassWriter:
                 members.append(self._build(cls))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.session_methods:
                 members.append(statement.visit(rewriter))
+            elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
+                members.append(statement.visit(_Overrides({p.attr: p.fed_tensor for p in cls.placeholders
+                                                           if p.fed_tensor})))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -163,7 +166,7 @@ class ClassWriter:
         if python and is_docstring(python[0]):
             statements.append(python.pop(0))
         statements.append(cst.parse_statement("super().__init__()\n"))
-        order = list(cls.init.body.body)
+        order = list(cls.order)
         trains = {id(t.node): t for t in cls.trains.values()}
         for statement in order:
             if statement in python:
@@ -182,14 +185,17 @@ class ClassWriter:
             ((), cst.parse_statement(f"{local} = self.{attr}\n")) for local, attr in cls.captured.items()]
         for p in cls.placeholders:
             value = p.param if p.dtype is None else f"{tf}.cast({p.param}, {p.dtype})"
-            if p.own or p.dtype is not None:
+            if p.fed_tensor:  # (it replaces the tensor where the graph makes it)
+                guarded.append(((), cst.parse_statement(f"self.{p.fed_tensor} = {p.param}\n")))
+            elif p.own or p.dtype is not None:
                 target = f"self.{p.attr}" if p.own else p.param
                 guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
         skipped = {p.param: self.script._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
         made_once = _AsGetVariable(cls.variables)
+        fed = _Overrides({p.attr: p.fed_tensor for p in cls.placeholders if p.fed_tensor})
         for i, statement in enumerate(cls.graph):
             guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
-            statement = statement.visit(made_once)
+            statement = statement.visit(made_once).visit(fed)
             guarded.append((guard, statement.with_changes(leading_lines=[]) if i == 0 and not guarded else statement))
         text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
                 f"def {cls.build}({params}):\n"
@@ -199,7 +205,7 @@ class ClassWriter:
                 f"        pass\n")
         function = cst.parse_statement(text)
         with_node = function.body.body[-1]
-        new_with = with_node.with_changes(body=with_node.body.with_changes(body=_grouped(guarded)))
+        new_with = with_node.with_changes(body=with_node.body.with_changes(body=fed.overridden(_grouped(guarded))))
         body = list(function.body.body[:-1]) + [new_with]
         return function.with_changes(body=function.body.with_changes(body=body), leading_lines=[_BLANK])
 
@@ -238,6 +244,35 @@ class _AsGetVariable(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         new = self.variables.get(id(original))
         return updated if new is None else cst.parse_expression(new)
+
+
+class _Overrides(cst.CSTTransformer):
+    """After each statement that makes a tensor a run may feed (`self.init_state = cell.zero_state(...)`):
+    `if self.init_state_fed is not None: self.init_state = self.init_state_fed`, as TF1 replaced a fed
+    tensor for everything computed from it."""
+
+    def __init__(self, fed):
+        self.fed = fed  # attribute -> the attribute holding what it was fed
+
+    def overridden(self, statements: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+        out: List[cst.BaseStatement] = []
+        for statement in statements:
+            out.append(statement)
+            if not (self.fed and isinstance(statement, cst.SimpleStatementLine)):
+                continue
+            for small in statement.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+                targets = [e.value for t in targets for e in (t.elements if isinstance(t, (cst.Tuple, cst.List)) else [])] \
+                    + targets
+                for target in targets:
+                    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                            and target.value.value == "self" and target.attr.value in self.fed:
+                        attr, given = target.attr.value, self.fed[target.attr.value]
+                        out.append(cst.parse_statement(f"if self.{given} is not None:\n    self.{attr} = self.{given}\n"))
+        return out
+
+    def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
+        return updated.with_changes(body=self.overridden(list(updated.body)))
 
 
 def _params(cls: GraphClass) -> str:

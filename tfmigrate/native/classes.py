@@ -68,6 +68,7 @@ class Placeholder:
     default: Optional[str] = None  # placeholder_with_default's value
     own: bool = True               # made in `__init__` (else a module-level placeholder)
     optional: bool = False         # some run leaves it unfed: None, and what it feeds is skipped
+    fed_tensor: Optional[str] = None  # a tensor of the graph fed by a run: the attribute holding what it was fed
 
     @property
     def default_code(self) -> Optional[str]:
@@ -108,6 +109,7 @@ class GraphClass:
     session_methods: Dict[str, Tuple[int, str]] = field(default_factory=dict)  # method -> its Session parameter
     variables: Dict[int, str] = field(default_factory=dict)  # id(tf.Variable call) -> its get_variable
     variable_counts: Dict[str, int] = field(default_factory=dict)
+    order: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s statements, scopes of inputs undone
     python_read: Set[str] = field(default_factory=set)  # Python attributes the graph reads (fixed after __init__)
 
     def fresh(self, preferred: str) -> str:
@@ -334,6 +336,9 @@ class ClassScript:
                     params[id(key)] = key.value
                 elif isinstance(key, cst.Attribute) and _plain(key.value) and len(placeholders.get(key.attr.value, ())) == 1:
                     params[id(key)] = next(iter(placeholders[key.attr.value]))
+                elif isinstance(key, cst.Attribute) and _plain(key.value) and not placeholders.get(key.attr.value) and len(
+                        owners := [c for c in self.classes.values() if key.attr.value in c.graph_attrs]) == 1:
+                    params[id(key)] = self._fed_tensor(owners[0], key.attr.value, self.line_of(key))
                 else:
                     break
             else:
@@ -558,7 +563,7 @@ class ClassScript:
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
-        statements = list(cls.init.body.body)
+        statements = cls.order = self._placeholders_unscoped(list(cls.init.body.body))
         if statements and is_docstring(statements[0]):
             cls.python.append(statements.pop(0))
         params = {p.name.value for p in (*cls.init.params.params, *cls.init.params.kwonly_params)}
@@ -629,6 +634,26 @@ class ClassScript:
                 param += "_"
             placeholder.param = param
             taken.add(param)
+
+    def _placeholders_unscoped(self, statements: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+        """`with tf.name_scope("inputs"):` around placeholders or `minimize` only: those statements
+        (a scope names their ops, which eager code does not have)."""
+        out: List[cst.BaseStatement] = []
+        for statement in statements:
+            if isinstance(statement, cst.With) and all(
+                    self.tf_call(item.item) in ("name_scope", "variable_scope") and item.asname is None
+                    for item in statement.items) and statement.body.body and all(
+                    isinstance(inner, cst.SimpleStatementLine) and len(inner.body) == 1
+                    and isinstance(inner.body[0], cst.Assign) and _self_attr(inner.body[0].targets[0].target)
+                    and (self.tf_call(inner.body[0].value) in ("placeholder", "placeholder_with_default")
+                         or isinstance(inner.body[0].value, cst.Call)
+                         and isinstance(inner.body[0].value.func, cst.Attribute)
+                         and inner.body[0].value.func.attr.value == "minimize")
+                    for inner in statement.body.body):
+                out.extend(statement.body.body)
+            else:
+                out.append(statement)
+        return out
 
     def _placeholder(self, call: cst.Call, path: str, attr: str, at: int) -> Placeholder:
         try:
@@ -850,11 +875,13 @@ class ClassScript:
         instance = next(iter(instances))
         candidates = [c for c in ([self._current] if instance == "self" and self._current else self.classes.values())
                       if set(fetched) <= c.graph_attrs | set(c.trains) | c.state
-                      and {k for k, _ in feeds} <= {p.attr for p in c.placeholders}]
+                      and {k for k, _ in feeds} <= {p.attr for p in c.placeholders} | c.graph_attrs]
         if len(candidates) != 1:
             raise Blocked(at, f"`sess.run` of `{instance}.{fetched[0]}`: " + (
                 "no class's graph makes it" if not candidates else "more than one class makes it"))
         cls = candidates[0]
+        for attr in {k for k, _ in feeds} - {p.attr for p in cls.placeholders}:
+            self._fed_tensor(cls, attr, at)
         if set(fetched) <= cls.state:  # variables read as they are: `net.step.numpy()`
             self.sites[id(call)] = (cls, None, bound["fetches"], [])
             self.to_numpy |= isinstance(bound["fetches"], (cst.List, cst.Tuple, cst.Dict))
@@ -890,6 +917,22 @@ class ClassScript:
                 args.append((placeholder.param, code(values[placeholder.attr])))
         self.sites[id(call)] = (cls, cls.methods[key], fetched_node, args)
         self.to_numpy |= isinstance(fetched_node, (cst.List, cst.Tuple, cst.Dict))
+
+    def _fed_tensor(self, cls: GraphClass, attr: str, at: int) -> str:
+        """A tensor of the graph that a run feeds (an RNN's initial state, fed the last final state):
+        an optional parameter that, when given, replaces the tensor right where the graph made it."""
+        known = next((p for p in cls.placeholders if p.attr == attr), None)
+        if known is not None:
+            return known.param
+        if attr in cls.trains:
+            raise Blocked(at, f"a feed of the train op `{attr}`")
+        taken = {p.param for p in cls.placeholders} | set(cls.captured) | set().union(
+            *(names_read(s) for s in cls.graph))
+        param = attr
+        while param in taken:
+            param += "_"
+        cls.placeholders.append(Placeholder(attr, param, None, "None", fed_tensor=cls.fresh(f"{attr}_fed")))
+        return param
 
     def _unpacked(self, assign: cst.Assign, fetches, instance: str, trains: Set[str]):
         """The fetches without the train ops whose `None` the assignment drops into `_` (the
