@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from tfmigrate.catalogue import SelectionError, catalogue, select as select_codes
+from tfmigrate.observed import note
 
 CONFIG_NAMES = ("tfmigrate.toml", ".tfmigrate.toml", "pyproject.toml")
 DEFAULT_TARGET = "2.21"
@@ -208,6 +209,7 @@ def _config_in(folder: Path) -> Optional[Path]:
     [tool.tfmigrate] table)."""
     for name in CONFIG_NAMES:
         path = folder / name
+        note("s", path)
         if path.is_file() and (name != "pyproject.toml" or _table(path) is not None):
             return path
     return None
@@ -250,6 +252,7 @@ def _file_values(path: Path, seen: Tuple[Path, ...]) -> Tuple[dict, Tuple[Path, 
         raise ConfigError(f"{path}: extend = {named!r} makes a cycle: {cycle}; a configuration cannot extend itself")
     if not base.is_file():
         raise ConfigError(f"{path}: extend = {named!r}: no such configuration file {base}")
+    note("s", base)
     below, extends = _file_values(base, chain)
     return _layer(below, own), (base, *extends)
 
