@@ -33,9 +33,9 @@ _KEYS = {
 }
 # A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst's parser takes
 # about 0.7 GB of memory per MB it parses at once, and seconds per MB of source; at 800 KB the
-# costliest file bench/large_files.py makes (a data literal, one statement that cannot be parsed
-# in pieces, fixed) peaks at 0.65 GB, under 1 GB per worker (TF code with a fix every few lines:
-# 0.44 GB, parsed in pieces).
+# costliest file bench/large_files.py makes (TF code with a fix every few lines, fixed, parsed in
+# pieces) peaks at 0.45 GB, under 1 GB per worker (a data literal, parsed a run of its elements at
+# a time: 0.23 GB).
 DEFAULT_MAX_FILE_SIZE = 800_000
 
 
