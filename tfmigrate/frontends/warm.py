@@ -108,19 +108,7 @@ class Recorder:
         standard output) and exit code, kept in the cache folder under `root`."""
         if self.key is None:
             return
-        package = os.path.dirname(os.path.abspath(sys.modules["tfmigrate"].__file__))
-        for module in list(sys.modules.values()):  # the code that made the output (a checkout's edits)
-            where = getattr(module, "__file__", None)
-            if where and os.path.abspath(where).startswith(package + os.sep):
-                observed.note("s", where)
-        for folder in (package, os.path.dirname(package)):  # the catalogue, packaged or in a checkout
-            observed.note("s", os.path.join(folder, "rules.yaml"))
-        try:
-            data = sorted(os.listdir(os.path.join(package, "data")))
-        except OSError:
-            data = []
-        for name in data:
-            observed.note("s", os.path.join(package, "data", name))
+        _note_code()
         folder = os.path.join(str(root), CACHE_DIR)
         # the cache folder's own entries change as it is written and hold no source file: an
         # `exclude` that replaces the default one walks it too
@@ -152,3 +140,20 @@ class Recorder:
         """The run ended otherwise: nothing is kept."""
         if self.key is not None:
             observed.stop()
+
+
+def _note_code() -> None:
+    """The code and data that made the output: a checkout's edits run the check again."""
+    package = os.path.dirname(os.path.abspath(sys.modules["tfmigrate"].__file__))
+    for module in list(sys.modules.values()):
+        where = getattr(module, "__file__", None)
+        if where and os.path.abspath(where).startswith(package + os.sep):
+            observed.note("s", where)
+    for folder in (package, os.path.dirname(package)):  # the catalogue, packaged or in a checkout
+        observed.note("s", os.path.join(folder, "rules.yaml"))
+    try:
+        data = sorted(os.listdir(os.path.join(package, "data")))
+    except OSError:
+        data = []
+    for name in data:
+        observed.note("s", os.path.join(package, "data", name))
