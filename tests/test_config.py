@@ -123,12 +123,12 @@ def test_gitignore_is_respected_unless_disabled(repo):
 def test_git_is_asked_only_where_it_could_find_a_repository(tmp_path, monkeypatch):
     import subprocess
 
-    from tfmigrate.workspace import plan
+    from tfmigrate.workspace import gitignore as plan
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GIT_DIR", raising=False)
     (tmp_path / "x.py").write_text("")
-    if plan._in_git_checkout():
+    if plan.in_git_checkout():
         pytest.skip("the temporary folder is inside a git checkout")
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("git was started"))
     assert plan.gitignored(["x.py"]) == set()
@@ -138,7 +138,7 @@ def test_git_is_asked_only_where_it_could_find_a_repository(tmp_path, monkeypatc
     subprocess.run(["git", "init", "-q"], check=True)
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")
-    assert plan._in_git_checkout() and plan.gitignored(["../x.py"]) == {"../x.py"}
+    assert plan.in_git_checkout() and plan.gitignored(["../x.py"]) == {"../x.py"}
 
 
 def test_noqa_suppresses_and_unused_noqa_is_opt_in(repo):

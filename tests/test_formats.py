@@ -192,7 +192,7 @@ def test_report_printed_without_rich_equals_what_rich_prints(width, extra):
 def test_plain_width_is_the_width_rich_lays_out_at(monkeypatch):
     from rich.console import Console
 
-    from tfmigrate.frontends import report
+    from tfmigrate.frontends import streams
 
     for columns in (None, "100", "0", "x"):
         if columns is None:
@@ -200,9 +200,9 @@ def test_plain_width_is_the_width_rich_lays_out_at(monkeypatch):
         else:
             monkeypatch.setenv("COLUMNS", columns)
         out = io.StringIO()
-        assert report.plain_width(out) == Console(file=out).width
+        assert streams.plain_width(out) == Console(file=out).width
     monkeypatch.setenv("FORCE_COLOR", "1")
-    assert report.plain_width(io.StringIO()) is None
+    assert streams.plain_width(io.StringIO()) is None
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "cp1252"])

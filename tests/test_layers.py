@@ -18,9 +18,10 @@ from typing import Dict, List, Set, Tuple
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tfmigrate"
-# Lowest first. "base" is what every layer speaks: findings, the rule catalogue, atomic writes.
+# Lowest first. "base" is what every layer speaks: findings, the rule catalogue, atomic writes,
+# what a run looked at on disk (observed).
 LAYERS = ["base", "facts", "fixers", "native", "rules", "core", "project", "workspace", "api", "frontends"]
-BASE = {"tfmigrate", "tfmigrate.findings", "tfmigrate.catalogue", "tfmigrate.atomic"}
+BASE = {"tfmigrate", "tfmigrate.findings", "tfmigrate.catalogue", "tfmigrate.atomic", "tfmigrate.observed"}
 # Reached by front ends only through tfmigrate.api.
 BEHIND_API = ("core", "project")
 

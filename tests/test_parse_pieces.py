@@ -79,3 +79,41 @@ def test_a_large_file_is_parsed_in_pieces_by_parse(monkeypatch):
     module = source.parse(data)
     assert calls == [len(data)]
     assert module.deep_equals(cst.parse_module(data))
+
+
+LITERALS = {
+    "rows of a table over lines, a trailing comma": "import tensorflow as tf\nDATA = [\n" + "".join(
+        f"    [{i}.5, -{i}, 'r{i}'],\n" for i in range(40)) + "]\nx = tf.constant(DATA)\n",
+    "one line, no trailing comma": "DATA = [" + ", ".join(str(i) for i in range(200)) + "]\n",
+    "comments and blank lines between elements": "X = [\n    1,  # one\n\n    # two\n    2 ,\n    3\n    ,4\n  ]  # end\n",
+    "a dict over lines": "VOCAB = {\n" + "".join(f"    'w{i}': {i},\n" for i in range(60)) + "}\n",
+    "a set, an annotation, an expression statement": "S: set = {1, 2, 3, 4}\n[5, 6, 7, 8]\n",
+    "nested literals and strings with commas": "T = [[1, [2, 3]], {'a, b': (4, 5)}, 'x, y', 'z' 'w', -6, f'{7}']\n",
+    "after comments, before code": "# header\n\nN = [1, 2, 3]\n\n\n# between\nM = 4\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LITERALS))
+@pytest.mark.parametrize("piece_bytes", [1, 16, 10**6])
+def test_a_large_literal_parsed_a_run_of_elements_at_a_time_gives_the_whole_parse(name, piece_bytes):
+    data = LITERALS[name].encode("utf-8")
+    pieces = source.parse_in_pieces(data, piece_bytes=piece_bytes)
+    if piece_bytes == 10**6:  # nothing is large
+        assert pieces is None
+        return
+    assert pieces is not None and pieces.deep_equals(cst.parse_module(data)) and pieces.code == LITERALS[name]
+
+
+@pytest.mark.parametrize("data", [
+    b"X = [(1), 2, 3]\n",  # a parenthesized element: the span CPython gives leaves its parentheses out
+    b"X = {**a, 'b': 1}\n",  # `**`: in no element's span
+    b"X = [1, 2]; Y = 3\n",  # two statements on the line
+])
+def test_a_literal_it_cannot_vouch_for_is_parsed_whole(data):
+    from tfmigrate.core import literals
+
+    pieces = source.parse_in_pieces(data, piece_bytes=1)
+    assert pieces is None or pieces.deep_equals(cst.parse_module(data))
+    tree = __import__("ast").parse(data).body[0]
+    found = literals.element_spans(tree, lambda line, column: column)
+    assert found is None or literals.parse_literal(data, *found, run_bytes=1) is None

@@ -13,6 +13,7 @@ from typing import Dict, Optional
 import libcst as cst
 
 from tfmigrate.catalogue import PARSE_ERROR, make_finding
+from tfmigrate.core.literals import element_spans, parse_literal
 from tfmigrate.core.positions import python_ast
 from tfmigrate.findings import Finding
 
@@ -237,9 +238,6 @@ PIECES_FROM = 192 * 1024
 PIECE_BYTES = 48 * 1024
 
 
-_CODE_AT_COLUMN_0 = re.compile(rb"\n[^\s#)\]}]")  # a line that may start a top-level statement
-
-
 def parse_in_pieces(data: bytes, piece_bytes: int = PIECE_BYTES) -> Optional[cst.Module]:
     """The module libcst's `parse_module(data)` gives, parsed a run of top-level statements at a
     time, or None when the file is not one this can vouch for (the caller then parses it whole).
@@ -249,36 +247,44 @@ def parse_in_pieces(data: bytes, piece_bytes: int = PIECE_BYTES) -> Optional[cst
     `leading_lines`, and a piece's parse gives them to its module header, so they are moved
     there. Only UTF-8 files with no encoding declaration (or one declaring UTF-8), no byte order
     mark and LF line ends, whose pieces agree on the indentation, are cut; anything else (or a
-    piece libcst refuses) is parsed whole, so errors read as they always did."""
+    piece libcst refuses) is parsed whole, so errors read as they always did. A statement over
+    `piece_bytes` that is one literal (`DATA = [...]`) is a piece of its own, parsed a run of its
+    elements at a time (core.literals)."""
     declared = _declared_encoding(data)
     if b"\r" in data or data.startswith(codecs.BOM_UTF8) or declared is not None and _codec(declared) != "utf-8":
         return None
-    if not _CODE_AT_COLUMN_0.search(data, max(piece_bytes - 1, 0)):
-        return None  # no statement can start past the first piece (one large literal): no cut
     try:
         data.decode("utf-8")
         tree = python_ast(data)
     except Exception:  # noqa: BLE001 - the whole parse reports it
         return None
-    spans = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno) for s in tree.body]
-    del tree
     lines = data.split(b"\n")
     offsets = [0]  # byte offset where each line (1-based: offsets[n - 1]) starts
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
+    spans = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno) for s in tree.body]
+    # first line -> a statement over piece_bytes that is one literal: its elements' spans (core.literals)
+    literals = {first: found for (first, end), stmt in zip(spans, tree.body)
+                if offsets[end] - offsets[first - 1] > piece_bytes
+                and (found := element_spans(stmt, lambda line, column: offsets[line - 1] + column)) is not None}
+    del tree
     cuts = [1]  # first line of each piece
-    for (_, end), (first, _) in zip(spans, spans[1:]):
-        if end >= first or offsets[end] - offsets[cuts[-1] - 1] < piece_bytes:
+    for (before, end), (first, _) in zip(spans, spans[1:]):
+        if end >= first or offsets[end] - offsets[cuts[-1] - 1] < piece_bytes and first not in literals \
+                and before not in literals:  # a literal is a piece of its own
             continue
         if all(not line or line.startswith(b"#") for line in lines[end:first - 1]):
             cuts.append(end + 1)
-    if len(cuts) == 1:
+    if len(cuts) == 1 and not literals:
         return None
     cuts.append(len(lines) + 1)
     try:
-        pieces = [cst.parse_module(data[offsets[a - 1]:offsets[b - 1]] if b <= len(lines) else data[offsets[a - 1]:])
+        pieces = [_parse_piece(data, offsets[a - 1], offsets[b - 1] if b <= len(lines) else len(data),
+                               [s for s in spans if a <= s[0] < b], literals, piece_bytes)
                   for a, b in zip(cuts, cuts[1:])]
     except Exception:  # noqa: BLE001 - the whole parse reports it
+        return None
+    if any(piece is None for piece in pieces):
         return None
     first, last = pieces[0], pieces[-1]
     # A piece without an indented block detects libcst's default indentation, which none of its
@@ -299,6 +305,15 @@ def parse_in_pieces(data: bytes, piece_bytes: int = PIECE_BYTES) -> Optional[cst
     return cst.Module(body=tuple(body), header=first.header, footer=last.footer, encoding=first.encoding,
                       default_indent=indent, default_newline=first.default_newline,
                       has_trailing_newline=last.has_trailing_newline)
+
+
+def _parse_piece(data: bytes, start: int, end: int, spans, literals: dict, piece_bytes: int) -> Optional[cst.Module]:
+    """The module of data[start:end]: one literal statement a run of its elements at a time
+    (core.literals; None if it cannot vouch for it), anything else at once."""
+    if len(spans) == 1 and spans[0][0] in literals:
+        kind, elements = literals[spans[0][0]]
+        return parse_literal(data[start:end], kind, [(a - start, b - start) for a, b in elements], piece_bytes)
+    return cst.parse_module(data[start:end])
 
 
 def _parse_module(data: bytes) -> cst.Module:

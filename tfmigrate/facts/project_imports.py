@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Tuple
 
+from tfmigrate.observed import note
+
 
 @dataclass(frozen=True)
 class ProjectImports:
@@ -61,7 +63,10 @@ def module_name(path: str) -> Tuple[Optional[str], bool]:
     is_package = file.name == "__init__.py"
     parts = [] if is_package else [file.stem]
     folder = file.parent
-    while (folder / "__init__.py").is_file():
+    while True:
+        note("f", folder / "__init__.py")  # a warm run's answer depends on it (tfmigrate.observed)
+        if not (folder / "__init__.py").is_file():
+            break
         parts.insert(0, folder.name)
         folder = folder.parent
     return (".".join(parts) if parts else None), is_package

@@ -7,9 +7,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import List, Optional, Tuple
 
-from tfmigrate.frontends.commands import Format, check, tolerant
+from tfmigrate.frontends.streams import FORMATS, tolerant
 
 
 def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, so atomic writes clean up
@@ -25,7 +24,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _plain_check(args: List[str]) -> Optional[Tuple[List[str], "Format"]]:
+def _plain_check(args: list) -> "tuple[list, str] | None":
     """The paths and format of `check [PATH ...] [--format FORMAT]`, the run a pre-commit hook or
     CI makes again and again and the cache answers in milliseconds, read without typer (whose
     import costs about 35 ms); None for any other command line: typer reads it, with its help
@@ -38,25 +37,37 @@ def _plain_check(args: List[str]) -> Optional[Tuple[List[str], "Format"]]:
         name, equals, value = arg.partition("=")
         if name in ("--format", "--output-format") and fmt is None:
             value = value if equals else next(rest, None)
-            if value not in {f.value for f in Format}:
+            if value not in FORMATS:
                 return None
-            fmt = Format(value)
+            fmt = value
         elif arg.startswith("-"):
             return None
         else:
             paths.append(arg)
-    return paths, fmt or Format.rich
+    return paths, fmt or "rich"
 
 
-def _run(args: List[str]) -> None:
+def _run(args: list) -> None:
     plain = _plain_check(args)
     if plain is None:
         from tfmigrate.frontends.flags import app
 
         app()
         return
+    paths, fmt = plain[0] or ["."], plain[1]
     try:  # ended as typer ends a command
-        check(plain[0], fmt=plain[1])
+        from tfmigrate.frontends import warm
+
+        code = warm.replay(paths, fmt)  # the last identical run, when nothing it read changed
+        if code is not None:
+            raise SystemExit(code)
+        from tfmigrate.frontends.commands import Format, check
+
+        memo = warm.Recorder(paths, fmt)
+        try:
+            check(paths, fmt=Format(fmt), memo=memo)
+        finally:
+            memo.drop()
     except KeyboardInterrupt:
         raise SystemExit(130)
     except BrokenPipeError:  # the reader left (`| head`): exit 1, without Python's complaint at exit

@@ -11,48 +11,10 @@ import sys
 from enum import Enum
 from typing import List, Optional
 
+from tfmigrate.frontends.streams import FORMATS, emit as _emit, plain_width
 
-class Format(str, Enum):
-    rich = "rich"
-    concise = "concise"
-    json = "json"
-    json_lines = "json-lines"
-    sarif = "sarif"
-    github = "github"
-    junit = "junit"
-
-
-# What a console that cannot show box drawing gets instead (rich draws its tables in ASCII there).
-_LOOKALIKES = {"│": "|", "┃": "|", "─": "-", "━": "-", "…": "...", "→": "->", "‘": "'", "’": "'", "“": '"', "”": '"'}
-
-
-def _lookalike(error: UnicodeEncodeError):
-    return "".join(_LOOKALIKES.get(c, "?") for c in error.object[error.start:error.end]), error.end
-
-
-def tolerant(stream) -> None:
-    """A console in cp1252 or ASCII (Windows, a redirect, PYTHONIOENCODING) shows what it cannot
-    encode as a look-alike or '?' instead of failing the run; machine formats bypass it (_emit)."""
-    import codecs
-
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    if codecs.lookup(encoding).name in ("utf-8", "utf-16", "utf-32", "gb18030") or not hasattr(stream, "reconfigure"):
-        return
-    codecs.register_error("tfmigrate-lookalike", _lookalike)
-    stream.reconfigure(errors="tfmigrate-lookalike")
-
-
-def _emit(text: str) -> None:
-    """Machine-readable output (every format but rich, diffs) is UTF-8 bytes whatever the
-    console's encoding, as `--output-file` writes it and as Ruff does: JSON, SARIF and JUnit
-    declare UTF-8. A path that is not valid UTF-8 is written as its bytes, never a crash."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    buffer.write(text.encode("utf-8", "surrogateescape"))
-    buffer.flush()
+# --format's values for typer, made from streams.FORMATS (a warm check reads them without this module).
+Format = Enum("Format", [(value.replace("-", "_"), value) for value in FORMATS], type=str, module=__name__)
 
 
 def _check_output(output_file: Optional[str]) -> None:
@@ -138,7 +100,7 @@ def _warn_empty(paths: List[str], settings) -> None:
     """Nothing to check is not a clean run: say so (exit code 0, as Ruff), and why when the
     paths hold source files that the excludes or git took away."""
     from tfmigrate.workspace.files import discover
-    from tfmigrate.workspace.plan import gitignored
+    from tfmigrate.workspace.gitignore import gitignored
 
     message = "No Python files found under the given path(s)"
     present = [f for f in discover(paths) if os.path.isfile(f)]
@@ -225,7 +187,9 @@ def _execute(tasks, jobs: int, show_progress: bool, verbose: bool = False):
 
 
 def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fixed=0, fixed_files=0, extra="",
-            listing="", quiet=False):
+            listing="", quiet=False, kept=None):
+    """Write the report; `kept` (a list) gets (how, text) when it went to standard output as one
+    text (frontends.warm keeps it to replay)."""
     from tfmigrate.frontends import report
 
     findings = [f for o in outcomes for f in o.findings]
@@ -244,19 +208,24 @@ def _render(fmt: Format, outcomes, output_file, statistics: bool, files: int, fi
             write(report.render_statistics(findings))
         elif fmt is Format.rich:
             file = handle or sys.stdout
-            width = report.plain_width(file)
+            width = plain_width(file)
             text = None if width is None else report.render_plain(findings, sources, width, files, fixed, fixed_files,
                                                                   extra, listing, quiet)
             if text is not None:
                 file.write(text)
                 file.flush()
+                if kept is not None and not handle:
+                    kept.append(("write", text))
             else:
                 from rich.console import Console
 
                 console = Console(file=handle, highlight=False) if handle else Console(highlight=False)
                 report.render_rich(findings, sources, console, files, fixed, fixed_files, extra, listing, quiet)
         else:
-            write(report.RENDERERS[fmt.value](findings))
+            text = report.RENDERERS[fmt.value](findings)
+            write(text)
+            if kept is not None and not handle and not statistics:
+                kept.append(("emit", text))
             if statistics:  # sarif, github, junit: the document stays whole on its stream
                 sys.stderr.write(report.render_statistics(findings))
     finally:
@@ -307,8 +276,9 @@ def check(paths=None, config=None, select=None, extend_select=None, ignore=None,
           force_exclude=None, max_file_size=None, respect_gitignore=None, exclude=None, extend_exclude=None,
           quiet=False, verbose=False, show_files=False, show_settings=False, ignore_noqa=None, fix_=False,
           fix_only=False, unsafe_fixes=None, diff=False, show_fixes=False, exit_non_zero_on_fix=False,
-          watch=False) -> None:
-    """`tfmigrate check`, its defaults those of its flags (tfmigrate.frontends.commands.check)."""
+          watch=False, memo=None) -> None:
+    """`tfmigrate check`, its defaults those of its flags (tfmigrate.frontends.flags.check);
+    `memo`: a frontends.warm.Recorder, given the output to replay (a plain check's)."""
     if watch:
         again = dict(locals(), watch=False)
         _watch(paths or ["."], lambda: check(**again), fix_ or fix_only or diff or add_noqa or add_noqa_reason is not None
@@ -352,8 +322,12 @@ def check(paths=None, config=None, select=None, extend_select=None, ignore=None,
     extra = ""
     if baseline:
         outcomes, extra = _baseline(baseline, update_baseline, outcomes)
-    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra, quiet=quiet)
-    raise SystemExit(_exit_code(findings, exit_zero, fail_on))
+    kept = [] if memo is not None and tasks else None
+    findings = _render(fmt, outcomes, output_file, statistics, len(tasks), extra=extra, quiet=quiet, kept=kept)
+    code = _exit_code(findings, exit_zero, fail_on)
+    if kept:
+        memo.keep(settings.root, kept[0][0], kept[0][1], code)
+    raise SystemExit(code)
 
 
 WATCH_INTERVAL = 0.5  # seconds between two looks at the files' modification times
@@ -583,7 +557,7 @@ def clean(config=None) -> None:
     """`tfmigrate clean`."""
     import shutil
 
-    from tfmigrate.workspace.cache import CACHE_DIR
+    from tfmigrate.workspace import CACHE_DIR
 
     settings = _settings(["."], config, None, None, None, None)
     folder = settings.root / CACHE_DIR

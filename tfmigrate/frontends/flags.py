@@ -13,6 +13,7 @@ from typer.core import TyperCommand
 from tfmigrate import __version__
 from tfmigrate.frontends import commands
 from tfmigrate.frontends.commands import FailOn, Format, RulesFormat
+from tfmigrate.frontends.streams import tolerant
 
 app = typer.Typer(
     add_completion=False,
@@ -60,7 +61,7 @@ def _root(
 ) -> None:
     """tfmigrate: a TF1-to-TF2 migration linter."""
     for stream in (sys.stdout, sys.stderr):
-        commands.tolerant(stream)
+        tolerant(stream)
 
 
 class _CheckCommand(TyperCommand):

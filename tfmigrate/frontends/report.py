@@ -6,7 +6,6 @@ the fix on offer, then a summary per rule); `json` is the machine contract of th
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import defaultdict
 from json.encoder import encode_basestring as _quote  # CPython's C function when it has one
@@ -385,33 +384,6 @@ def render_plain(findings: Sequence[Finding], sources: Mapping[str, str], width:
         else:
             return None
     return "".join(out)
-
-
-def plain_width(file) -> Optional[int]:
-    """The width rich lays the report out at when it prints plain text to `file` (not a
-    terminal, no colour forced, a UTF-8 encoding, not Windows: the report in a file, a pipe, CI),
-    found as rich.console.Console finds it; None when rich would print otherwise."""
-    import builtins
-
-    environ = os.environ
-    if os.name == "nt" or hasattr(builtins, "get_ipython") or "FORCE_COLOR" in environ \
-            or "TTY_COMPATIBLE" in environ:
-        return None
-    file = getattr(file, "rich_proxied_file", file)
-    try:
-        if file.isatty() or not (getattr(file, "encoding", None) or "utf-8").lower().startswith("utf"):
-            return None
-    except (AttributeError, ValueError):
-        return None
-    columns = environ.get("COLUMNS", "")
-    if columns.isdigit():
-        return int(columns)
-    for descriptor in (0, 1, 2):
-        try:
-            return os.get_terminal_size(descriptor).columns or 80
-        except (AttributeError, ValueError, OSError):
-            pass
-    return 80
 
 
 def _print_rows(console: Console, rows: Sequence[Row]) -> None:

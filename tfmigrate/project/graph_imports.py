@@ -18,6 +18,7 @@ from typing import Container, Dict, Iterable, List, Optional
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES
+from tfmigrate.observed import note
 
 # A module that imports TensorFlow and uses a TF1 graph construct (graph_words.HELPER_GRAPH_CALLS).
 _TF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+tensorflow\b|from[ \t]+tensorflow\b)", re.MULTILINE)
@@ -63,6 +64,7 @@ def graph_importers(files: Iterable[str], read=None, star: Container[str] = (), 
 def _stamp(files: List[str], star: Container[str]) -> str:
     digest = hashlib.sha256(__version__.encode())
     for path in sorted(files):
+        note("s", path)
         try:
             info = os.stat(path)
         except OSError:
@@ -246,7 +248,7 @@ def resolve(module: str, importer: str, known: Dict[str, str]) -> Optional[str]:
             return None
         bases = [folder]
         root = folder
-        while os.path.isfile(os.path.join(root, "__init__.py")):
+        while is_package(root):
             root = os.path.dirname(root)
         if root != folder:
             bases.append(root)
@@ -259,7 +261,15 @@ def resolve(module: str, importer: str, known: Dict[str, str]) -> Optional[str]:
     return None
 
 
+def is_package(folder: str) -> bool:
+    """Whether `folder` holds an `__init__.py` (noted: a warm run's answer depends on it)."""
+    init = os.path.join(folder, "__init__.py")
+    note("f", init)
+    return os.path.isfile(init)
+
+
 def read_source(path: str) -> bytes:
+    note("s", path)
     try:
         with open(path, "rb") as handle:
             return handle.read()

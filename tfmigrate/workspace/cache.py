@@ -14,7 +14,6 @@ from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.findings import Finding
 
-CACHE_DIR = ".tfmigrate_cache"
 # What a cached finding holds, beside the tool version: bumped when Finding.to_json changes between
 # releases, so that a development checkout never reads entries an older build wrote.
 # 2: a notebook's findings carry their cell and their place in the .ipynb file.

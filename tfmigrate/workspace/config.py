@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from tfmigrate.catalogue import SelectionError, catalogue, select as select_codes
+from tfmigrate.observed import note
 
 CONFIG_NAMES = ("tfmigrate.toml", ".tfmigrate.toml", "pyproject.toml")
 DEFAULT_TARGET = "2.21"
@@ -32,9 +33,9 @@ _KEYS = {
 }
 # A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst's parser takes
 # about 0.7 GB of memory per MB it parses at once, and seconds per MB of source; at 800 KB the
-# costliest file bench/large_files.py makes (a data literal, one statement that cannot be parsed
-# in pieces, fixed) peaks at 0.65 GB, under 1 GB per worker (TF code with a fix every few lines:
-# 0.44 GB, parsed in pieces).
+# costliest file bench/large_files.py makes (TF code with a fix every few lines, fixed, parsed in
+# pieces) peaks at 0.45 GB, under 1 GB per worker (a data literal, parsed a run of its elements at
+# a time: 0.23 GB).
 DEFAULT_MAX_FILE_SIZE = 800_000
 
 
@@ -208,6 +209,7 @@ def _config_in(folder: Path) -> Optional[Path]:
     [tool.tfmigrate] table)."""
     for name in CONFIG_NAMES:
         path = folder / name
+        note("s", path)
         if path.is_file() and (name != "pyproject.toml" or _table(path) is not None):
             return path
     return None
@@ -250,6 +252,7 @@ def _file_values(path: Path, seen: Tuple[Path, ...]) -> Tuple[dict, Tuple[Path, 
         raise ConfigError(f"{path}: extend = {named!r} makes a cycle: {cycle}; a configuration cannot extend itself")
     if not base.is_file():
         raise ConfigError(f"{path}: extend = {named!r}: no such configuration file {base}")
+    note("s", base)
     below, extends = _file_values(base, chain)
     return _layer(below, own), (base, *extends)
 

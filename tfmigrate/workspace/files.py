@@ -5,11 +5,15 @@ import os
 import stat
 from typing import Callable, Iterable, Iterator, List, Set
 
+from tfmigrate.observed import note
+
 SOURCE_SUFFIXES = (".py", ".ipynb")
 
 
 def _is_virtualenv(path: str) -> bool:
-    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
+    marker = os.path.join(path, "pyvenv.cfg")
+    note("e", marker)
+    return os.path.exists(marker)
 
 
 def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path: False) -> List[str]:
@@ -27,6 +31,8 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
             found.append(path)
 
     for root in paths:
+        note("s", root)
+        note("r", root)
         if os.path.isdir(root):
             for path in _walk(root, excluded):
                 add(path)
@@ -37,6 +43,7 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
 
 def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
     for directory, dirs, files in os.walk(root):
+        note("s", directory)  # its entries: a file added, removed or renamed changes it
         dirs[:] = sorted(
             d for d in dirs
             if not d.endswith(".egg-info")
@@ -45,8 +52,10 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
         )
         for name in sorted(files):
             path = os.path.join(directory, name)
-            if name.endswith(SOURCE_SUFFIXES) and os.path.isfile(path):  # not a FIFO, socket, device
-                yield path
+            if name.endswith(SOURCE_SUFFIXES):
+                note("s", path)
+                if os.path.isfile(path):  # not a FIFO, socket, device
+                    yield path
 
 
 def display_path(path: str) -> str:
@@ -61,6 +70,7 @@ def display_path(path: str) -> str:
 def read_regular(path: str) -> bytes:
     """The file's bytes; OSError for anything but a regular file (a FIFO would block, a device
     never end)."""
+    note("s", path)
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise OSError(0, "Not a regular file")
     with open(path, "rb") as handle:

@@ -10,9 +10,11 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
-from tfmigrate.workspace.cache import CACHE_DIR
+from tfmigrate.workspace import CACHE_DIR
 from tfmigrate.workspace.config import Settings
+from tfmigrate.observed import note
 from tfmigrate.workspace.files import discover, display_path, read_regular
+from tfmigrate.workspace.gitignore import gitignored
 
 
 @dataclass
@@ -46,45 +48,6 @@ class ProjectFacts(NamedTuple):
     eager: Dict[str, tuple] = {}
 
 
-def gitignored(files: Sequence[str]) -> set:
-    """The files git ignores (empty outside a git checkout or without git)."""
-    if not files or not _in_git_checkout():
-        return set()
-    import subprocess
-
-    try:
-        result = subprocess.run(
-            ["git", "check-ignore", "--stdin", "-z"],
-            input="\0".join(files).encode("utf-8", "surrogateescape"),
-            capture_output=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    if result.returncode not in (0, 1):
-        return set()
-    return set(result.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
-
-
-def _in_git_checkout() -> bool:
-    """Whether git could find a repository from the current folder, where `git check-ignore`
-    runs: a `.git` there or above, or GIT_DIR set. Elsewhere git only fails, and starting it
-    (and importing subprocess) was a tenth of a warm run's time."""
-    if "GIT_DIR" in os.environ:
-        return True
-    try:
-        folder = os.getcwd()
-    except OSError:  # the folder was removed: git says what it makes of that
-        return True
-    while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-
-
 def collect(paths: Sequence[str], settings: Settings) -> List[str]:
     """Files to visit: directories walked, less excluded globs and (with respect-gitignore) what
     git ignores; files named explicitly too, unless force-exclude (pre-commit names every file).
@@ -112,13 +75,18 @@ def project_root(path: str) -> str:
     folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
     probe = folder
     while True:
-        if any(os.path.exists(os.path.join(probe, marker)) for marker in PROJECT_MARKERS):
+        markers = [os.path.join(probe, marker) for marker in PROJECT_MARKERS]
+        for marker in markers:
+            note("e", marker)
+        if any(os.path.exists(marker) for marker in markers):
             return probe
         parent = os.path.dirname(probe)
         if parent == probe:
             break
         probe = parent
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
+    from tfmigrate.project.graph_imports import is_package
+
+    while is_package(folder):
         folder = os.path.dirname(folder)
     return folder
 
