@@ -274,11 +274,36 @@ class _Rewrite:
         if not aliases:
             raise Blocked(line_of(refs[0][0]), "`tf.estimator` imported other than through `import tensorflow as tf`")
         self.tf = aliases[0]
+        self.estimator_imports = self._estimator_imports()
         self.parents: Dict[int, cst.CSTNode] = {}
         self._index_parents()
         self.functions = {node.name.value: node for node in module.body if isinstance(node, cst.FunctionDef)}
         self.replace: Dict[int, str] = {}  # id(node) -> its new code, outside the model_fn
         self.helpers: List[str] = []  # metric helpers the model_fn needs, in order
+        self.helper_functions: Dict[int, cst.FunctionDef] = {}  # id(function it calls) -> spelled for tracked code
+        self.dropped: Set[int] = set(self.estimator_imports)  # statements that go (`from tensorflow import estimator`)
+
+    def _estimator_imports(self) -> Set[int]:
+        """The top-level statements that import `tensorflow.estimator` alone (they fail under TF 2.21 and
+        go with the Estimator); Blocked for one that imports it beside other names."""
+        found: Set[int] = set()
+        for stmt in self.module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    base = dotted(small.module) if small.module is not None else ""
+                    targets = [f"{base}.{dotted(alias.name)}" for alias in small.names]
+                elif isinstance(small, cst.Import):
+                    targets = [dotted(alias.name) for alias in small.names]
+                else:
+                    continue
+                gone = [t for t in targets if _estimator_module(t)]
+                if gone and (len(gone) != len(targets) or len(stmt.body) != 1):
+                    raise Blocked(self.line_of(stmt), f"`{gone[0]}` imported beside other names: import it alone")
+                if gone:
+                    found.add(id(stmt))
+        return found
 
     # -- the parts ----------------------------------------------------------------------------
     def _index_parents(self) -> None:
@@ -476,11 +501,33 @@ class _Rewrite:
             body = value
         else:
             return  # a name bound to numpy_input_fn(...) or another callable: what it returns is checked at run time
-        text = code(body)
+        if isinstance(body, cst.FunctionDef):
+            for ret in _returns(body):
+                dataset = self._iterated(ret.value)
+                if dataset is not None:
+                    self.replace[id(ret.value)] = code(dataset)
+        text = code(body.visit(_Replace(self.replace)))
         for word in ("make_one_shot_iterator", "make_initializable_iterator", "get_next", "placeholder"):
             if word in text:
                 raise Blocked(self.line_of(body), f"an input_fn that returns iterator tensors or placeholders "
                                                   f"(`{word}`): return the `tf.data.Dataset` itself")
+
+    def _iterated(self, value) -> Optional[cst.BaseExpression]:
+        """`ds` of `return ds.make_one_shot_iterator().get_next()` (or `tf.data.make_one_shot_iterator(ds)`):
+        the Estimator read the dataset's elements either way, so the input_fn returns the dataset."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "get_next" and not value.args):
+            return None
+        inner = value.func.value
+        if not isinstance(inner, cst.Call):
+            return None
+        if isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "make_one_shot_iterator" \
+                and not inner.args and self.names.api(inner.func) is None:
+            return inner.func.value
+        if self.names.api(inner.func) == "data.make_one_shot_iterator" and len(inner.args) == 1 \
+                and inner.args[0].keyword is None:
+            return inner.args[0].value
+        return None
 
     def _numpy_input(self, call: cst.Call) -> str:
         line = self.line_of(call)
@@ -525,7 +572,7 @@ class _Rewrite:
             bound = bind(minimize, _MINIMIZE_PARAMS)
         except ValueError as error:
             raise Blocked(line, f"a `minimize` whose arguments cannot be read ({error})")
-        extra = sorted(set(bound) - {"loss", "global_step", "name"})
+        extra = sorted(key for key in set(bound) - {"loss", "global_step", "name"} if code(bound[key]) != "None")
         if extra:
             raise Blocked(line, f"`minimize(..., {extra[0]}=...)`, which the eager training step does not keep")
         step = bound.get("global_step")
@@ -592,17 +639,70 @@ class _Rewrite:
         keys = {id(n): v for n, v in mode_keys}
         new = node.visit(_ModelFn(self, removed, dicts, metrics, keys))
         adapter = _Adapter(self.names, self.tf)
-        try:
-            builder = model_mapping.builder(adapter, new)
-        except model_mapping.Refused as why:
-            raise Blocked(self.line_of(node), str(why))
-        if builder is None:
+        self._model_helpers(node, adapter)
+        found = self._model_code(new, adapter)
+        if found is None:
             raise Blocked(self.line_of(node), f"`{name}`, a model_fn that makes no variable")
         try:
-            new = new.with_changes(body=new.body.visit(model_mapping.ToTracked(adapter, builder)))
+            new = new.with_changes(body=new.body.visit(model_mapping.ToTracked(adapter, found)))
         except model_mapping.Refused as why:
             raise Blocked(self.line_of(node), str(why))
         return new, optimizer
+
+    def _model_code(self, node: cst.FunctionDef, adapter: _Adapter) -> Optional[model_mapping.Builder]:
+        """The function as TF1 model code run inside the model_fn's one `TF1Model` (None: it makes no
+        variable); Blocked for what that route cannot run. Unlike a script's model functions, the
+        model_fn is one call per mode, and TF1 built each mode in a graph of its own whose variables the
+        checkpoint matched by name: making them once, by name, is what the Estimator did, whatever their
+        scopes."""
+        name = node.name.value
+        makes, variables = False, []
+        for call, path, loops in _tf_calls(node.body, adapter):
+            if path is None:
+                makes |= isinstance(call.func, cst.Name) and call.func.value in adapter.builders
+                continue
+            makes |= path.startswith(model_mapping.MAKES_VARIABLES) or path in model_mapping.SCOPES
+            for prefix, what in model_mapping.REFUSED.items():
+                if path.startswith(prefix):
+                    raise Blocked(self.line_of(call), f"`{name}`, model code using {what} (`tf.{path}`)")
+            if path == "Variable":
+                if loops:
+                    raise Blocked(self.line_of(call), f"`{name}`, model code that makes a `tf.Variable` in a loop")
+                variables.append(call)
+        if _has_global(node):
+            raise Blocked(self.line_of(node), f"`{name}`, model code with `global`")
+        if not makes:
+            return None
+        return model_mapping.Builder(name, node, True, [], True, variables)
+
+    def _model_helpers(self, model_fn: cst.FunctionDef, adapter: _Adapter) -> None:
+        """Top-level functions that make variables (`def dense_block(x): return tf.layers.dense(...)`),
+        spelled for tracked code too: called from the model_fn (or from one another) they run inside its
+        `TF1Model` call. Called from anywhere else, they would make their variables again."""
+        for node in self.module.body:
+            if not isinstance(node, cst.FunctionDef) or node is model_fn:
+                continue
+            try:
+                found = self._model_code(node, adapter)
+            except Blocked:
+                if node.name.value in names_read(model_fn):
+                    raise
+                continue
+            if found is not None:
+                adapter.builders[node.name.value] = found
+        model = [model_fn] + [b.node for b in adapter.builders.values()]
+        for name in adapter.builders:
+            for use in _names(self.module):
+                if use.value == name and not any(self._inside(use, m) for m in model) \
+                        and not isinstance(self.parent(use), (cst.FunctionDef, cst.Attribute)):
+                    raise Blocked(self.line_of(use), f"`{name}`, a function that makes variables, used outside the "
+                                                     "model_fn (its variables would be made again)")
+        for found in adapter.builders.values():
+            try:
+                body = found.node.body.visit(model_mapping.ToTracked(adapter, found))
+            except model_mapping.Refused as why:
+                raise Blocked(self.line_of(found.node), str(why))
+            self.helper_functions[id(found.node)] = found.node.with_changes(body=body)
 
     def _assigned_once(self, node: cst.FunctionDef, name: str, removed: Set[int]) -> Optional[cst.Call]:
         """The value of the one statement `name = <call>` of the function (marked removed), if its
@@ -666,6 +766,10 @@ class _Rewrite:
             if legacy and stmt is first_tf:
                 pieces.append(("" if os_imported_before(self.module, stmt) else "import os\n")
                               + LEGACY_KERAS_LINE + "\n")
+            if id(stmt) in self.dropped:
+                continue
+            if id(stmt) in self.helper_functions:
+                stmt = self.helper_functions[id(stmt)]
             if stmt is model_fn:
                 pieces.append("".join(code(line) for line in stmt.leading_lines) if pieces else "")
                 pieces.append("\n\n".join(generated) + "\n\n")
@@ -730,6 +834,63 @@ class _ModelFn(cst.CSTTransformer):
             new = self.new[id(original)]
             return cst.parse_expression(new if isinstance(new, str) else new(updated))
         return updated
+
+
+def _estimator_module(path: str) -> bool:
+    """`tensorflow.estimator` or `tensorflow.compat.v1.estimator` (or a name inside)."""
+    parts = path.split(".")
+    if parts[:3] == ["tensorflow", "compat", "v1"]:
+        parts = ["tensorflow"] + parts[3:]
+    return parts[:2] == ["tensorflow", "estimator"] or parts[:1] == ["tensorflow_estimator"]
+
+
+def _tf_calls(body: cst.CSTNode, adapter: _Adapter) -> List[Tuple[cst.Call, Optional[str], int]]:
+    """(call, its TensorFlow API path or None, the loops and comprehensions around it) of every call."""
+    found: List[Tuple[cst.Call, Optional[str], int]] = []
+
+    class _Calls(cst.CSTVisitor):
+        depth = 0
+
+        def _enter(self, _node) -> None:
+            self.depth += 1
+
+        def _leave(self, _node) -> None:
+            self.depth -= 1
+
+        visit_For = visit_While = visit_ListComp = visit_GeneratorExp = visit_DictComp = visit_SetComp = _enter
+        leave_For = leave_While = leave_ListComp = leave_GeneratorExp = leave_DictComp = leave_SetComp = _leave
+
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append((call, adapter.tf_call(call), self.depth))
+
+    body.visit(_Calls())
+    return found
+
+
+def _returns(node: cst.FunctionDef) -> List[cst.Return]:
+    """The function's own `return` statements (not those of functions inside it)."""
+    found: List[cst.Return] = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_FunctionDef(self, inner) -> bool:
+            return inner is node
+
+        def visit_Lambda(self, _node) -> bool:
+            return False
+
+        def visit_Return(self, ret: cst.Return) -> None:
+            if ret.value is not None:
+                found.append(ret)
+
+    node.visit(_Returns())
+    return found
+
+
+def _has_global(node: cst.CSTNode) -> bool:
+    found = []
+    node.visit(type("Globals", (cst.CSTVisitor,), {"visit_Global": lambda self, n: found.append(n),
+                                                     "visit_Nonlocal": lambda self, n: found.append(n)})())
+    return bool(found)
 
 
 def _calls(node: cst.CSTNode) -> List[cst.Call]:
