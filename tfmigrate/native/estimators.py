@@ -111,7 +111,7 @@ _ESTIMATOR_CLASS = '''class EagerEstimator:
 
     def __init__(self, model_fn, optimizer_fn, params=None):
         self.model = TF1Model(model_fn)
-        self.params = params
+        self.params = {{}} if params is None else params  # (the Estimator's default)
         self.optimizer = optimizer_fn(params)
         self.global_step = {tf}.Variable(0, dtype={tf}.int64, trainable=False, name="global_step")
 
@@ -221,7 +221,12 @@ def uses_estimator(module: cst.Module, source: str) -> bool:
     if "estimator" not in source:
         return False
     names = ImportTable(module, source)
-    return bool(_estimator_refs(module, names))
+    return any(not _mode_key(path) for _, path in _estimator_refs(module, names))
+
+
+def _mode_key(path: str) -> bool:
+    """`tf.estimator.ModeKeys.X`: a string constant (TFM213 writes its value), no Estimator program."""
+    return path.startswith("estimator.ModeKeys")
 
 
 def _estimator_refs(module: cst.Module, names: ImportTable) -> List[Tuple[cst.CSTNode, str]]:
@@ -258,7 +263,7 @@ def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
         return None
     names = ImportTable(module, source)
     refs = _estimator_refs(module, names)
-    if not refs:
+    if all(_mode_key(path) for _, path in refs):
         return None
     return _Rewrite(module, source, line_of, names, refs).text()
 
@@ -362,8 +367,9 @@ class _Rewrite:
                                     "`tf.estimator.Estimator` with a model_fn, `EstimatorSpec`, `ModeKeys`, "
                                     "`numpy_input_fn` and a RunConfig of checkpoint settings)")
         if not estimators:
-            raise Blocked(self.line_of(self.refs[0][0]), "`tf.estimator` used without an `Estimator(model_fn)` "
-                                                        "in the module")
+            raise Blocked(self.line_of(self.refs[0][0]), "`tf.estimator` in a module that makes no "
+                                                        "`tf.estimator.Estimator(model_fn)`: `fix --native` rewrites "
+                                                        "a program whose model_fn and Estimator are in one file")
         model_fns = {self._model_fn_of(call) for call, _ in estimators}
         if len(model_fns) > 1:
             raise Blocked(self.line_of(estimators[1][0]), "Estimators of several model_fns in one module")
