@@ -81,6 +81,16 @@ def test_a_helper_that_makes_variables_runs_inside_the_model_fn_only():
     assert "`block`, a function that makes variables, used outside the model_fn" in str(outcome.blocker)
 
 
+def test_a_global_step_kept_in_a_name_for_minimize_goes_with_it():
+    source = _model(**{"    train_op =": "    step = tf.train.get_or_create_global_step()\n    train_op =",
+                       "global_step=tf.train.get_global_step()": "step"})
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "get_or_create_global_step" not in outcome.code and "    step = " not in outcome.code
+    used = source.replace("    return tf.estimator", "    print(step)\n    return tf.estimator")
+    assert "the global step `step` used other than by `minimize`" in str(rewrite(used).blocker)
+
+
 def test_no_estimator_is_not_this_rewrite():
     assert rewrite(HEAD + "print(tf.constant(1.0))\n").code is None
     mode_keys = FIXTURES / "TFM213" / "exec_mode_keys.py"  # TFM213's own fix writes the strings

@@ -408,10 +408,7 @@ class _Rewrite:
 
     def _model_fn_of(self, call: cst.Call) -> str:
         line = self.line_of(call)
-        try:
-            bound = bind(call, _ESTIMATOR_PARAMS)
-        except ValueError as error:
-            raise Blocked(line, f"an Estimator whose arguments cannot be read ({error})")
+        bound = _bound(call, _ESTIMATOR_PARAMS, "an Estimator", line)
         model_fn = bound.get("model_fn")
         if not isinstance(model_fn, cst.Name) or model_fn.value not in self.functions:
             raise Blocked(line, "an Estimator whose model_fn is not a function defined at the module's top level")
@@ -476,10 +473,7 @@ class _Rewrite:
                            "use its `train`, `evaluate` and `predict` only")
                     raise Blocked(line, f"{what}: an Estimator used other than by `train`, `evaluate` or `predict` "
                                         f"({how})")
-                try:
-                    bound = bind(call, _METHOD_PARAMS[method])
-                except ValueError as error:
-                    raise Blocked(line, f"`{node.value}.{method}(...)` whose arguments cannot be read ({error})")
+                bound = _bound(call, _METHOD_PARAMS[method], f"`{node.value}.{method}(...)`", line)
                 for key, value in bound.items():
                     if key not in _METHODS[method] and code(value) != "None":
                         what = "hooks" if "hooks" in key or key == "saving_listeners" else key
@@ -537,10 +531,7 @@ class _Rewrite:
 
     def _numpy_input(self, call: cst.Call) -> str:
         line = self.line_of(call)
-        try:
-            bound = bind(call, _NUMPY_INPUT_PARAMS)
-        except ValueError as error:
-            raise Blocked(line, f"a `numpy_input_fn` whose arguments cannot be read ({error})")
+        bound = _bound(call, _NUMPY_INPUT_PARAMS, "a `numpy_input_fn`", line)
         if "x" not in bound:
             raise Blocked(line, "a `numpy_input_fn` without `x`")
         shuffle = code(bound["shuffle"]) if "shuffle" in bound else None
@@ -574,23 +565,22 @@ class _Rewrite:
                                               "`optimizer.minimize(loss, global_step=...)`")
         minimize = minimizes[0]
         line = self.line_of(minimize)
-        try:
-            bound = bind(minimize, _MINIMIZE_PARAMS)
-        except ValueError as error:
-            raise Blocked(line, f"a `minimize` whose arguments cannot be read ({error})")
+        bound = _bound(minimize, _MINIMIZE_PARAMS, "a `minimize`", line)
         extra = sorted(key for key in set(bound) - {"loss", "global_step", "name"} if code(bound[key]) != "None")
         if extra:
             raise Blocked(line, f"`minimize(..., {extra[0]}=...)`, which the eager training step does not keep")
         step = bound.get("global_step")
+        removed: Set[int] = set()  # statements dropped from the function
+        if isinstance(step, cst.Name):  # `global_step = tf.train.get_global_step()` read by `minimize` only
+            step = self._assigned_once(node, step.value, removed, "global step")
         if not (isinstance(step, cst.Call) and self.names.api(step.func) in _GLOBAL_STEP):
             raise Blocked(line, "a `minimize` that does not count `tf.train.get_global_step()` "
                                 "(the Estimator's steps and `max_steps` count it)")
-        removed: Set[int] = set()  # statements dropped from the function
         receiver = minimize.func.value
         if isinstance(receiver, cst.Call):
             optimizer_call = receiver
         elif isinstance(receiver, cst.Name):
-            optimizer_call = self._assigned_once(node, receiver.value, removed)
+            optimizer_call = self._assigned_once(node, receiver.value, removed, "optimizer")
         else:
             optimizer_call = None
         path = self.names.api(optimizer_call.func) if isinstance(optimizer_call, cst.Call) else None
@@ -626,10 +616,8 @@ class _Rewrite:
                 raise Blocked(self.line_of(call), f"`tf.{path}`, a TF1 metric `fix --native` does not rewrite "
                                                   f"(it rewrites {', '.join('`tf.' + m + '`' for m in _METRICS)})")
             helper, params, template = _METRICS[path]
-            try:
-                args = bind(call, params + ("metrics_collections", "updates_collections", "name"))
-            except ValueError as error:
-                raise Blocked(self.line_of(call), f"`tf.{path}` whose arguments cannot be read ({error})")
+            args = _bound(call, params + ("metrics_collections", "updates_collections", "name"), f"`tf.{path}`",
+                          self.line_of(call))
             up = self.parent(call)
             if not (isinstance(up, cst.DictElement) or (isinstance(up, cst.Assign) and len(up.targets) == 1
                                                          and isinstance(up.targets[0].target, cst.Name))):
@@ -710,20 +698,21 @@ class _Rewrite:
                 raise Blocked(self.line_of(found.node), str(why))
             self.helper_functions[id(found.node)] = found.node.with_changes(body=body)
 
-    def _assigned_once(self, node: cst.FunctionDef, name: str, removed: Set[int]) -> Optional[cst.Call]:
+    def _assigned_once(self, node: cst.FunctionDef, name: str, removed: Set[int], what: str) -> Optional[cst.Call]:
         """The value of the one statement `name = <call>` of the function (marked removed), if its
-        only other use is `name.minimize(...)`."""
+        only other use is in the `minimize` call (`what`: the name's role, for the message)."""
         found = []
         for stmt in _statements(node.body):
             for small in getattr(stmt, "body", ()):
                 if isinstance(small, cst.Assign) and name in names_assigned(small):
                     found.append((stmt, small))
         if len(found) != 1 or len(found[0][1].targets) != 1 or not isinstance(found[0][1].targets[0].target, cst.Name):
-            raise Blocked(self.line_of(node), f"the optimizer `{name}` of the model_fn, assigned other than once")
-        reads = [n for n in _names(node) if n.value == name and not isinstance(self.parent(n), cst.AssignTarget)]
+            raise Blocked(self.line_of(node), f"the {what} `{name}` of the model_fn, assigned other than once")
+        reads = [n for n in _names(node) if n.value == name and not isinstance(self.parent(n), cst.AssignTarget)
+                 and not (isinstance(self.parent(n), cst.Attribute) and self.parent(n).attr is n)]
         if len(reads) != 1:
             raise Blocked(self.line_of(reads[1] if len(reads) > 1 else node),
-                          f"the optimizer `{name}` used other than by its `minimize`")
+                          f"the {what} `{name}` used other than by `minimize`")
         removed.add(id(found[0][0]))
         return found[0][1].value if isinstance(found[0][1].value, cst.Call) else None
 
@@ -731,10 +720,7 @@ class _Rewrite:
         """What of `EstimatorSpec(...)` the eager estimator reads (checked here, written by `_spec_text`
         from the call with its metrics already replaced)."""
         line = self.line_of(spec)
-        try:
-            bound = bind(spec, _SPEC_PARAMS)
-        except ValueError as error:
-            raise Blocked(line, f"an `EstimatorSpec` whose arguments cannot be read ({error})")
+        bound = _bound(spec, _SPEC_PARAMS, "an `EstimatorSpec`", line)
         for key in ("training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"):
             if key in bound and code(bound[key]) != "None":
                 raise Blocked(line, f"`EstimatorSpec({key}=...)`: the eager estimator has no hooks or scaffold; "
@@ -850,27 +836,26 @@ def _estimator_module(path: str) -> bool:
     return parts[:2] == ["tensorflow", "estimator"] or parts[:1] == ["tensorflow_estimator"]
 
 
-def _tf_calls(body: cst.CSTNode, adapter: _Adapter) -> List[Tuple[cst.Call, Optional[str], int]]:
-    """(call, its TensorFlow API path or None, the loops and comprehensions around it) of every call."""
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)
+
+
+def _tf_calls(node: cst.CSTNode, adapter: _Adapter, loops: int = 0) -> List[Tuple[cst.Call, Optional[str], int]]:
+    """(call, its TensorFlow API path or None, how many loops and comprehensions hold it) of every
+    call under `node`, outermost first."""
     found: List[Tuple[cst.Call, Optional[str], int]] = []
-
-    class _Calls(cst.CSTVisitor):
-        depth = 0
-
-        def _enter(self, _node) -> None:
-            self.depth += 1
-
-        def _leave(self, _node) -> None:
-            self.depth -= 1
-
-        visit_For = visit_While = visit_ListComp = visit_GeneratorExp = visit_DictComp = visit_SetComp = _enter
-        leave_For = leave_While = leave_ListComp = leave_GeneratorExp = leave_DictComp = leave_SetComp = _leave
-
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append((call, adapter.tf_call(call), self.depth))
-
-    body.visit(_Calls())
+    for child in node.children:
+        if isinstance(child, cst.Call):
+            found.append((child, adapter.tf_call(child), loops))
+        found += _tf_calls(child, adapter, loops + isinstance(child, _LOOPS))
     return found
+
+
+def _bound(call: cst.Call, params, what: str, line: int) -> Dict[str, cst.BaseExpression]:
+    """The call's arguments by parameter (Blocked when `*args` or too many hide them)."""
+    try:
+        return bind(call, params)
+    except ValueError as error:
+        raise Blocked(line, f"{what} whose arguments cannot be read ({error})")
 
 
 def _returns(node: cst.FunctionDef) -> List[cst.Return]:
