@@ -64,6 +64,9 @@ def _model(metrics="None", run=RUN, **replace):
     (_model(run=RUN + "f = tf.estimator.inputs.numpy_input_fn({'x': []}, shuffle=False, num_threads=2)\n"),
      "`numpy_input_fn(..., num_threads=2)`"),
     (_model(run=RUN + "f = tf.estimator.inputs.pandas_input_fn(frame)\n"), "`tf.estimator.inputs.pandas_input_fn`"),
+    (_model(run=RUN + "EagerEstimator = None\n"), "`EagerEstimator`, a name of the module that the rewrite would write"),
+    (_model().replace(HEAD, "try:\n    import tensorflow as tf\nexcept ImportError:\n    tf = None\n"),
+     "TensorFlow imported other than by a top-level import statement"),
 ])
 def test_what_stops_an_estimator_rewrite_is_named(source, construct):
     outcome = rewrite(source)

@@ -588,11 +588,14 @@ class _Rewrite:
         if optimizer is None:
             raise Blocked(line, "a train_op whose optimizer is not a `tf.train` optimizer with a Keras equivalent "
                                 "(GradientDescent, Momentum, Adam) made in the model_fn")
-        local = model_mapping.local_names(node) - {"params"}
+        takes_params = any(param.name.value == "params" for param in node.params.params)
+        local = model_mapping.local_names(node) - {"params"} | ({"params"} if not takes_params else set())
         used = sorted(names_read(optimizer_call) & local)
         if used:
-            raise Blocked(line, f"an optimizer made from `{used[0]}`, a value of the model_fn (it is made once, "
-                                "from `params` and module-level values only)")
+            what = ("the module's `params`, which the model_fn does not take" if used[0] == "params" else
+                    f"`{used[0]}`, a value of the model_fn")
+            raise Blocked(line, f"an optimizer made from {what} (it is made once, from the Estimator's `params` "
+                                "and module-level values only)")
         train_op = None
         up = self.parent(minimize)
         if isinstance(up, cst.Assign):
@@ -600,7 +603,7 @@ class _Rewrite:
             if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
                 raise Blocked(line, "a train_op assigned to several names")
             train_op = targets[0].target.value
-            removed.add(id(self.parent(up)))
+            removed.add(id(self._alone(self.parent(up))))
         elif not (isinstance(up, cst.Arg) and up.keyword is not None and up.keyword.value == "train_op"):
             raise Blocked(line, "a `minimize` that is neither assigned to the train_op nor passed as `train_op=`")
         helpers: Dict[str, str] = {}
@@ -634,6 +637,7 @@ class _Rewrite:
         new = node.visit(_ModelFn(self, removed, dicts, metrics, keys))
         adapter = _Adapter(self.names, self.tf)
         self._model_helpers(node, adapter)
+        self._model_code(node, adapter, removed | set(dicts) | set(metrics))  # what stops it, at its line
         found = self._model_code(new, adapter)
         if found is None:
             raise Blocked(self.line_of(node), f"`{name}`, a model_fn that makes no variable")
@@ -643,7 +647,8 @@ class _Rewrite:
             raise Blocked(self.line_of(node), str(why))
         return new, optimizer
 
-    def _model_code(self, node: cst.FunctionDef, adapter: _Adapter) -> Optional[model_mapping.Builder]:
+    def _model_code(self, node: cst.FunctionDef, adapter: _Adapter, skip: Set[int] = frozenset()
+                    ) -> Optional[model_mapping.Builder]:
         """The function as TF1 model code run inside the model_fn's one `TF1Model` (None: it makes no
         variable); Blocked for what that route cannot run. Unlike a script's model functions, the
         model_fn is one call per mode, and TF1 built each mode in a graph of its own whose variables the
@@ -651,7 +656,7 @@ class _Rewrite:
         scopes."""
         name = node.name.value
         makes, variables = False, []
-        for call, path, loops in _tf_calls(node.body, adapter):
+        for call, path, loops in _tf_calls(node.body, adapter, skip):
             if path is None:
                 makes |= isinstance(call.func, cst.Name) and call.func.value in adapter.builders
                 continue
@@ -673,17 +678,24 @@ class _Rewrite:
         """Top-level functions that make variables (`def dense_block(x): return tf.layers.dense(...)`),
         spelled for tracked code too: called from the model_fn (or from one another) they run inside its
         `TF1Model` call. Called from anywhere else, they would make their variables again."""
-        for node in self.module.body:
-            if not isinstance(node, cst.FunctionDef) or node is model_fn:
-                continue
-            try:
-                found = self._model_code(node, adapter)
-            except Blocked:
-                if node.name.value in names_read(model_fn):
-                    raise
-                continue
-            if found is not None:
-                adapter.builders[node.name.value] = found
+        blocked: Dict[str, Blocked] = {}
+        for _ in range(len(self.functions)):  # until no function is found to make variables through another
+            before = len(adapter.builders)
+            for node in self.module.body:
+                if not isinstance(node, cst.FunctionDef) or node is model_fn or node.name.value in adapter.builders:
+                    continue
+                try:
+                    found = self._model_code(node, adapter)
+                except Blocked as why:
+                    blocked[node.name.value] = why
+                    continue
+                if found is not None:
+                    adapter.builders[node.name.value] = found
+            if len(adapter.builders) == before:
+                break
+        for node in [model_fn] + [b.node for b in adapter.builders.values()]:
+            for name in sorted(names_read(node) & set(blocked)):
+                raise blocked[name]
         model = [model_fn] + [b.node for b in adapter.builders.values()]
         for name in adapter.builders:
             for use in _names(self.module):
@@ -713,8 +725,15 @@ class _Rewrite:
         if len(reads) != 1:
             raise Blocked(self.line_of(reads[1] if len(reads) > 1 else node),
                           f"the {what} `{name}` used other than by `minimize`")
-        removed.add(id(found[0][0]))
+        removed.add(id(self._alone(found[0][0])))
         return found[0][1].value if isinstance(found[0][1].value, cst.Call) else None
+
+    def _alone(self, line: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        """A statement line the rewrite drops, when nothing else is on it."""
+        if len(line.body) != 1:
+            raise Blocked(self.line_of(line), "a train_op, optimizer or global step made beside other statements "
+                                              "on one line")
+        return line
 
     def _spec(self, spec: cst.Call, minimize: cst.Call, minimized, train_op: Optional[str]):
         """What of `EstimatorSpec(...)` the eager estimator reads (checked here, written by `_spec_text`
@@ -752,6 +771,16 @@ class _Rewrite:
                    f'update rule."""\n    return {optimizer}\n')
         first_tf = self._first_tf_import()
         legacy = "TF_USE_LEGACY_KERAS" not in self.source
+        if legacy and first_tf is None:
+            raise Blocked(1, "TensorFlow imported other than by a top-level import statement (the legacy "
+                             "Keras switch the model_fn needs must come before it)")
+        taken = set()
+        for stmt in self.module.body:
+            taken |= names_assigned(stmt)
+        written = [f"{name}_optimizer", "EagerEstimator", "TF1Model"] + [h[4:h.index("(")] for h in self.helpers]
+        clash = [n for n in written if n in taken]
+        if clash:
+            raise Blocked(1, f"`{clash[0]}`, a name of the module that the rewrite would write again")
         pieces: List[str] = []
         replace = _Replace(self.replace)
         for stmt in self.module.body:
@@ -839,14 +868,17 @@ def _estimator_module(path: str) -> bool:
 _LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)
 
 
-def _tf_calls(node: cst.CSTNode, adapter: _Adapter, loops: int = 0) -> List[Tuple[cst.Call, Optional[str], int]]:
+def _tf_calls(node: cst.CSTNode, adapter: _Adapter, skip: Set[int] = frozenset(), loops: int = 0
+              ) -> List[Tuple[cst.Call, Optional[str], int]]:
     """(call, its TensorFlow API path or None, how many loops and comprehensions hold it) of every
-    call under `node`, outermost first."""
+    call under `node`, outermost first, but those under a node of `skip` (by id)."""
     found: List[Tuple[cst.Call, Optional[str], int]] = []
     for child in node.children:
+        if id(child) in skip:
+            continue
         if isinstance(child, cst.Call):
             found.append((child, adapter.tf_call(child), loops))
-        found += _tf_calls(child, adapter, loops + isinstance(child, _LOOPS))
+        found += _tf_calls(child, adapter, skip, loops + isinstance(child, _LOOPS))
     return found
 
 
