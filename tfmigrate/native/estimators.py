@@ -12,18 +12,21 @@ the function:
     return tf.estimator.EstimatorSpec(mode, loss=loss, ...)   ->  return dict(loss=loss, ...)
     mode == tf.estimator.ModeKeys.PREDICT                     ->  mode == "infer"   (TF1's values)
 
-and `tf.estimator.Estimator(model_fn, params=p)` becomes `EagerEstimator(model_fn, model_fn_optimizer,
-params=p)`, a class written into the module whose `train` / `evaluate` / `predict` keep the
-Estimator's call sites and meaning: GradientTape steps with the train_op's optimizer and a
-`global_step`, `steps` / `max_steps` / an exhausted input; each eval metric a streaming mean over the
-whole eval set (TF1's `total / count`, in float32, as `tf.keras.metrics.Mean` keeps it) and the loss
-the mean of the batch losses; one prediction per example. `numpy_input_fn(x, y, batch_size,
-num_epochs, shuffle=False)` becomes `from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`,
-the order TF1's queue gave (measured under TF 2.15 with tensorflow-estimator).
+(functions it calls that make variables are spelled for tracked code too and run inside the same
+call), and `tf.estimator.Estimator(model_fn, params=p)` becomes `EagerEstimator(model_fn,
+model_fn_optimizer, params=p)`, a class written into the module whose `train` / `evaluate` /
+`predict` keep the Estimator's call sites and meaning: GradientTape steps with the train_op's
+optimizer and a `global_step`, `steps` / `max_steps` / an exhausted input; each eval metric a
+streaming mean over the whole eval set (TF1's `total / count`, in float32, as `tf.keras.metrics.Mean`
+keeps it) and the loss the mean of the batch losses; one prediction per example.
+`numpy_input_fn(x, y, batch_size, num_epochs, shuffle=False)` becomes
+`from_tensor_slices((x, y)).repeat(num_epochs).batch(batch_size)`, the order TF1's queue gave
+(measured under TF 2.15 with tensorflow-estimator), and an input_fn that returns
+`ds.make_one_shot_iterator().get_next()` returns `ds` (the Estimator read the same elements).
 
 Anything else that touches `tf.estimator` stops the rewrite with a Blocker that says what to do:
 premade Estimators, `train_and_evaluate`, hooks, exports, a RunConfig beyond checkpoint and log
-settings, shuffled numpy input (TF1's queue drew another order than `Dataset.shuffle` would).
+settings, shuffled numpy input (TF1 drew another order than `Dataset.shuffle` would).
 """
 from __future__ import annotations
 
@@ -79,21 +82,25 @@ _SQUEEZED = '''def squeezed(labels, predictions):
     return labels, predictions
 '''
 _METRICS = {
-    "metrics.accuracy": ("accuracy_values", ("labels", "predictions", "weights"), '''def accuracy_values(labels, predictions, weights=None):
+    "metrics.accuracy": ("accuracy_values", ("labels", "predictions", "weights"), '''\
+def accuracy_values(labels, predictions, weights=None):
     """One batch of TF1's `tf.metrics.accuracy`: 1.0 where the prediction is the label (in the label's dtype)."""
     labels, predictions = squeezed(labels, predictions)
     return {tf}.cast({tf}.equal({tf}.cast(predictions, labels.dtype), labels), {tf}.float32), weights
 '''),
-    "metrics.mean": ("mean_values", ("values", "weights"), '''def mean_values(values, weights=None):
+    "metrics.mean": ("mean_values", ("values", "weights"), '''\
+def mean_values(values, weights=None):
     """One batch of TF1's `tf.metrics.mean`: the values themselves."""
     return {tf}.cast(values, {tf}.float32), weights
 '''),
-    "metrics.mean_squared_error": ("squared_error_values", ("labels", "predictions", "weights"), '''def squared_error_values(labels, predictions, weights=None):
+    "metrics.mean_squared_error": ("squared_error_values", ("labels", "predictions", "weights"), '''\
+def squared_error_values(labels, predictions, weights=None):
     """One batch of TF1's `tf.metrics.mean_squared_error`: the squared differences."""
     labels, predictions = squeezed(labels, predictions)
     return {tf}.math.squared_difference(labels, predictions), weights
 '''),
-    "metrics.mean_absolute_error": ("absolute_error_values", ("labels", "predictions", "weights"), '''def absolute_error_values(labels, predictions, weights=None):
+    "metrics.mean_absolute_error": ("absolute_error_values", ("labels", "predictions", "weights"), '''\
+def absolute_error_values(labels, predictions, weights=None):
     """One batch of TF1's `tf.metrics.mean_absolute_error`: the absolute differences."""
     labels, predictions = squeezed(labels, predictions)
     return {tf}.abs(predictions - labels), weights
@@ -275,7 +282,8 @@ class _Rewrite:
         self.line_of = line_of
         self.names = names
         self.refs = refs
-        aliases = sorted(local for local, target in names.aliases.items() if target in ("tensorflow", "tensorflow.compat.v1"))
+        aliases = sorted(local for local, target in names.aliases.items()
+                         if target in ("tensorflow", "tensorflow.compat.v1"))
         if not aliases:
             raise Blocked(line_of(refs[0][0]), "`tf.estimator` imported other than through `import tensorflow as tf`")
         self.tf = aliases[0]
@@ -414,7 +422,8 @@ class _Rewrite:
             raise Blocked(line, "an Estimator whose model_fn is not a function defined at the module's top level")
         node = self.functions[model_fn.value]
         p = node.params
-        if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None or p.posonly_params or p.kwonly_params:
+        if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None or p.posonly_params \
+                or p.kwonly_params:
             raise Blocked(self.line_of(node), f"`{model_fn.value}`, a model_fn with `*args`, `**kwargs` or "
                                               "keyword-only parameters")
         args = [param.name.value for param in p.params]
@@ -537,8 +546,9 @@ class _Rewrite:
         shuffle = code(bound["shuffle"]) if "shuffle" in bound else None
         if shuffle != "False":
             raise Blocked(line, f"`numpy_input_fn(..., shuffle={shuffle})`: TF1 drew another order of examples than "
-                                "`Dataset.shuffle` would, so the trained numbers would differ; pass `shuffle=False` to have it "
-                                "rewritten, then add `.shuffle(buffer_size)` to the dataset if you want it shuffled")
+                                "`Dataset.shuffle` would, so the trained numbers would differ; pass `shuffle=False` "
+                                "to have it rewritten, then add `.shuffle(buffer_size)` to the dataset if you want "
+                                "it shuffled")
         threads = code(bound["num_threads"]) if "num_threads" in bound else "1"
         if threads != "1":
             raise Blocked(line, f"`numpy_input_fn(..., num_threads={threads})` (several threads filled TF1's queue "
