@@ -38,7 +38,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers.compat_route import os_imported_before
 from tfmigrate.fixers.contrib_homes import ESTIMATOR_MODE_KEYS
-from tfmigrate.native import model_mapping
+import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked
 from tfmigrate.native.syntax import bind, code, names_assigned, names_read
