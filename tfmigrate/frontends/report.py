@@ -494,9 +494,12 @@ def estimator_line(findings: Iterable[Finding], shown: int = 5) -> str:
         return ""
     names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
     one = len(paths) == 1
+    native = len({f.path for f in findings if f.rule == "TFM213" and "fix --native` rewrites" in f.message})
+    says = "" if not native else (" `tfmigrate fix --native` rewrites it as eager TF2." if one else
+                                  f" `tfmigrate fix --native` rewrites {native} of them as eager TF2.")
     return (f"{len(paths)} file{'s' * (not one)} use{'s' * one} `tf.estimator` (TFM213), removed in TensorFlow 2.16: "
             f"{'it' if one else 'each'} cannot run on TensorFlow 2.21 until {'its' if one else 'their'} Estimator "
-            f"is replaced ({names}).")
+            f"is replaced ({names}).{says}")
 
 
 REQUIREMENTS = {

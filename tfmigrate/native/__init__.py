@@ -46,7 +46,15 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
     import tfmigrate.native.entry_functions as entry_functions
     import tfmigrate.native.test_files as test_files
 
+    import tfmigrate.native.estimators as estimators
+
     try:
+        try:  # a `tf.estimator` program: its Estimator becomes a model, a tf.data input and a loop
+            text = estimators.rewrite(wrapper.module, source, line_of)
+        except Blocked as stop:
+            return Outcome(None, stop.blocker)
+        if text is not None:
+            return _checked(text)
         try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
             text = test_files.rewrite(wrapper.module, source, line_of, tuple(eager))
         except Blocked as stop:

@@ -56,4 +56,19 @@ class Estimator(GoneApiRule):
         fix = contrib_homes.usage_fix(self.ctx, ref)
         if fix is not None:
             return f"`{name}` {where}. {fix.description}.", fix
-        return f"`{name}` {where}: {hint}. No automatic fix.", None
+        return f"`{name}` {where}: {hint}. No automatic fix{self._native_note(ref)}.", None
+
+    def _native_note(self, ref: TF1Ref) -> str:
+        """Where `fix --native` would rewrite the whole program (tfmigrate.native.estimators), the
+        Estimator's finding says so: plain `fix` leaves it, as TF 2.21 cannot run it either way."""
+        if ref.path != "estimator.Estimator" or self.ctx.native:
+            return ""
+        from tfmigrate.native import rewrite
+
+        if rewrite(self.ctx.source).code is None:
+            return ""
+        return NATIVE_NOTE
+
+
+NATIVE_NOTE = " here, but `tfmigrate fix --native` rewrites this program as eager TF2 (the model_fn as the model, a " \
+              "`tf.data` input and a GradientTape loop)"

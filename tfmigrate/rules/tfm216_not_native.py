@@ -38,7 +38,7 @@ class NotNative(Rule):
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
-        return bool(ctx.native) and ctx.names.has_tensorflow and ctx.fact(ProgramMode).graph
+        return bool(ctx.native) and ctx.names.has_tensorflow and (ctx.fact(ProgramMode).graph or _estimator(ctx))
 
     def leave_Module(self, node: cst.Module) -> None:
         from tfmigrate.native import rewrite
@@ -52,12 +52,26 @@ class NotNative(Rule):
         target = imports[0][1]
         target = target.name if isinstance(target, cst.ImportAlias) else target
         blocker = outcome.blocker
-        how = next((text for key, text in _HOW.items() if key in blocker.construct), None)
+        graph = self.ctx.fact(ProgramMode).graph
+        how = next((text for key, text in _HOW.items() if key in blocker.construct), None) if graph else None
         advice = f" To migrate that part by hand, {how}." if how else ""
+        kept = ("keeps TensorFlow's compat route (TFM200)" if graph else
+                "is left as it is: its `tf.estimator` code cannot run on TensorFlow 2.21 (TFM213)")
         self.report(target, (
             f"`fix --native` cannot rewrite this module as eager TF2; it stopped at line {blocker.line}: "
             f"{blocker.construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
             "`tf.data` iterators, `tf.metrics.accuracy`, a `tf.train.Saver`, a Session and its `run` calls "
             "(also inside a function called once, such as `main`), model classes whose `__init__` builds the graph, "
-            "and `tf.test.TestCase` methods run in a test session; the module keeps "
-            f"TensorFlow's compat route (TFM200).{advice}"), None, debt=True)
+            "`tf.test.TestCase` methods run in a test session, and a `tf.estimator.Estimator` of a model_fn with "
+            "its `train` / `evaluate` / `predict`; "
+            f"the module {kept}.{advice}"), None, debt=True)
+
+
+def _estimator(ctx) -> bool:
+    """An Estimator program (not graph code by its evidence, yet TF 2.21 cannot run it): `fix --native`
+    rewrites it, or says here why not."""
+    if "estimator" not in ctx.source:
+        return False
+    from tfmigrate.native.estimators import uses_estimator
+
+    return uses_estimator(ctx.module, ctx.source)
