@@ -44,9 +44,8 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
     from tfmigrate.native.emit import Emitter
     import tfmigrate.native.class_writer as classes
     import tfmigrate.native.entry_functions as entry_functions
-    import tfmigrate.native.test_files as test_files
-
     import tfmigrate.native.estimators as estimators
+    import tfmigrate.native.test_files as test_files
 
     try:
         try:  # a `tf.estimator` program: its Estimator becomes a model, a tf.data input and a loop
