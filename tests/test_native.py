@@ -616,3 +616,13 @@ def test_eager_test_files_still_pass_when_another_module_of_the_run_turns_v2_off
     run = subprocess.run([sys.executable, "-c", runner, *names], capture_output=True, text=True, timeout=300,
                          cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
     assert run.stdout.strip().splitlines()[-1] == "0", run.stderr[-3000:]
+
+
+def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
+    """Inlined into each `tf.function` that reads its tensors, it made one iterator per function:
+    `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9)."""
+    source = ("import tensorflow as tf\ndef pipeline():\n    ds = tf.data.Dataset.range(9)\n"
+              "    return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
+              "x = pipeline()\na = x * 2\nb = x * 3\nwith tf.Session() as s:\n    print(s.run(a), s.run(b))\n")
+    outcome = rewrite(source)
+    assert outcome.code is None and "make_one_shot_iterator" in outcome.blocker.construct
