@@ -222,7 +222,10 @@ class _Conversion:
         coordinators.check(self.module)
         module = self.module.visit(_Replace(self.replace))
         for name in sorted(self.builders):
-            module = _inline(module, name, self)
+            module, targets, scope = _inline(module, name, self)
+            if scope is not None:
+                for consumer in _consumers(module, scope, targets, self.names):
+                    module = _inline(module, consumer, self)[0]
         module = module.visit(_CoordinatorRemover(coordinators))
         left = _queue_nodes(module, self.names)
         if left:
@@ -473,7 +476,7 @@ class _Conversion:
                 self.blocked(statement, "`shuffle_batch` without `capacity`")
             batch = f".shuffle({code(args['capacity'])}{seed})" + batch
             notes.append("`shuffle_batch` drew each batch from the records in its queue in its own random order; "
-                         f"`shuffle` draws another from a buffer of `capacity` records (the same records, epoch "
+                         "`shuffle` draws another from a buffer of `capacity` records (the same records, epoch "
                          "for epoch, another order)")
             self._require_unsafe(statement, "`shuffle_batch` draws its batches in a random order")
         dataset = self.fresh("batches")
@@ -640,13 +643,20 @@ def _calls(node) -> List[cst.Call]:
     return found
 
 
-def _inline(module: cst.Module, name: str, conversion: "_Conversion") -> cst.Module:
-    """The function `name`, which builds a pipeline and is called once (`x, y = name(args)`), written
-    where it is called. Its iterator is then made once, where TF1 made its queue: left in a
-    function, the native route would call the function, and make a new iterator, in every
-    `tf.function` that reads its tensors. Left as it is when that cannot be done plainly (the
-    module then keeps the compat route: native.script refuses a function that makes an iterator)."""
-    definition = next(s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name)
+def _inline(module: cst.Module, name: str, conversion: "_Conversion") -> Tuple[cst.Module, Set[str], object]:
+    """The function `name`, called once (`x, y = name(args)`, or `name(args)` alone), written where
+    it is called; the module as it was when that cannot be done plainly. Returns the module, the
+    names the call site assigns, and the scope it is in (None: not inlined).
+
+    A function that builds a pipeline is inlined so that its iterator is made once, where TF1
+    made its queue: left in a function, the native route would call it, and make a new iterator,
+    in every `tf.function` that reads its tensors (native.script refuses that). A function that
+    runs the Session on the pipeline's tensors (`generate_batches(data_batch, label_batch)`) is
+    inlined so that the pipeline and its runs are in one body, as native.entry_functions reads one."""
+    unchanged = (module, set(), None)
+    definition = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    if definition is None or definition.decorators or not isinstance(definition.body, cst.IndentedBlock):
+        return unchanged
     uses = [n for n in _names(module) if n.value == name]
     calls = [c for c in _calls(module) if isinstance(c.func, cst.Name) and c.func.value == name]
     sites = []
@@ -654,57 +664,98 @@ def _inline(module: cst.Module, name: str, conversion: "_Conversion") -> cst.Mod
     class _Sites(cst.CSTVisitor):
         def visit_SimpleStatementLine(self, line) -> None:
             assigned = _assign(line)
-            if assigned is not None and isinstance(assigned[2], cst.Call) and assigned[2] in calls:
-                sites.append(line)
+            small = _small(line)
+            value = assigned[2] if assigned is not None else (small.value if isinstance(small, cst.Expr) else None)
+            if isinstance(value, cst.Call) and value in calls:
+                sites.append((line, assigned))
 
     module.visit(_Sites())
-    if len(calls) != 1 or len(uses) != 2 or len(sites) != 1 or definition.decorators:
-        return module
+    if len(calls) != 1 or len(uses) != 2 or len(sites) != 1:
+        return unchanged
     params = definition.params
     if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg or params.kwonly_params \
             or params.posonly_params:
-        return module
+        return unchanged
+    site, assigned = sites[0]
     body = list(definition.body.body)
     if body and isinstance(_small(body[0]), cst.Expr) and isinstance(_small(body[0]).value, cst.SimpleString):
         body = body[1:]  # the docstring
     last = _small(body[-1]) if body else None
-    if not isinstance(last, cst.Return) or last.value is None:
-        return module
-    inner = cst.Module(body=body[:-1])
+    if assigned is not None:
+        if not isinstance(last, cst.Return) or last.value is None:
+            return unchanged
+        body, returned = body[:-1], last.value
+        targets, target_node, call = assigned
+    else:
+        returned, targets, target_node, call = None, [], None, _small(site).value
+    inner = cst.Module(body=body)
     if any(isinstance(n, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) for n in _nodes(inner)):
-        return module
-    site = sites[0]
-    targets, target_node, call = _assign(site)
+        return unchanged
     try:
         given = bind(call, [p.name.value for p in params.params])
     except ValueError:
-        return module
-    local = {p.name.value for p in params.params} | names_assigned(inner)
+        return unchanged
+    assigned_inside = names_assigned(inner)
+    # a parameter given the caller's name of the same name, and not assigned inside: no binding needed
     # the caller's names that the function's would overwrite: only the call's own targets, given
     # back in their place by the `return` (`label, shape, image = f(...)` of `return label, shape, image`)
-    returned = last.value
-    same = isinstance(returned, cst.Tuple) and [code(e.value) for e in returned.elements] == targets \
-        or code(returned) == ",".join(targets)
+    same = returned is not None and (isinstance(returned, cst.Tuple) and [
+        code(e.value) for e in returned.elements] == targets or code(returned) == ",".join(targets))
+    # a parameter given the caller's name of the same name (`images = get_real_images(images)`) needs
+    # no binding, if the function does not assign it, or it is what the call assigns anyway
+    passed = {p.name.value for p in params.params if isinstance(given.get(p.name.value), cst.Name)
+              and given[p.name.value].value == p.name.value
+              and (p.name.value not in assigned_inside or (same and p.name.value in targets))}
+    local = ({p.name.value for p in params.params} - passed) | assigned_inside
     scope = _scope_of(module, site)
     others = [s for s in scope.body.body] if isinstance(scope, cst.FunctionDef) else \
         [s for s in module.body if s is not definition]
     seen = set().union(*(names_read(s) | names_assigned(s) for s in others))
     clash = (local & seen) - (set(targets) if same else set())
-    if clash or local & names_read(call):
-        return module
+    if clash or (local - passed) & names_read(call):
+        return unchanged
     bound = []
     for param in params.params:
+        if param.name.value in passed:
+            continue
         value = given.get(param.name.value, param.default)
-        if value is None:
-            return module
+        if value is None or (param.name.value not in given and not isinstance(
+                value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name))):
+            return unchanged  # (a default other than a literal was evaluated once, at `def`)
         bound.append(_stmt(f"{param.name.value} = {code(value)}"))
-    result = [] if same else [_stmt(f"{code(target_node)} = {code(returned)}")]
-    new = [*bound, *body[:-1], *result]
+    result = [] if same or returned is None else [_stmt(f"{code(target_node)} = {code(returned)}")]
+    new = [*bound, *body, *result]
+    if not new:
+        return unchanged
     if scope is module:  # a nested `def parse_record` now at module level: two blank lines before it
         new = [s.with_changes(leading_lines=[cst.EmptyLine()] * 2 + [l for l in s.leading_lines if l.comment])
                if isinstance(s, cst.FunctionDef) else s for s in new]
     new[0] = new[0].with_changes(leading_lines=[*site.leading_lines, *new[0].leading_lines])
-    return module.visit(_Replace({id(site): new, id(definition): []}))
+    module = module.visit(_Replace({id(site): new, id(definition): []}))
+    return module, set(targets), (scope.name.value if isinstance(scope, cst.FunctionDef) else "")
+
+
+def _consumers(module: cst.Module, scope: str, tainted: Set[str], names: ImportTable) -> List[str]:
+    """The module's functions that the body `scope` (a function's name, "" for the module) calls
+    with the pipeline's tensors (`tainted`, followed through its assignments) and that run a
+    Session: inlined there too, so that the pipeline and its runs are in one body."""
+    owner = module if not scope else next((s for s in module.body if isinstance(s, cst.FunctionDef)
+                                            and s.name.value == scope), None)
+    if owner is None:
+        return []
+    functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    found = []
+    for statement in (owner.body if owner is module else owner.body.body):
+        reads = names_read(statement)
+        if not reads & tainted:
+            continue
+        tainted = tainted | names_assigned(statement)
+        for call in _calls(statement):
+            if isinstance(call.func, cst.Name) and call.func.value in functions and names_read(call) & tainted:
+                runs = any(names.api(c.func) in ("Session", "InteractiveSession") for c in _calls(functions[call.func.value]))
+                if runs and call.func.value not in found:
+                    found.append(call.func.value)
+    return found
 
 
 def _scope_of(module: cst.Module, statement) -> cst.CSTNode:
@@ -768,7 +819,6 @@ class _Replace(cst.CSTTransformer):
     def __init__(self, replace: Dict[int, List[cst.BaseStatement]]):
         super().__init__()
         self.replace = replace
-        self.originals: Dict[int, int] = {}
 
     def on_leave(self, original, updated):
         if id(original) in self.replace:
