@@ -666,3 +666,17 @@ def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
               "x = pipeline()\na = x * 2\nb = x * 3\nwith tf.Session() as s:\n    print(s.run(a), s.run(b))\n")
     outcome = rewrite(source)
     assert outcome.code is None and "make_one_shot_iterator" in outcome.blocker.construct
+
+
+def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eager(tmp_path):
+    """With --unsafe-fixes the shuffled queue becomes `tf.data` and the script eager TF2: the
+    workspace's plan must know it too, else the helper takes the compat route alone."""
+    (tmp_path / "train.py").write_text(QUEUE.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport helper\n")
+                                       .replace("with tf.Session", "y = helper.twice(line)\nwith tf.Session")
+                                       .replace("print(sess.run(line))", "print(sess.run(y))"))
+    (tmp_path / "helper.py").write_text("import tensorflow as tf\n\n\ndef twice(t):\n    return tf.strings.join([t, t])\n")
+    result = _run("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    train = (tmp_path / "train.py").read_text()
+    assert "@tf.function" in train and not TF1_LEFT.search(train), train
+    assert "compat.v1" not in (tmp_path / "helper.py").read_text()
