@@ -33,7 +33,7 @@ import libcst as cst
 
 from tfmigrate.facts import api_table
 from tfmigrate.facts.names import ImportTable
-from tfmigrate.native.script import Blocked
+from tfmigrate.native.script import Blocked, Script
 from tfmigrate.native.syntax import bind, code, names_assigned, names_read
 
 READERS = ("TextLineReader", "TFRecordReader", "FixedLengthRecordReader", "WholeFileReader")
@@ -196,12 +196,7 @@ class _Conversion:
         self.builders: Set[str] = set()  # module-level functions that build a converted pipeline
         self.taken = names_assigned(module) | names_read(module)
 
-    def fresh(self, preferred: str) -> str:
-        name, n = preferred, 2
-        while name in self.taken:
-            name, n = f"{preferred}_{n}", n + 1
-        self.taken.add(name)
-        return name
+    fresh = Script.fresh  # a name not taken yet (`records`, `records_2`), as the rewrite names its own
 
     def call(self, node, *paths: str) -> Optional[str]:
         if isinstance(node, cst.Call):
