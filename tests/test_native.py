@@ -680,3 +680,14 @@ def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eag
     train = (tmp_path / "train.py").read_text()
     assert "@tf.function" in train and not TF1_LEFT.search(train), train
     assert "compat.v1" not in (tmp_path / "helper.py").read_text()
+
+
+def test_a_fetched_helper_result_that_is_a_list_stays_a_list():
+    """`images = convolve(...)` returning a list of tensors, fetched alone: `sess.run` gave a list
+    of arrays (the eager call wrote `.numpy()` on the list: AttributeError, 07_basic_filters)."""
+    source = ("import tensorflow as tf\ndef pair(t):\n    out = [t, t * 2.0]\n    return out\n"
+              "x = tf.placeholder(tf.float32)\ny = pair(x)\nwith tf.Session() as sess:\n"
+              "    print(sess.run(y, {x: 1.0}))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "print(to_numpy(compute_y(1.0)))" in outcome.code and ".numpy())" not in outcome.code.split("def to_numpy")[0]
