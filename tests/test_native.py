@@ -682,6 +682,18 @@ def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eag
     assert "compat.v1" not in (tmp_path / "helper.py").read_text()
 
 
+def test_shuffled_slices_are_converted_only_as_an_unsafe_fix():
+    source = ("import numpy as np\nimport tensorflow as tf\nxs = np.arange(6.0)\n"
+              "x, = tf.train.slice_input_producer([xs])\ny = x * 2.0\n"
+              "with tf.Session() as sess:\n    print(sess.run(y))\n")
+    refused = rewrite(source)
+    assert refused.code is None and "`slice_input_producer` shuffles its slices" in refused.blocker.construct
+    converted = rewrite(source, unsafe=True)
+    assert converted.blocker is None, str(converted.blocker)
+    assert "from_tensor_slices((xs,)).shuffle(tf.shape(xs, out_type=tf.int64)[0]).repeat()" in converted.code
+    assert "# tfmigrate (unsafe fix, --unsafe-fixes): `slice_input_producer` shuffled" in converted.code
+
+
 def test_a_fetched_helper_result_that_is_a_list_stays_a_list():
     """`images = convolve(...)` returning a list of tensors, fetched alone: `sess.run` gave a list
     of arrays (the eager call wrote `.numpy()` on the list: AttributeError, 07_basic_filters)."""

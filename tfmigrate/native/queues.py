@@ -68,6 +68,7 @@ BATCH = ("tensors", "batch_size", "num_threads", "capacity", "enqueue_many", "sh
 SHUFFLE_BATCH = ("tensors", "batch_size", "capacity", "min_after_dequeue", "num_threads", "seed", "enqueue_many",
                  "shapes", "allow_smaller_final_batch", "shared_name", "name")
 QUEUE = ("capacity", "dtypes", "shapes", "names", "shared_name", "name")
+SLICES = ("tensor_list", "num_epochs", "shuffle", "seed", "capacity", "shared_name", "name")
 # Calls that make graph state: not per-record code a dataset's `map` function may run.
 STATEFUL_WORDS = ("Variable", "get_variable", "placeholder", "layers.", "Session", "train.", "summary.",
                   "variable_scope", "collection", "assign", "py_func")
@@ -274,6 +275,8 @@ class _Conversion:
                 pipeline.reader, pipeline.reader_path, pipeline.reader_args = reader, path, args
                 pipeline.read, pipeline.key, pipeline.value = statement, targets[0], targets[1]
                 self._records(body, index, pipeline)
+            elif self.call(value, "train.slice_input_producer"):
+                self._slices(body, index, targets, assigned[1], value)
             elif self.call(value, "FIFOQueue", "queue.FIFOQueue") and len(targets) == 1:
                 self._fifo(body, index, targets[0], value)
 
@@ -364,7 +367,51 @@ class _Conversion:
             self._built_in_function()
             self._respell_records(body, read_at, {pipeline.value} | ({pipeline.key} if key_used else set()))
             return
-        self._batched(body, read_at, batch_at, pipeline, records, key_used, notes)
+        elements = [pipeline.key, pipeline.value] if key_used else [pipeline.value]
+        self._batched(body, read_at, batch_at, elements, f"{pipeline.queue}.{records}", [], notes)
+
+    def _slices(self, body, at: int, targets: List[str], target_node, call: cst.Call) -> None:
+        """`x, y = tf.train.slice_input_producer([xs, ys], num_epochs=n, shuffle=False)`: the slices
+        in order, epoch after epoch (`from_tensor_slices((xs, ys)).repeat(n)`), one per run or
+        through the per-slice ops into a `tf.train.batch`."""
+        tf, statement = self.tf, body[at]
+        try:
+            args = bind(call, SLICES)
+        except ValueError as why:
+            self.blocked(statement, f"`slice_input_producer` with {why}")
+        tensors = args.get("tensor_list")
+        if not isinstance(tensors, (cst.List, cst.Tuple)) or not isinstance(target_node, (cst.Tuple, cst.List)) \
+                or len(tensors.elements) != len(targets) or any(isinstance(e, cst.StarredElement)
+                                                                for e in tensors.elements):
+            self.blocked(statement, "`slice_input_producer` other than `x, y = slice_input_producer([xs, ys], ...)`")
+        if "shared_name" in args:
+            self.blocked(statement, "`slice_input_producer(shared_name=...)`")
+        shuffle = _literal_bool(args.get("shuffle"), True)
+        if shuffle is None:
+            self.blocked(statement, "`slice_input_producer(shuffle=...)` that is not `True` or `False`")
+        parts = [code(e.value) for e in tensors.elements]
+        source = f"{tf}.data.Dataset.from_tensor_slices(({', '.join(parts)},))" if len(parts) == 1 else \
+            f"{tf}.data.Dataset.from_tensor_slices(({', '.join(parts)}))"
+        notes: List[str] = []
+        if shuffle:
+            seed = f", seed={code(args['seed'])}" if "seed" in args and not _is_none(args["seed"]) else ""
+            source += f".shuffle({tf}.shape({parts[0]}, out_type={tf}.int64)[0]{seed})"
+            notes.append("`slice_input_producer` shuffled the slices of each epoch in its own random order; "
+                         "`shuffle` draws another (each epoch is still a random permutation of the slices)")
+            self._require_unsafe(statement, "`slice_input_producer` shuffles its slices by default (`shuffle=True`)")
+        epochs = args.get("num_epochs")
+        source += ".repeat()" if _is_none(epochs) else f".repeat({code(epochs)})"
+        dataset = self.fresh("slices")
+        head = [_stmt(f"{dataset} = {source}")]
+        batch_at = self._batch_after(body, at, None)
+        if batch_at is not None:
+            self._batched(body, at, batch_at, targets, dataset, head, notes)
+            return
+        head[0] = head[0].with_changes(leading_lines=statement.leading_lines)
+        new = [*head, _stmt(f"{code(target_node)} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
+        self.replace[id(statement)] = self._noted(new, notes, statement)
+        self._built_in_function()
+        self._respell_records(body, at, set(targets))
 
     def _reader_dataset(self, pipeline: _Pipeline, key_used: bool) -> str:
         tf, path, args = self.tf, pipeline.reader_path, pipeline.reader_args
@@ -397,9 +444,13 @@ class _Conversion:
                 return index
         return None
 
-    def _batched(self, body, read_at: int, batch_at: int, pipeline: _Pipeline, records: str, key_used: bool,
-                 notes: List[str]) -> None:
+    def _batched(self, body, read_at: int, batch_at: int, elements: List[str], source: str,
+                 head: List[cst.BaseStatement], notes: List[str]) -> None:
+        """`body[read_at]` gave one record as `elements`; the statements computing from them up to
+        the batch at `batch_at` become the `map` function of the records dataset `source` (made by
+        `head`, written first)."""
         tf = self.tf
+        read = body[read_at]
         statement = body[batch_at]
         targets, target_node, call = _batch_statement(statement)
         path = self.names.api(call.func)
@@ -425,7 +476,7 @@ class _Conversion:
                                             "fixed order")
         tensors = args["tensors"]
         # the per-record statements between `read` and the batch: those computing from the record
-        tainted = {pipeline.value} | ({pipeline.key} if key_used else set())
+        tainted = set(elements)
         moved: List[cst.BaseStatement] = []
         for between in body[read_at + 1:batch_at]:
             touched = names_read(between) | names_assigned(between)
@@ -442,13 +493,12 @@ class _Conversion:
                 if any(word in what for word in STATEFUL_WORDS):
                     self.blocked(between, f"`{what}` in the per-record ops of a queue pipeline (a dataset's `map` "
                                           "function would make it on each trace)")
-        local = tainted - {pipeline.value, pipeline.key}
-        for name in sorted(local | {pipeline.value}):
-            if self._read_elsewhere(name, moved + [pipeline.read, statement]):
+        for name in sorted(tainted):
+            if self._read_elsewhere(name, moved + [read, statement]):
                 self.blocked(statement, f"`{name}`, a per-record tensor of a queue pipeline also used after its "
                                         f"`{path.split('.')[-1]}`")
         function = self.fresh("parse_record")
-        parameters = f"{pipeline.key}, {pipeline.value}" if key_used else pipeline.value
+        parameters = ", ".join(elements)
         if isinstance(tensors, (cst.List, cst.Tuple)):
             if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
                 self.blocked(statement, f"`{path}` of a starred list")
@@ -462,7 +512,8 @@ class _Conversion:
             name=cst.Name(function),
             params=cst.parse_expression(f"lambda {parameters}: 0").params,
             body=cst.IndentedBlock(body=[*moved, _stmt(f"return {returned}")]),
-            leading_lines=[*([cst.EmptyLine()] * 2 if self.owner is self.module else []), *pipeline.read.leading_lines])
+            leading_lines=[*([cst.EmptyLine()] * 2 if self.owner is self.module else []),
+                           *([] if head else read.leading_lines)])
         drop = "" if smaller else ", drop_remainder=True"
         batch = f".batch({code(args['batch_size'])}{drop})"
         if path == "train.shuffle_batch":
@@ -475,12 +526,14 @@ class _Conversion:
                          "for epoch, another order)")
             self._require_unsafe(statement, "`shuffle_batch` draws its batches in a random order")
         dataset = self.fresh("batches")
-        self.replace[id(pipeline.read)] = [definition.visit(_CompatSpelling(self))]
+        if head:
+            head[0] = head[0].with_changes(leading_lines=read.leading_lines)
+        self.replace[id(read)] = [*head, definition.visit(_CompatSpelling(self))]
         self._built_in_function()
         for between in moved:
             self.replace[id(between)] = []
         fetch = f"{tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()"
-        new = [_stmt(f"{dataset} = {pipeline.queue}.{records}.map({function}){batch}"),
+        new = [_stmt(f"{dataset} = {source}.map({function}){batch}"),
                _stmt(f"return {fetch}" if target_node is None else f"{code(target_node)} = {fetch}")]
         new[0] = new[0].with_changes(leading_lines=statement.leading_lines)
         self.replace[id(statement)] = self._noted(new, notes, statement)
