@@ -14,9 +14,12 @@ the module keeps the compat route as before. Measured under TF 2.21 (tests/fixtu
   unless `allow_smaller_final_batch=True` (`batch(n, drop_remainder=...)`); `batch([t])` of a
   one-tensor list returns the tensor itself, a dict a dict. The per-record ops between `read` and
   `batch` become the dataset's `map` function.
+- `slice_input_producer([xs, ys], shuffle=False)`: the slices in order, `from_tensor_slices((xs, ys))`.
 - A `FIFOQueue` filled by a `QueueRunner` of `enqueue_many(constants)` ops: attempts to enqueue are
   served in order, so whatever the number of threads the queue holds the data again and again:
   `from_tensor_slices(...).repeat()` in the queue's dtypes.
+- A function that builds the pipeline, and one that runs the Session on its tensors, each called
+  once, are written where they are called (`_inline`): the iterator is then made once.
 
 Random order (a shuffling `string_input_producer` of more than one file, `shuffle_batch`, several
 reader threads) is only equal in distribution: converted with `--unsafe-fixes` (a comment in the
