@@ -31,7 +31,9 @@ def _code_lines(text: str) -> str:
 
 @pytest.mark.parametrize("case", EXEC, ids=lambda p: p.name)
 def test_rewrite_snapshot(case):
-    outcome = rewrite(case.read_text(encoding="utf-8"))
+    source = case.read_text(encoding="utf-8")
+    unsafe = bool(re.search(r"^# fix-args:.*--unsafe-fixes", source, re.MULTILINE))  # a shuffled queue pipeline
+    outcome = rewrite(source, unsafe=unsafe)
     assert outcome.blocker is None, str(outcome.blocker)
     assert outcome.code == snapshot(case.parent / "expected" / f"{case.stem}.native", outcome.code)
 
@@ -648,3 +650,88 @@ def test_eager_test_files_still_pass_when_another_module_of_the_run_turns_v2_off
     run = subprocess.run([sys.executable, "-c", runner, *names], capture_output=True, text=True, timeout=300,
                          cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
     assert run.stdout.strip().splitlines()[-1] == "0", run.stderr[-3000:]
+
+
+# Queue input pipelines (issue 22, native.queues): converted to `tf.data` where the order is TF1's,
+# refused with a reason where it is random (converted by --unsafe-fixes, with a note), and a
+# function that makes an iterator is never a pure helper (it would make one per `tf.function`).
+QUEUE = ("import tensorflow as tf\nq = tf.train.string_input_producer(['a.txt', 'b.txt'])\nr = tf.TextLineReader()\n"
+         "_, line = r.read(q)\nwith tf.Session() as sess:\n    coord = tf.train.Coordinator()\n"
+         "    threads = tf.train.start_queue_runners(coord=coord)\n    print(sess.run(line))\n"
+         "    coord.request_stop()\n    coord.join(threads)\n")
+
+
+def test_a_shuffled_queue_is_converted_only_as_an_unsafe_fix():
+    refused = rewrite(QUEUE)
+    assert refused.code is None and "order is random" in refused.blocker.construct
+    assert "--unsafe-fixes" in refused.blocker.construct and refused.blocker.line == 2
+    converted = rewrite(QUEUE, unsafe=True)
+    assert converted.blocker is None, str(converted.blocker)
+    assert "# tfmigrate (unsafe fix, --unsafe-fixes): `string_input_producer` shuffled" in converted.code
+    assert ".shuffle(2).repeat()" in converted.code and "Coordinator" not in converted.code
+    exact = rewrite(QUEUE.replace("'b.txt'])", "'b.txt'], shuffle=False)"))
+    assert exact.blocker is None and "shuffle" not in exact.code and "unsafe" not in exact.code
+    one = rewrite(QUEUE.replace("['a.txt', 'b.txt']", "['a.txt']"))  # shuffling one file name changes nothing
+    assert one.blocker is None and "shuffle" not in one.code
+
+
+@pytest.mark.parametrize("batch, returned", [
+    ("tf.train.batch([n], batch_size=2)", "return n\n"),  # a one-tensor list batches to the tensor itself
+    ("tf.train.batch([n, n * 2], batch_size=2, allow_smaller_final_batch=True)", "return (n, n * 2)\n"),
+    ("tf.train.batch({'n': n}, batch_size=2)", "return {'n': n}\n"),
+])
+def test_a_queue_batch_becomes_map_and_batch(batch, returned):
+    source = QUEUE.replace("'b.txt'])", "'b.txt'], shuffle=False, num_epochs=3)").replace(
+        "_, line = r.read(q)\n", f"_, line = r.read(q)\nn = tf.string_to_number(line)\nb = {batch}\n").replace(
+        "sess.run(line)", "sess.run(b)")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert returned in outcome.code and ".repeat(3)" in outcome.code
+    assert ("drop_remainder=True" in outcome.code) == ("allow_smaller" not in batch)
+
+
+def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
+    """Inlined into each `tf.function` that reads its tensors, it made one iterator per function:
+    `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9)."""
+    source = ("import tensorflow as tf\ndef pipeline():\n    ds = tf.data.Dataset.range(9)\n"
+              "    return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
+              "x = pipeline()\na = x * 2\nb = x * 3\nwith tf.Session() as s:\n    print(s.run(a), s.run(b))\n")
+    outcome = rewrite(source)
+    assert outcome.code is None and "make_one_shot_iterator" in outcome.blocker.construct
+
+
+def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eager(tmp_path):
+    """With --unsafe-fixes the shuffled queue becomes `tf.data` and the script eager TF2: the
+    workspace's plan must know it too, else the helper takes the compat route alone."""
+    (tmp_path / "train.py").write_text(QUEUE.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport helper\n")
+                                       .replace("with tf.Session", "y = helper.twice(line)\nwith tf.Session")
+                                       .replace("print(sess.run(line))", "print(sess.run(y))"))
+    (tmp_path / "helper.py").write_text("import tensorflow as tf\n\n\ndef twice(t):\n    return tf.strings.join([t, t])\n")
+    result = _run("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    train = (tmp_path / "train.py").read_text()
+    assert "@tf.function" in train and not TF1_LEFT.search(train), train
+    assert "compat.v1" not in (tmp_path / "helper.py").read_text()
+
+
+def test_shuffled_slices_are_converted_only_as_an_unsafe_fix():
+    source = ("import numpy as np\nimport tensorflow as tf\nxs = np.arange(6.0)\n"
+              "x, = tf.train.slice_input_producer([xs])\ny = x * 2.0\n"
+              "with tf.Session() as sess:\n    print(sess.run(y))\n")
+    refused = rewrite(source)
+    assert refused.code is None and "`slice_input_producer` shuffles its slices" in refused.blocker.construct
+    converted = rewrite(source, unsafe=True)
+    assert converted.blocker is None, str(converted.blocker)
+    assert "from_tensor_slices((xs,)).shuffle(tf.shape(xs, out_type=tf.int64)[0]).repeat()" in converted.code
+    assert "# tfmigrate (unsafe fix, --unsafe-fixes): `slice_input_producer` shuffled" in converted.code
+
+
+def test_a_fetched_helper_result_that_is_a_list_stays_a_list():
+    """`images = convolve(...)` returning a list of tensors, fetched alone: `sess.run` gave a list
+    of arrays (the eager call wrote `.numpy()` on the list: AttributeError, 07_basic_filters)."""
+    source = ("import tensorflow as tf\ndef pair(t):\n    out = [t, t * 2.0]\n    return out\n"
+              "x = tf.placeholder(tf.float32)\ny = pair(x)\nwith tf.Session() as sess:\n"
+              "    print(sess.run(y, {x: 1.0}))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "print(to_numpy(compute_y(1.0)))" in outcome.code and ".numpy())" not in outcome.code.split("def to_numpy")[0]

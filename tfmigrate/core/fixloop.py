@@ -44,7 +44,7 @@ def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Calla
     result = FileResult(path, data)
     current = data
     if native and NATIVE in codes:
-        current = _rewrite_natively(data, result, record, stateful, eager)
+        current = _rewrite_natively(data, result, record, stateful, eager, unsafe)
     refused: set = set()
     failures: List[Finding] = []
     lint_pass = None
@@ -90,9 +90,11 @@ def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Calla
     return result
 
 
-def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: tuple = (), eager: tuple = ()) -> bytes:
+def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: tuple = (), eager: tuple = (),
+                      unsafe: bool = False) -> bytes:
     """The native pre-pass: the module rewritten as eager TF2 (tfmigrate.native), before any other
-    fix; `data` itself when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why)."""
+    fix; `data` itself when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why).
+    `unsafe`: a queue pipeline read in a random order may become a `tf.data` shuffle."""
     if not might_use_tensorflow(data):
         return data
     from tfmigrate.native import rewrite
@@ -101,7 +103,7 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: t
         source = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    outcome = rewrite(source, stateful, eager)
+    outcome = rewrite(source, stateful, eager, unsafe)
     if outcome.code is None:
         return data
     new = outcome.code.encode("utf-8")

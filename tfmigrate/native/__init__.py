@@ -26,9 +26,10 @@ class Outcome:
 
 
 @lru_cache(maxsize=16)
-def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
+def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool = False) -> Outcome:
     """The module `source` as eager TF2, or the construct that stops it (`stateful`: the checked
-    modules it imports that make variables; `eager`: those an eager test may call). Remembered per
+    modules it imports that make variables; `eager`: those an eager test may call; `unsafe`: a
+    queue pipeline whose order was random may become a `tf.data` shuffle). Remembered per
     source: the runner's look at the scripts, the engine's first pass and TFM216 in every later fix
     pass ask about the same text."""
     try:
@@ -40,6 +41,22 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = ()) -> Outcome:
     def line_of(node) -> int:
         position = positions.get(node)
         return position.start.line if position is not None else 1
+
+    import tfmigrate.native.queues as queues
+
+    try:  # queue input pipelines first become `tf.data` (still graph code), where that is exact
+        converted = queues.convert(wrapper.module, source, line_of, unsafe)
+    except Blocked as stop:
+        return Outcome(None, stop.blocker)
+    except Exception as error:  # noqa: BLE001 - a defect of the conversion: the module keeps the compat route
+        return Outcome(None, Blocker(1, f"internal: the queue conversion failed ({type(error).__name__}: {error}); "
+                                        "please report it"))
+    if converted is not None:
+        outcome = rewrite(converted.text, stateful, eager)
+        if outcome.blocker is not None:  # named at its line in the source as written
+            blocker = Blocker(converted.original_line(source, outcome.blocker.line), outcome.blocker.construct)
+            return Outcome(None, blocker)
+        return outcome
 
     from tfmigrate.native.emit import Emitter
     import tfmigrate.native.class_writer as classes

@@ -33,7 +33,7 @@ from tfmigrate.fixers.compat_route import os_imported_before
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
-from tfmigrate.native.syntax import assignments_in, bind, code, names_read
+from tfmigrate.native.syntax import assignments_in, bind, code, names_read, returns_structure
 from tfmigrate.native.tf2_spellings import NativeCalls
 
 # The kernels of TF1's layers that `get_variable` initialized by default (Glorot uniform).
@@ -557,7 +557,15 @@ class Emitter:
 
     def _multi(self, site: RunSite) -> bool:
         return isinstance(site.fetches, (cst.List, cst.Tuple, cst.Dict)) or any(
-            site.defs[name].summaries is not None for name in site.fetched)
+            site.defs[name].summaries is not None for name in site.fetched) or self._helper_structure(site)
+
+    def _helper_structure(self, site: RunSite) -> bool:
+        """`sess.run(images)` of `images = convolve(...)`, a helper returning a list of tensors."""
+        node = site.defs[site.fetched[0]].node if isinstance(site.fetches, cst.Name) and site.fetched else None
+        value = node.body[0].value if isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], cst.Assign) else None
+        return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and any(
+            isinstance(d, cst.FunctionDef) and d.name.value == value.func.value and returns_structure(d)
+            for d in self.script.module.body)
 
     def _function(self, site: RunSite, body: Sequence[Statement], params: Sequence[Statement], defs,
                   name: Optional[str] = None) -> Function:

@@ -42,7 +42,8 @@ OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double"
 STATEFUL = ("Variable", "get_variable", "layers.", "placeholder", "Session", "InteractiveSession", "train.",
             "summary.", "variable_scope", "get_collection", "add_to_collection", "metrics.", "nn.rnn_cell",
             "contrib.", "assign", "global_variables", "trainable_variables", "get_default_graph",
-            "reset_default_graph", "py_func")
+            "reset_default_graph", "py_func",
+            "data.make_one_shot_iterator", "data.make_initializable_iterator")  # an iterator per call
 OBJECT_SUFFIXES = ("_initializer", "Optimizer")
 # Graph calls with a side effect of their own, which would run on every evaluation.
 UNSUPPORTED = {
@@ -591,6 +592,9 @@ class Script:
         if self.tf_call(node, *INITIALIZERS):
             return True
         if self.tf_call(node, "group") and node.args and all(self._is_init(a.value) for a in node.args):
+            return True
+        if isinstance(node, (cst.List, cst.Tuple)) and node.elements and all(  # `sess.run([global, local])`
+                self._is_init(e.value) for e in node.elements):
             return True
         return isinstance(node, cst.Name) and self.kinds.get(node.value) is Kind.INIT
 

@@ -109,3 +109,13 @@ def bind(call: cst.Call, params: Sequence[str]) -> Dict[str, cst.BaseExpression]
             raise ValueError("too many positional arguments")
         bound[key] = arg.value
     return bound
+
+
+def returns_structure(function: cst.FunctionDef) -> bool:
+    """Whether `function` returns a list, tuple or dict (a literal, or a local name bound to one):
+    `sess.run` of its result gave that structure of numpy values, not one value."""
+    bound = {name for assign in assignments_in(function) for name in names_assigned(assign)
+             if isinstance(assign.value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp))}
+    returns = _found_in(function, "visit_Return")
+    return any(isinstance(r.value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp))
+               or (isinstance(r.value, cst.Name) and r.value.value in bound) for r in returns)

@@ -108,9 +108,11 @@ def context(paths: Sequence[str], files: Sequence[str], settings: Settings) -> L
 
 
 def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] = None,
-                  read: Optional[Callable[[str], bytes]] = None) -> ProjectFacts:
+                  read: Optional[Callable[[str], bytes]] = None, unsafe: bool = False) -> ProjectFacts:
     """The star-import and graph-importer facts of `files`. `read`: the bytes of a file (an
-    editor's unsaved text); None reads the disk (and may keep what it found in `cache_dir`)."""
+    editor's unsaved text); None reads the disk (and may keep what it found in `cache_dir`).
+    `unsafe`: the fix applies unsafe fixes (a shuffled queue pipeline then becomes `tf.data`, and
+    its script eager TF2)."""
     from tfmigrate.project.graph_imports import eager_imports, graph_importers, stateful_imports
     from tfmigrate.project.star_imports import legacy_keras_wanted, star_aliases
 
@@ -122,7 +124,7 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     stateful = stateful_imports(files, read or read_regular) if native else {}
     eager = eager_imports(files, read or read_regular) if native else {}
     if native:
-        importers = _unless_rewritten(files, star, importers, read, stateful, eager)
+        importers = _unless_rewritten(files, star, importers, read, stateful, eager, unsafe)
     return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager)
 
 
@@ -168,7 +170,8 @@ def tasks(
     the files were collected from; their projects' files give the cross-file facts (context)."""
     files = list(files)
     cache_dir = str(settings.root / CACHE_DIR) if use_cache else None
-    facts = project_facts(files if paths is None else context(paths, files, settings), settings.native, cache_dir)
+    facts = project_facts(files if paths is None else context(paths, files, settings), settings.native, cache_dir,
+                          unsafe=bool(settings.unsafe_fixes if unsafe is None else unsafe))
     enabled: dict = {}  # per configuration (for_path returns one Settings object per config file)
     found = []
     for path in files:
@@ -179,7 +182,7 @@ def tasks(
     return found
 
 
-def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, eager=None) -> dict:
+def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, eager=None, unsafe=False) -> dict:
     """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
     graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
     leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
@@ -193,7 +196,7 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
         try:
             data = (read or read_regular)(path)
             if (b"Session" in data or b"placeholder" in data or b"session(" in data) and _rewrites(
-                    data, (stateful or {}).get(path, ()), (eager or {}).get(path, ())):
+                    data, (stateful or {}).get(path, ()), (eager or {}).get(path, ()), unsafe):
                 rewritten.add(path)
         except (OSError, UnicodeDecodeError):
             continue
@@ -211,12 +214,12 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
 
 
 @functools.lru_cache(maxsize=64)
-def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = ()) -> bool:
+def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = (), unsafe: bool = False) -> bool:
     """Whether `fix --native` rewrites this script; remembered, as an editor asks again at every
     keystroke for the workspace's unchanged files."""
     from tfmigrate.native import rewrite
 
-    return rewrite(data.decode("utf-8"), stateful, eager).code is not None
+    return rewrite(data.decode("utf-8"), stateful, eager, unsafe).code is not None
 
 
 def file_shims(settings: Settings, path: str, star=None, legacy_keras_for: Optional[str] = None,
