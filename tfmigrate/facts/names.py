@@ -12,7 +12,7 @@ the local name it binds. `api()` turns an expression into a path relative to Ten
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set
 
 import libcst as cst
 
@@ -139,6 +139,11 @@ class ImportTable:
         self._fallback = False
 
     _fallback = False  # binding from an import in an `except` block
+
+    def tensorflow_aliases(self) -> List[str]:
+        """The local names TensorFlow (or its compat.v1 module) is imported as, sorted."""
+        return sorted(local for local, target in self.aliases.items()
+                      if target in ("tensorflow", "tensorflow.compat.v1"))
 
     def _bind(self, local: str, target: str) -> None:
         if self._fallback and local in self.bound and not _fails_under_tf2(self.aliases.get(local)):

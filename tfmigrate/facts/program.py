@@ -125,8 +125,7 @@ class ProgramMode:
 
     @cached_property
     def _tf_aliases(self) -> Tuple[str, ...]:
-        return tuple(sorted(local for local, target in self.names.aliases.items()
-                            if target in ("tensorflow", "tensorflow.compat.v1")))
+        return tuple(self.names.tensorflow_aliases())
 
     def _spelled(self, words: str) -> Optional[re.Pattern]:
         if not self._tf_aliases:

@@ -184,8 +184,7 @@ class ClassScript:
         self.source = source
         self.line_of = line_of
         self.names = ImportTable(module, source)
-        self.aliases = {local for local, target in self.names.aliases.items()
-                        if target in ("tensorflow", "tensorflow.compat.v1")}
+        self.aliases = set(self.names.tensorflow_aliases())
         self.classes: Dict[str, GraphClass] = {}
         self.module_placeholders: Dict[str, Placeholder] = {}
         self.sessions: Set[str] = set()

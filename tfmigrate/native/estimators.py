@@ -282,8 +282,7 @@ class _Rewrite:
         self.line_of = line_of
         self.names = names
         self.refs = refs
-        aliases = sorted(local for local, target in names.aliases.items()
-                         if target in ("tensorflow", "tensorflow.compat.v1"))
+        aliases = names.tensorflow_aliases()
         if not aliases:
             raise Blocked(line_of(refs[0][0]), "`tf.estimator` imported other than through `import tensorflow as tf`")
         self.tf = aliases[0]

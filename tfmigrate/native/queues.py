@@ -189,8 +189,7 @@ class _Conversion:
         self.names = names
         self.line_of = line_of
         self.unsafe = unsafe
-        aliases = sorted(local for local, target in names.aliases.items()
-                         if target in ("tensorflow", "tensorflow.compat.v1"))
+        aliases = names.tensorflow_aliases()
         if not aliases:
             raise Blocked(1, "a queue pipeline in a module without `import tensorflow as tf`")
         self.tf = aliases[0]

@@ -247,8 +247,7 @@ class Script:
         self.feed_literals: List[cst.Dict] = []  # every such literal (a name may hold several in turn)
         self._dtypes: Dict[int, Dict[str, cst.BaseExpression]] = {}  # data_dtypes, by statement
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
-        self.aliases = {local for local, target in self.names.aliases.items()
-                        if target in ("tensorflow", "tensorflow.compat.v1")}
+        self.aliases = set(self.names.tensorflow_aliases())
 
     # -- helpers ------------------------------------------------------------------------------
     def api(self, node: cst.CSTNode) -> Optional[str]:
