@@ -165,3 +165,26 @@ def test_long_string_literals_and_notebook_outputs_do_not_count(tmp_path):
                                                        "nbformat_minor": 5}))
     findings = json.loads(tfmigrate(tmp_path, "check", ".").stdout)
     assert sorted((f["path"], f["rule"]) for f in findings) == [("example_pb2.py", "TFM105"), ("plots.ipynb", "TFM105")]
+
+
+def test_an_interrupt_lets_the_files_work_end_first():
+    """Ctrl-C while a file's work runs in its deep thread: the work ends before the interrupt
+    unwinds, so no daemon thread is left running at interpreter shutdown (which can abort it)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from tfmigrate.core.deep import run_deep
+
+    done = []
+
+    def work():
+        time.sleep(0.5)
+        done.append(True)
+        return 1
+
+    threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()  # a real signal, as Ctrl-C sends
+    with pytest.raises(KeyboardInterrupt):
+        run_deep(work)
+    assert done == [True]

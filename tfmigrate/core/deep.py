@@ -39,6 +39,7 @@ def run_deep(function: Callable[..., T], *args, **kwargs) -> T:
 
 def _run_deep(function: Callable[..., T], *args, **kwargs) -> T:
     outcome: list = []
+    ended = threading.Event()  # (after an interrupted join, CPython 3.11 may call the thread stopped)
 
     def target() -> None:
         _local.deep = True
@@ -46,6 +47,8 @@ def _run_deep(function: Callable[..., T], *args, **kwargs) -> T:
             outcome.append((True, function(*args, **kwargs)))
         except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
             outcome.append((False, error))
+        finally:
+            ended.set()
 
     try:
         previous = threading.stack_size(STACK_SIZE)
@@ -62,13 +65,27 @@ def _run_deep(function: Callable[..., T], *args, **kwargs) -> T:
         _restore_limit()
         return function(*args, **kwargs)
     try:
-        thread.join()
+        try:
+            thread.join()
+        except BaseException:  # Ctrl-C or SIGTERM while the file's work runs: let it end first
+            _settle(ended)
+            raise
     finally:
         _restore_limit()
     ok, value = outcome[0]
     if ok:
         return value
     raise value
+
+
+def _settle(ended: threading.Event) -> None:
+    """Wait for the file's work to end before the interrupt unwinds: a daemon thread still running
+    when the interpreter shuts down can abort it (SIGABRT, exit -6, instead of 130 and the report)."""
+    while not ended.is_set():
+        try:
+            ended.wait()
+        except BaseException:  # noqa: BLE001 - another signal: the work still ends first
+            continue
 
 
 # The collector is the interpreter's too: off while any file's work runs, back on (if it was on)
