@@ -169,22 +169,27 @@ def test_long_string_literals_and_notebook_outputs_do_not_count(tmp_path):
 
 def test_an_interrupt_lets_the_files_work_end_first():
     """Ctrl-C while a file's work runs in its deep thread: the work ends before the interrupt
-    unwinds, so no daemon thread is left running at interpreter shutdown (which can abort it)."""
-    import os
-    import signal
-    import threading
-    import time
+    unwinds, so no daemon thread is left running at interpreter shutdown (which can abort it). In a
+    process of its own: a real SIGINT, with Python's own handler (a test worker may ignore SIGINT)."""
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    from tfmigrate.core.deep import run_deep
-
-    done = []
-
-    def work():
-        time.sleep(0.5)
-        done.append(True)
-        return 1
-
-    threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()  # a real signal, as Ctrl-C sends
-    with pytest.raises(KeyboardInterrupt):
-        run_deep(work)
-    assert done == [True]
+    script = (
+        "import os, signal, threading, time\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from tfmigrate.core.deep import run_deep\n"
+        "done = []\n"
+        "def work():\n"
+        "    time.sleep(0.5)\n"
+        "    done.append(True)\n"
+        "threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
+        "try:\n"
+        "    run_deep(work)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', done)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert ran.stdout.strip() == "interrupted [True]", ran.stdout + ran.stderr
