@@ -9,7 +9,8 @@ import libcst as cst
 
 from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
-from tfmigrate.native.classes import ClassScript, GraphClass, RunMethod, instance_of, is_docstring, ordered
+from tfmigrate.native.class_facts import GraphClass, RunMethod, instance_of, is_docstring, ordered
+from tfmigrate.native.classes import ClassScript
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
 from tfmigrate.native.syntax import calls_in, code
 

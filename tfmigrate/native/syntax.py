@@ -98,6 +98,16 @@ def names_assigned(node: cst.CSTNode) -> Set[str]:
     return found
 
 
+def fresh_name(taken: Set[str], preferred: str) -> str:
+    """`preferred`, or `preferred_2`, `preferred_3`, ... : the first not in `taken`, which it joins
+    (names the rewrite adds never shadow the user's)."""
+    name, n = preferred, 2
+    while name in taken:
+        name, n = f"{preferred}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
 def bind(call: cst.Call, params: Sequence[str]) -> Dict[str, cst.BaseExpression]:
     """The call's arguments by parameter name (raises KeyError-free ValueError on `*args`)."""
     bound: Dict[str, cst.BaseExpression] = {}

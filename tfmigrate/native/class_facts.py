@@ -1,0 +1,167 @@
+"""What the class route knows about a graph class: its placeholders, training ops and per-run
+methods (native.classes fills them, native.class_writer writes them), and the small syntax
+questions both ask (is this `self.<attr>`, which attributes does this read or write).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from tfmigrate.native.syntax import calls_in, fresh_name
+
+
+@dataclass
+class Placeholder:
+    attr: str                      # `self.<attr>`, or the module-level name
+    param: str                     # the parameter of build_graph and the run methods
+    dtype: Optional[str]           # cast to it (None: placeholder_with_default, passed as it is)
+    default: Optional[str] = None  # placeholder_with_default's value
+    own: bool = True               # made in `__init__` (else a module-level placeholder)
+    optional: bool = False         # some run leaves it unfed: None, and what it feeds is skipped
+    fed_tensor: Optional[str] = None  # a tensor of the graph fed by a run: the attribute holding what it was fed
+
+    @property
+    def default_code(self) -> Optional[str]:
+        return "None" if self.optional else self.default
+
+
+@dataclass
+class Train:
+    attr: str        # `self.<attr> = <optimizer>.minimize(self.<loss>)`
+    optimizer: str   # the receiver of `minimize`, made once in `__init__`
+    loss: str
+    node: cst.CSTNode
+    global_step: Optional[str] = None  # `self.<attr>`, a state variable `apply_gradients` counts in
+
+
+@dataclass
+class RunMethod:
+    name: str
+    fetches: cst.BaseExpression   # the fetches with the instance as `self`
+    train: Optional[Train]
+
+
+@dataclass
+class GraphClass:
+    node: cst.ClassDef
+    init: cst.FunctionDef
+    python: List[cst.BaseStatement] = field(default_factory=list)   # stay in `__init__`
+    graph: List[cst.BaseStatement] = field(default_factory=list)    # run by build_graph
+    placeholders: List[Placeholder] = field(default_factory=list)
+    trains: Dict[str, Train] = field(default_factory=dict)
+    graph_attrs: Set[str] = field(default_factory=set)
+    state: Set[str] = field(default_factory=set)  # `self.<a> = tf.Variable(..., trainable=False)`: made once
+    graph_methods: Set[str] = field(default_factory=set)
+    members: Set[str] = field(default_factory=set)
+    build: str = "build_graph"
+    captured: Dict[str, str] = field(default_factory=dict)  # `__init__`'s names the graph reads -> attribute
+    methods: Dict[str, RunMethod] = field(default_factory=dict)    # key of a run -> its method
+    session_methods: Dict[str, Tuple[int, str]] = field(default_factory=dict)  # method -> its Session parameter
+    variables: Dict[int, str] = field(default_factory=dict)  # id(tf.Variable call) -> its get_variable
+    variable_counts: Dict[str, int] = field(default_factory=dict)
+    order: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s statements, scopes of inputs undone
+    python_read: Set[str] = field(default_factory=set)  # Python attributes the graph reads (fixed after __init__)
+
+    def fresh(self, preferred: str) -> str:
+        return fresh_name(self.members, preferred)
+
+
+def session_parameter(method: cst.FunctionDef) -> Optional[Tuple[int, str]]:
+    """(index after `self`, name) of the method's parameter used only as `<it>.run(...)`: a Session it
+    is given (None: none is)."""
+    for index, param in enumerate(method.params.params[1:]):
+        name = param.name.value
+        uses = [n for n in subtree(method.body) if isinstance(n, cst.Name) and n.value == name]
+        runs = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
+                and isinstance(c.func.value, cst.Name) and c.func.value.value == name]
+        if param.default is None and runs and len(uses) == len(runs):
+            return index, name
+    return None
+
+
+def self_attr(node) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def attrs_of(node: cst.CSTNode, of: str = "self") -> Tuple[Set[str], Set[str]]:
+    """The attributes of `of` that `node` reads and those it assigns (`x.a = ...`, `x.a.append(...)`)."""
+    reads: Set[str] = set()
+    writes: Set[str] = set()
+
+    class _Visit(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            for value in ([e.value for e in target.target.elements]
+                          if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]):
+                if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == of:
+                    writes.add(value.attr.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:  # self.a += 1
+            if isinstance(node.target, cst.Attribute) and isinstance(node.target.value, cst.Name) \
+                    and node.target.value.value == of:
+                writes.add(node.target.attr.value)
+
+        def visit_Call(self, call: cst.Call) -> None:  # self.a.append(x): a change of `a`
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute):
+                inner = func.value
+                if isinstance(inner.value, cst.Name) and inner.value.value == of:
+                    writes.add(inner.attr.value)
+
+        def visit_Attribute(self, attr: cst.Attribute) -> None:
+            if isinstance(attr.value, cst.Name) and attr.value.value == of:
+                reads.add(attr.attr.value)
+
+    node.visit(_Visit())
+    return reads, writes
+
+
+def is_docstring(statement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
+
+
+def ordered(placeholders: List[Placeholder]) -> List[Placeholder]:
+    """Parameters without a default first (Python's rule), each group in the order TF1 made them."""
+    return [p for p in placeholders if p.default_code is None] + [p for p in placeholders if p.default_code is not None]
+
+
+def plain(node) -> bool:
+    """An object expression without side effects: `net`, `self.net`, `nets[0]`."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return plain(node.value)
+    if isinstance(node, cst.Subscript):
+        return plain(node.value) and all(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
+            for e in node.slice)
+    return False
+
+
+def root_name(node) -> Optional[str]:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def subtree(node) -> List[cst.CSTNode]:
+    found: List[cst.CSTNode] = []
+
+    class _All(cst.CSTVisitor):
+        def on_visit(self, each) -> bool:
+            found.append(each)
+            return True
+
+    node.visit(_All())
+    return found
+
+
+def instance_of(fetches) -> cst.BaseExpression:
+    for node in subtree(fetches):
+        if isinstance(node, cst.Attribute) and plain(node.value):
+            return node.value
+    raise AssertionError("a run site without its object")
