@@ -3,6 +3,7 @@ snapshotted and leaves no TF1 graph construct; what stops a rewrite is named; th
 from the command line and from `[tool.tfmigrate]`; a helper of a rewritten script stays eager.
 Whether the rewritten programs print the graph originals' numbers: tests/test_exec.py (after
 `fix --native`) and tests/test_program_mode.py (the original through the compat route)."""
+import json
 import os
 import re
 import subprocess
@@ -735,3 +736,21 @@ def test_a_fetched_helper_result_that_is_a_list_stays_a_list():
     outcome = rewrite(source)
     assert outcome.blocker is None, str(outcome.blocker)
     assert "print(to_numpy(compute_y(1.0)))" in outcome.code and ".numpy())" not in outcome.code.split("def to_numpy")[0]
+
+
+def test_a_library_module_names_the_program_that_holds_it(tmp_path):
+    """Across files (issue 21, item 3): a library module is eager when the programs that import
+    it are; its TFM216 names the graph program that keeps the compat route, whose own TFM216 names
+    the construct. The same module imported by no checked program is not graph code by itself."""
+    (tmp_path / "blocked.py").write_text(BLOCKED.replace("import tensorflow as tf\n",
+                                                         "import tensorflow as tf\nimport layers\n"))
+    (tmp_path / "layers.py").write_text("import tensorflow as tf\n\n\ndef dense(x):\n"
+                                        "    return tf.matmul(x, tf.get_variable('w', [1, 1]))\n")
+    (tmp_path / "orphan.py").write_text("import tensorflow as tf\n\n\ndef dense(x):\n"
+                                        "    return tf.matmul(x, tf.get_variable('w', [1, 1]))\n")
+    native = _run("check", "--native", "--no-cache", "--select", "TFM216", "--output-format", "json", ".",
+                  cwd=tmp_path)
+    found = {f["path"]: f["message"] for f in json.loads(native.stdout)}
+    assert "tf.train.Saver" in found["blocked.py"]
+    assert "the graph module `blocked.py` imports, and `blocked.py` keeps the compat route" in found["layers.py"]
+    assert "orphan.py" not in found, found

@@ -19,7 +19,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
-from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_assigned, names_read
+from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, fresh_name, names_assigned, names_read
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
@@ -110,6 +110,12 @@ class Blocker:
 
     def __str__(self) -> str:
         return f"{self.construct} (line {self.line})"
+
+
+# A module of graph code with no Session or placeholder of its own: it is eager when the programs
+# that import it are (TFM216 names the one that holds it back, where the run knows it).
+LIBRARY_MODULE = ("a library module, not a script: no Session or placeholder at its top level "
+                  "(only scripts are rewritten)")
 
 
 class Blocked(Exception):
@@ -267,11 +273,7 @@ class Script:
         return None
 
     def fresh(self, preferred: str) -> str:
-        name, n = preferred, 2
-        while name in self.taken:
-            name, n = f"{preferred}_{n}", n + 1
-        self.taken.add(name)
-        return name
+        return fresh_name(self.taken, preferred)
 
     def variable_names(self) -> Set[str]:
         """Names of variables made once at module level (a model function may read them)."""
@@ -293,8 +295,7 @@ class Script:
         for node in self.module.body:
             self._top(node)
         if not self.sessions and not self.placeholders:
-            raise Blocked(1, "a library module, not a script: no Session or placeholder at its top level "
-                               "(only scripts are rewritten)")
+            raise Blocked(1, LIBRARY_MODULE)
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         self._map_model_functions()
         self._restored_state_is_whole()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfmigrate.rules.base import Rule
 from tfmigrate.facts.program import ProgramMode
+from tfmigrate.rules.base import Rule
 
 _HOW = {  # a word of the construct -> how to migrate that part by hand (the first that matches)
     "unfed": "give the prediction a method of its own that builds only what it needs, or feed every "
@@ -52,19 +52,33 @@ class NotNative(Rule):
         target = imports[0][1]
         target = target.name if isinstance(target, cst.ImportAlias) else target
         blocker = outcome.blocker
+        construct = _construct(blocker.construct, self.ctx.imported_by)
         graph = self.ctx.fact(ProgramMode).graph
-        how = next((text for key, text in _HOW.items() if key in blocker.construct), None) if graph else None
+        how = next((text for key, text in _HOW.items() if key in construct), None) if graph else None
         advice = f" To migrate that part by hand, {how}." if how else ""
         kept = ("keeps TensorFlow's compat route (TFM200)" if graph else
                 "is left as it is: its `tf.estimator` code cannot run on TensorFlow 2.21 (TFM213)")
         self.report(target, (
             f"`fix --native` cannot rewrite this module as eager TF2; it stopped at line {blocker.line}: "
-            f"{blocker.construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
+            f"{construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
             "`tf.data` iterators, `tf.metrics.accuracy`, a `tf.train.Saver`, a Session and its `run` calls "
             "(also inside a function called once, such as `main`), model classes whose `__init__` builds the graph, "
             "`tf.test.TestCase` methods run in a test session, and a `tf.estimator.Estimator` of a model_fn with "
             "its `train` / `evaluate` / `predict`; "
             f"the module {kept}.{advice}"), None, debt=True)
+
+
+def _construct(construct: str, importer) -> str:
+    """A library module is held back by the program that imports it (issue 21: across files, all
+    or nothing), which the run names (`imported_by`: a checked graph module the native rewrite
+    leaves on the compat route); its own TFM216 says what holds it."""
+    from tfmigrate.native.script import LIBRARY_MODULE  # imported with the rewrite, under --native only
+
+    if construct != LIBRARY_MODULE or not importer:
+        return construct
+    return (f"a library module that the graph module `{importer}` imports, and `{importer}` keeps the compat "
+            "route: a library module goes eager only with the programs that use it (follow the imports to the "
+            "program whose TFM216 names what holds it there)")
 
 
 def _estimator(ctx) -> bool:
