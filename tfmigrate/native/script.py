@@ -529,6 +529,8 @@ class Script:
                     isinstance(value, cst.Call) and (dotted(value.func) or "").endswith("ops.reset_default_graph")):
                 self._new_graph()
                 return Statement(line, Kind.DROP, at)
+            if self._initializer_run(value):
+                return Statement(line, Kind.DROP, at)
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
                     and isinstance(value.func.value, cst.Name) and value.func.value.value in self.sessions:
                 method = value.func.attr.value
@@ -547,17 +549,35 @@ class Script:
                 return self._assign(line, small, targets)
         return self._python(line)
 
+    def _initializer_run(self, value) -> bool:
+        """`init.run()` / `tf.global_variables_initializer().run()` (an InteractiveSession's
+        default session, or `session=sess`): as `sess.run(init)`, nothing to do eagerly."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "run" and self._is_init(value.func.value)):
+            return False
+        try:
+            bound = bind(value, ("feed_dict", "session"))
+        except ValueError:
+            return False
+        session = bound.get("session")
+        if "feed_dict" in bound:
+            raise Blocked(self.line_of(value), "an initializer run with a feed")
+        return session is None or isinstance(session, cst.Name) and session.value in self.sessions
+
     def _runs(self, node: cst.CSTNode) -> bool:
-        """Whether `node` calls `run` on a session."""
+        """Whether `node` calls `run` on a session, or evaluates a tensor (`loss.eval(feed)`,
+        `op.run(feed)`), as Python code does."""
         sessions = self.sessions
+        graph = self.graph_names()
 
         class _Run(cst.CSTVisitor):
             found = False
 
             def visit_Call(self, call: cst.Call) -> None:
                 func = call.func
-                if isinstance(func, cst.Attribute) and func.attr.value == "run" \
-                        and isinstance(func.value, cst.Name) and func.value.value in sessions:
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
+                        func.attr.value == "run" and func.value.value in sessions
+                        or func.attr.value in ("run", "eval") and func.value.value in graph):
                     _Run.found = True
 
         visitor = _Run()
@@ -1564,7 +1584,8 @@ class Script:
             if kind in (Kind.GRAPH, Kind.VARIABLE, Kind.TRAIN, Kind.PLACEHOLDER, Kind.NEXT):
                 return [fetches.value]
             if kind is Kind.INIT:
-                raise Blocked(at, "an initializer fetched with other values")
+                raise Blocked(at, "an initializer run with other fetches, or again inside Python code (a loop, a "
+                                  "function): TF1 reset the variables there, eager variables are made once")
             raise Blocked(at, f"`sess.run({fetches.value})`, a fetch tfmigrate cannot follow")
         if isinstance(fetches, (cst.List, cst.Tuple)):
             out: List[str] = []
