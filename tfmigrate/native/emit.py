@@ -33,7 +33,7 @@ from tfmigrate.fixers.compat_route import os_imported_before
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
-from tfmigrate.native.syntax import assignments_in, bind, code, names_read, returns_structure
+from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read, returns_structure
 from tfmigrate.native.tf2_spellings import NativeCalls
 
 # The kernels of TF1's layers that `get_variable` initialized by default (Glorot uniform).
@@ -241,6 +241,15 @@ class Emitter:
             replacements[id(site.call)] = expression
             if definition:
                 out.append(definition)
+        for site in statement.values:
+            expression, definition = self._value(site)
+            replacements[id(site.call)] = expression
+            if definition:
+                out.append(definition)
+        if statement.values:
+            names = ", ".join(f"`{n}`" for n in dict.fromkeys(s.fetched[0] for s in statement.values))
+            out.append(f"# tfmigrate: {names} computed here, eagerly: printed, a value (`tf.Tensor(...)`), "
+                       "no longer TF1's `Tensor(\"name:0\", ...)`\n")
         for call_id, call in self.script.saver_calls.items():  # no session: the eager saver's
             replacements[call_id] = call.with_changes(args=[call.args[0].with_changes(value=cst.Name("None")),
                                                             *call.args[1:]])
@@ -512,6 +521,39 @@ class Emitter:
                                           "from a dataset or a boolean flag")
         function, text = self._cached_function(site, body, params)
         return cst.parse_expression(f"{function.name}.get_concrete_function().structured_outputs.shape"), text
+
+    def _value(self, site: RunSite) -> Tuple[cst.BaseExpression, Optional[str]]:
+        """A tensor Python read while TF1 built the graph (`print(c)`, TF1's description of it):
+        computed eagerly there, when it needs no fed value and draws no random number (computing
+        it would move the random sequence TF1's runs drew from)."""
+        name = site.fetched[0]
+        body, params = self._closure(site)
+        if params:
+            raise Blocked(site.line, f"the tensor `{name}` used by Python code while the graph is built "
+                                     f"(it needs `{params[0].targets[0]}`, given only when the graph runs)")
+        drawn = [path for statement in body for path in self._random_calls(statement.node)]
+        changes = [what for statement in body for what in self._state_changes(statement.node)]
+        if drawn or changes or any(s.kind is Kind.TRAIN for s in body):
+            why = (f"computing it draws random numbers (`tf.{drawn[0]}`)" if drawn else
+                   f"computing it changes state (`{changes[0]}`)" if changes else "it trains")
+            raise Blocked(site.line, f"the tensor `{name}` used by Python code while the graph is built ({why})")
+        function, text = self._cached_function(site, body, params)
+        return cst.parse_expression(f"{function.name}()"), text
+
+    def _random_calls(self, node: cst.CSTNode) -> List[str]:
+        paths = [self.script.tf_call(call) or "" for call in calls_in(node)]
+        return [p for p in paths if any(word in p for word in ("random", "dropout", "multinomial", "truncated_normal",
+                                                               "categorical", "shuffle"))]
+
+    def _state_changes(self, node: cst.CSTNode) -> List[str]:
+        """Calls that change a variable's value when run (`v.assign_add(1)`, `tf.assign(v, x)`)."""
+        found = []
+        for call in calls_in(node):
+            path = self.script.tf_call(call) or ""
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+            if "assign" in path or "scatter" in path or method.startswith(("assign", "scatter")):
+                found.append(code(call.func))
+        return found
 
     def _build_layers_made_before(self) -> List[str]:
         """A variable that TF1 made after layers: the layers' variables are made first, as TF1's
@@ -816,6 +858,9 @@ class _Replace(cst.CSTTransformer):
         return self.replacements.get(id(original), updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        return self.replacements.get(id(original), updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name):
         return self.replacements.get(id(original), updated)
 
     def leave_AssignTarget(self, original: cst.AssignTarget, updated: cst.AssignTarget):

@@ -182,6 +182,7 @@ class Statement:
     tracked: List[Tuple[str, cst.Call]] = field(default_factory=list)  # (model function, call) it makes
     sites: List["RunSite"] = field(default_factory=list)  # PYTHON: its `sess.run` calls
     shapes: List["RunSite"] = field(default_factory=list)  # PYTHON: `t.shape` / `t.get_shape()` of tensors it reads
+    values: List["RunSite"] = field(default_factory=list)  # PYTHON: tensors it reads (`print(c)`), computed eagerly
     saved: Optional[checkpoints.GraphNames] = None  # SAVER: TF1's names of the variables it saves
 
 
@@ -1409,7 +1410,11 @@ class Script:
                 if name.value in script.sessions:
                     raise Blocked(script.line_of(name), f"the session `{name.value}` used other than by `run`")
                 if name.value in graph and name.value not in assigned:
-                    raise Blocked(script.line_of(name), f"the tensor `{name.value}` used by Python code")
+                    if script.kinds.get(name.value) is not Kind.GRAPH:
+                        raise Blocked(script.line_of(name), f"the tensor `{name.value}` used by Python code")
+                    # `print(c)` while TF1 built the graph: eagerly, `c` is computed there (native.emit)
+                    statement.values.append(RunSite(name, script.line_of(name), name, [name.value], {},
+                                                    dict(script.defs)))
                 if script.kinds.get(name.value) is Kind.SAVER:
                     raise Blocked(script.line_of(name), f"the saver `{name.value}` used other than by `save` or `restore`")
                 if name.value in script.helpers:
