@@ -726,6 +726,23 @@ def test_shuffled_slices_are_converted_only_as_an_unsafe_fix():
     assert "# tfmigrate (unsafe fix, --unsafe-fixes): `slice_input_producer` shuffled" in converted.code
 
 
+def test_a_tf_cond_is_allowed_only_in_a_function_given_to_a_dataset_map():
+    """tf.data traces a `map` function into a graph of its own (05_csv_reader's `tf.cond` on a
+    decoded column); the same function called by graph code, or also called directly, is refused."""
+    head = ("import tensorflow as tf\n\n\ndef parse(line):\n    n = tf.strings.to_number(line)\n"
+            "    return tf.cond(n > 1.0, lambda: n, lambda: -n)\n\n\n")
+    mapped = head + ("ds = tf.data.TextLineDataset('a.txt').map(parse).batch(2)\n"
+                     "x = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
+                     "with tf.Session() as sess:\n    print(sess.run(x))\n")
+    outcome = rewrite(mapped)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert ".map(parse)" in outcome.code and "tf.cond(" in outcome.code
+    also_called = mapped.replace("with tf.Session", "y = parse(tf.constant('2'))\nwith tf.Session")
+    assert "`tf.cond`" in str(rewrite(also_called).blocker)
+    fetched = head + "y = parse(tf.constant('2'))\nwith tf.Session() as sess:\n    print(sess.run(y))\n"
+    assert "`tf.cond`" in str(rewrite(fetched).blocker)
+
+
 def test_a_fetched_helper_result_that_is_a_list_stays_a_list():
     """`images = convolve(...)` returning a list of tensors, fetched alone: `sess.run` gave a list
     of arrays (the eager call wrote `.numpy()` on the list: AttributeError, 07_basic_filters)."""

@@ -495,6 +495,13 @@ class _Conversion:
                 if any(word in what for word in STATEFUL_WORDS):
                     self.blocked(between, f"`{what}` in the per-record ops of a queue pipeline (a dataset's `map` "
                                           "function would make it on each trace)")
+        free = set().union(*(names_read(s) for s in moved)) - tainted if moved else set()
+        for name in sorted(free):
+            made = self._made_by_stateful_call(name, body[:read_at])
+            if made is not None:
+                self.blocked(read, f"`{name}` (`tf.{made}`) read by the per-record ops of a queue pipeline: TF1's "
+                                   "queue runner threads computed the records apart from `sess.run` (a fed value "
+                                   "never reached them), and a dataset's `map` function cannot read graph state")
         for name in sorted(tainted):
             if self._read_elsewhere(name, moved + [read, statement]):
                 self.blocked(statement, f"`{name}`, a per-record tensor of a queue pipeline also used after its "
@@ -510,11 +517,16 @@ class _Conversion:
             returned = code(tensors)
         else:
             self.blocked(statement, f"`{path}` of something other than a list, tuple or dict literal")
+        inside = [*moved, _stmt(f"return {returned}")]
+        lines = list(inside[0].leading_lines)
+        while lines and lines[0].comment is None:  # (no blank line after the `def` line)
+            lines.pop(0)
+        inside[0] = inside[0].with_changes(leading_lines=lines)
         definition = cst.FunctionDef(
             name=cst.Name(function),
             params=cst.parse_expression(f"lambda {parameters}: 0").params,
-            body=cst.IndentedBlock(body=[*moved, _stmt(f"return {returned}")]),
-            leading_lines=[*([cst.EmptyLine()] * 2 if self.owner is self.module else []),
+            body=cst.IndentedBlock(body=inside),
+            leading_lines=[*([cst.EmptyLine()] * (2 if self.owner is self.module else 1)),
                            *([] if head else read.leading_lines)])
         drop = "" if smaller else ", drop_remainder=True"
         batch = f".batch({code(args['batch_size'])}{drop})"
@@ -530,7 +542,11 @@ class _Conversion:
         dataset = self.fresh("batches")
         if head:
             head[0] = head[0].with_changes(leading_lines=read.leading_lines)
-        self.replace[id(read)] = [*head, definition.visit(_CompatSpelling(self))]
+        # the record function where the per-record ops were, or, when other statements stood
+        # between them and the batch (`record_defaults = ...`), after those, next to its `map`
+        later = any(all(between is not m for m in moved) for between in body[read_at + 1:batch_at])
+        definition = definition.visit(_CompatSpelling(self))
+        self.replace[id(read)] = head if later else [*head, definition]
         self._built_in_function()
         for between in moved:
             self.replace[id(between)] = []
@@ -538,7 +554,20 @@ class _Conversion:
         new = [_stmt(f"{dataset} = {source}.map({function}){batch}"),
                _stmt(f"return {fetch}" if target_node is None else f"{code(target_node)} = {fetch}")]
         new[0] = new[0].with_changes(leading_lines=statement.leading_lines)
-        self.replace[id(statement)] = self._noted(new, notes, statement)
+        self.replace[id(statement)] = [*([definition] if later else []), *self._noted(new, notes, statement)]
+
+    def _made_by_stateful_call(self, name: str, before: List[cst.BaseStatement]) -> Optional[str]:
+        """The graph-state API (`placeholder_with_default`, `Variable`) whose result `name` is, in
+        the pipeline's body before the read or at module level."""
+        for statement in [*before, *self.module.body]:
+            assigned = _assign(statement)
+            if assigned is None or name not in assigned[0]:
+                continue
+            for call in _calls(assigned[2]):
+                what = self.names.api(call.func) or ""
+                if any(word in what for word in STATEFUL_WORDS):
+                    return what
+        return None
 
     def _built_in_function(self) -> None:
         if isinstance(self.owner, cst.FunctionDef) and self.owner in self.module.body:
@@ -760,7 +789,7 @@ def _inline(module: cst.Module, name: str, conversion: "_Conversion") -> Tuple[c
     scope = _scope_of(module, site)
     others = [s for s in scope.body.body] if isinstance(scope, cst.FunctionDef) else \
         [s for s in module.body if s is not definition]
-    seen = set().union(*(names_read(s) | names_assigned(s) for s in others))
+    seen = set().union(*(_scope_names(s) for s in others))
     clash = (local & seen) - (set(targets) if same else set())
     if clash or (local - passed) & names_read(call):
         return unchanged
@@ -806,6 +835,29 @@ def _consumers(module: cst.Module, scope: str, tainted: Set[str], names: ImportT
                 if runs and call.func.value not in found:
                     found.append(call.func.value)
     return found
+
+
+class _NoComprehensions(cst.CSTTransformer):
+    def on_leave(self, original, updated):
+        if isinstance(updated, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return cst.Name("None")  # (the names it reads from the scope kept below)
+        return updated
+
+
+def _scope_names(statement) -> Set[str]:
+    """The names `statement` reads or binds in its scope. A comprehension's `for _ in ...` binds a
+    name of its own; a nested `def` (a pipeline's `parse_record`, written into the body) has its
+    own parameters and locals: no inlined name clashes with those."""
+    if isinstance(statement, cst.FunctionDef):
+        params = {p.name.value for p in statement.params.params + statement.params.kwonly_params
+                  + statement.params.posonly_params}
+        return (names_read(statement) - params - names_assigned(statement.body)) | {statement.name.value}
+    comprehensions = [n for n in _nodes(statement) if isinstance(n, (cst.ListComp, cst.SetComp, cst.DictComp,
+                                                                      cst.GeneratorExp))]
+    own = set().union(*(names_assigned(c) for c in comprehensions)) if comprehensions else set()
+    flat = statement.visit(_NoComprehensions())
+    outer = set().union(*(names_read(c) for c in comprehensions)) - own if comprehensions else set()
+    return names_read(flat) | names_assigned(flat) | outer
 
 
 def _scope_of(module: cst.Module, statement) -> cst.CSTNode:

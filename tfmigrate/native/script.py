@@ -10,16 +10,19 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
+from tfmigrate.facts.datasets import DatasetNames
 from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
-from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_assigned, names_read
+from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, functions_in, names_assigned, names_in,
+                                     names_read)
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
@@ -75,6 +78,9 @@ UNSUPPORTED = {
     "get_default_graph": "the default graph",
 }
 
+# What a function only ever given to a dataset's `map` may call beside a pure helper's ops: tf.data
+# traces it into a graph function of its own (`tf.cond` on a decoded record, as TF1's graph ran it).
+RECORD_FUNCTION_OPS = ("cond",)
 
 # `Saver.save`'s parameters (eagerly no meta graph is written: `write_meta_graph` is moot).
 SAVE_PARAMETERS = ("sess", "save_path", "global_step", "latest_filename", "meta_graph_suffix", "write_meta_graph",
@@ -1250,6 +1256,17 @@ class Script:
         self.factory_variables[node.name.value] = value
         return True
 
+    def _record_function(self, name: str) -> bool:
+        """`name` is only ever given to a dataset's `map` (`records.map(parse_record)`, what
+        native.queues writes for a queue pipeline's per-record ops): tf.data traces it into a graph
+        function of its own, called once per element, where a `tf.cond` on the record means what it
+        meant in TF1's graph."""
+        datasets = DatasetNames(SimpleNamespace(module=self.module, names=self.names))
+        maps = [c for c in calls_in(self.module) if datasets.receiver(c, "map") is not None and len(c.args) == 1
+                and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name) and c.args[0].value.value == name]
+        defined = [d for d in functions_in(self.module) if d.name.value == name]
+        return bool(maps) and len(defined) == 1 and names_in(self.module).count(name) == len(maps) + 1
+
     def _helper(self, node, at: int, name: Optional[str] = None) -> Statement:
         """A function of tensor ops only (no state, no session, no graph names of the module): it
         means the same called inside a `tf.function`."""
@@ -1296,7 +1313,8 @@ class Script:
             def visit_Global(self, _node) -> None:
                 raise Blocked(at, f"`{name}`, a function with `global`")
 
-        node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state"))
+        allowed = RECORD_FUNCTION_OPS if isinstance(node, cst.FunctionDef) and self._record_function(name) else ()
+        node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state", allowed))
         self.helpers.add(name)
         self.helper_variables[name] = variables
         self.helper_placeholders[name] = placeholders
@@ -1591,14 +1609,16 @@ class _StateFree(cst.CSTVisitor):
     """Refuses TF calls that make graph state or need a session (STATEFUL, UNSUPPORTED): what
     a function or block may not do to mean the same inside a `tf.function`."""
 
-    def __init__(self, script: Script, at: int, what: str):
+    def __init__(self, script: Script, at: int, what: str, allowed: Tuple[str, ...] = ()):
         super().__init__()
-        self.script, self.at, self.what = script, at, what
+        self.script, self.at, self.what, self.allowed = script, at, what, allowed
 
     def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
         path = self.script.api(attr)
         if path is None:
             return None
+        if path in self.allowed:
+            return False
         if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
             raise Blocked(self.at, f"{self.what} (`tf.{path}`)")
         return False
