@@ -958,6 +958,15 @@ class Script:
     def _data(self, statement: Statement, value, targets) -> bool:
         """tf.data the TF1 way: datasets of Python data, their iterators, `get_next()`."""
         at = statement.line
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.helpers \
+                and value.func.value in self._dataset_functions() and len(targets) == 1 \
+                and not names_read(value) & (self.graph_names() | set(self.fed_datasets)):
+            # `train_data = input_pipeline(batch_size)`: a function of the module returning a dataset
+            # of Python data (what native.queues writes for a queue pipeline built by a function
+            # called more than once): made once, at module level, as any such dataset
+            statement.kind = Kind.DATASET
+            self.fed_datasets.pop(targets[0], None)
+            return True
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
             receiver, method = value.func.value, value.func.attr.value
             receiver_kind = self.kinds.get(receiver.value) if isinstance(receiver, cst.Name) else None
@@ -1010,6 +1019,20 @@ class Script:
                         self.fed_datasets.pop(name, None)
                 return True
         return False
+
+    def _dataset_functions(self) -> Set[str]:
+        """The module's functions whose every `return` gives a `tf.data` dataset."""
+        datasets = DatasetNames(SimpleNamespace(module=self.module, names=self.names))
+        found = set()
+        for function in self.module.body:
+            if isinstance(function, cst.FunctionDef) and function.name.value in datasets.returners:
+                returns = []
+                function.body.visit(type("R", (cst.CSTVisitor,), {
+                    "visit_Return": lambda self, r: returns.append(r),
+                    "visit_FunctionDef": lambda self, f: False, "visit_Lambda": lambda self, f: False})())
+                if all(r.value is not None and datasets.is_dataset(r.value) for r in returns):
+                    found.add(function.name.value)
+        return found
 
     def _fed_dataset(self, statement: Statement, value, targets) -> None:
         """A dataset of placeholders (or built on one): kept as a function of their fed values."""
