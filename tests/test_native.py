@@ -743,6 +743,24 @@ def test_a_tf_cond_is_allowed_only_in_a_function_given_to_a_dataset_map():
     assert "`tf.cond`" in str(rewrite(fetched).blocker)
 
 
+def test_a_dataset_returned_by_a_function_is_made_once_at_module_level():
+    """`train_data = pipeline(2)` then its iterator: the dataset was read as a graph tensor, made
+    anew with a new iterator in each call of the `tf.function` (every run read the first batch)."""
+    source = ("import tensorflow as tf\n\n\ndef pipeline(n, train=True):\n"
+              "    xs = [1.0, 2.0, 3.0] if train else [5.0, 6.0]\n"
+              "    return tf.data.Dataset.from_tensor_slices(xs).repeat().batch(n)\n\n\n"
+              "train_data = pipeline(2)\na = tf.compat.v1.data.make_one_shot_iterator(train_data).get_next()\n"
+              "test_data = pipeline(2, train=False)\nb = tf.compat.v1.data.make_one_shot_iterator(test_data).get_next()\n"
+              "s = a + 1.0\nsess = tf.Session()\nfor i in range(3):\n    print(sess.run([s, b]))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "train_data = pipeline(2)\niterator = iter(train_data)\n" in outcome.code
+    assert "pipeline(" not in outcome.code.split("@tf.function")[1]
+    two_returns = source.replace("    xs = [1.0, 2.0, 3.0] if train else [5.0, 6.0]\n",
+                                 "    if not train:\n        return tf.constant([5.0, 6.0])\n    xs = [1.0, 2.0, 3.0]\n")
+    assert rewrite(two_returns).code is None or "iter(train_data)" not in rewrite(two_returns).code
+
+
 def test_a_fetched_helper_result_that_is_a_list_stays_a_list():
     """`images = convolve(...)` returning a list of tensors, fetched alone: `sess.run` gave a list
     of arrays (the eager call wrote `.numpy()` on the list: AttributeError, 07_basic_filters)."""
