@@ -19,7 +19,13 @@ the module keeps the compat route as before. Measured under TF 2.21 (tests/fixtu
   served in order, so whatever the number of threads the queue holds the data again and again:
   `from_tensor_slices(...).repeat()` in the queue's dtypes.
 - A function that builds the pipeline, and one that runs the Session on its tensors, each called
-  once, are written where they are called (`_inline`): the iterator is then made once.
+  once, are written where they are called (`_inline`): the iterator is then made once. A reader
+  function given the queue (`read_cifar_files(filename_queue)`), called once, is written into its
+  caller first. A pipeline function called more than once (train and test files) returns its
+  dataset, and each call site makes its own iterator, as each call made its own queue.
+- The per-record ops may hold an `if` on a Python flag, and a `tf.cond` on the record (the `map`
+  function is a graph of its own); they may not read a placeholder or variable (TF1's runner
+  threads never saw a fed value).
 
 Random order (a shuffling `string_input_producer` of more than one file, `shuffle_batch`, several
 reader threads) is only equal in distribution: converted with `--unsafe-fixes` (a comment in the
