@@ -727,6 +727,41 @@ def test_shuffled_slices_are_converted_only_as_an_unsafe_fix():
     assert "# tfmigrate (unsafe fix, --unsafe-fixes): `slice_input_producer` shuffled" in converted.code
 
 
+def test_a_tf_cond_is_allowed_only_in_a_function_given_to_a_dataset_map():
+    """tf.data traces a `map` function into a graph of its own (05_csv_reader's `tf.cond` on a
+    decoded column); the same function called by graph code, or also called directly, is refused."""
+    head = ("import tensorflow as tf\n\n\ndef parse(line):\n    n = tf.strings.to_number(line)\n"
+            "    return tf.cond(n > 1.0, lambda: n, lambda: -n)\n\n\n")
+    mapped = head + ("ds = tf.data.TextLineDataset('a.txt').map(parse).batch(2)\n"
+                     "x = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
+                     "with tf.Session() as sess:\n    print(sess.run(x))\n")
+    outcome = rewrite(mapped)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert ".map(parse)" in outcome.code and "tf.cond(" in outcome.code
+    also_called = mapped.replace("with tf.Session", "y = parse(tf.constant('2'))\nwith tf.Session")
+    assert "`tf.cond`" in str(rewrite(also_called).blocker)
+    fetched = head + "y = parse(tf.constant('2'))\nwith tf.Session() as sess:\n    print(sess.run(y))\n"
+    assert "`tf.cond`" in str(rewrite(fetched).blocker)
+
+
+def test_a_dataset_returned_by_a_function_is_made_once_at_module_level():
+    """`train_data = pipeline(2)` then its iterator: the dataset was read as a graph tensor, made
+    anew with a new iterator in each call of the `tf.function` (every run read the first batch)."""
+    source = ("import tensorflow as tf\n\n\ndef pipeline(n, train=True):\n"
+              "    xs = [1.0, 2.0, 3.0] if train else [5.0, 6.0]\n"
+              "    return tf.data.Dataset.from_tensor_slices(xs).repeat().batch(n)\n\n\n"
+              "train_data = pipeline(2)\na = tf.compat.v1.data.make_one_shot_iterator(train_data).get_next()\n"
+              "test_data = pipeline(2, train=False)\nb = tf.compat.v1.data.make_one_shot_iterator(test_data).get_next()\n"
+              "s = a + 1.0\nsess = tf.Session()\nfor i in range(3):\n    print(sess.run([s, b]))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "train_data = pipeline(2)\niterator = iter(train_data)\n" in outcome.code
+    assert "pipeline(" not in outcome.code.split("@tf.function")[1]
+    two_returns = source.replace("    xs = [1.0, 2.0, 3.0] if train else [5.0, 6.0]\n",
+                                 "    if not train:\n        return tf.constant([5.0, 6.0])\n    xs = [1.0, 2.0, 3.0]\n")
+    assert rewrite(two_returns).code is None or "iter(train_data)" not in rewrite(two_returns).code
+
+
 def test_a_fetched_helper_result_that_is_a_list_stays_a_list():
     """`images = convolve(...)` returning a list of tensors, fetched alone: `sess.run` gave a list
     of arrays (the eager call wrote `.numpy()` on the list: AttributeError, 07_basic_filters)."""

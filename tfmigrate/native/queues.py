@@ -19,7 +19,13 @@ the module keeps the compat route as before. Measured under TF 2.21 (tests/fixtu
   served in order, so whatever the number of threads the queue holds the data again and again:
   `from_tensor_slices(...).repeat()` in the queue's dtypes.
 - A function that builds the pipeline, and one that runs the Session on its tensors, each called
-  once, are written where they are called (`_inline`): the iterator is then made once.
+  once, are written where they are called (`_inline`): the iterator is then made once. A reader
+  function given the queue (`read_cifar_files(filename_queue)`), called once, is written into its
+  caller first. A pipeline function called more than once (train and test files) returns its
+  dataset, and each call site makes its own iterator, as each call made its own queue.
+- The per-record ops may hold an `if` on a Python flag, and a `tf.cond` on the record (the `map`
+  function is a graph of its own); they may not read a placeholder or variable (TF1's runner
+  threads never saw a fed value).
 
 Random order (a shuffling `string_input_producer` of more than one file, `shuffle_batch`, several
 reader threads) is only equal in distribution: converted with `--unsafe-fixes` (a comment in the
@@ -33,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tfmigrate.facts import api_table
 from tfmigrate.facts.names import ImportTable
@@ -98,7 +105,46 @@ def convert(module: cst.Module, source: str, line_of, unsafe: bool = False) -> O
     names = ImportTable(module, source)
     if not _queue_nodes(module, names):
         return None
+    inlined = module
+    for name in _reader_functions(module, names):
+        inlined = _inline(inlined, name, None)[0]
+    if inlined is not module:  # read again, its lines named as the source's
+        text = inlined.code
+        wrapper = MetadataWrapper(cst.parse_module(text))
+        positions = wrapper.resolve(PositionProvider)
+
+        def inlined_line_of(node) -> int:
+            position = positions.get(node)
+            return Converted(text).original_line(source, position.start.line if position is not None else 1)
+
+        return _Conversion(wrapper.module, ImportTable(wrapper.module, text), inlined_line_of, unsafe).run()
     return _Conversion(module, names, line_of, unsafe).run()
+
+
+def _reader_functions(module: cst.Module, names: ImportTable) -> List[str]:
+    """The module's functions whose reader reads a queue given as a parameter
+    (`read_cifar_files(filename_queue)`, called by the function that made the queue): written where
+    they are called (once), the pipeline is one body again."""
+    found = []
+    for function in module.body:
+        if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
+            continue
+        params = {p.name.value for p in function.params.params}
+        readers = set()
+        for statement in function.body.body:
+            assigned = _assign(statement)
+            if assigned is None:
+                continue
+            value = assigned[2]
+            if isinstance(value, cst.Call) and names.api(value.func) in READERS and len(assigned[0]) == 1:
+                readers.add(assigned[0][0])
+            elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value == "read" and isinstance(value.func.value, cst.Name) \
+                    and value.func.value.value in readers and len(value.args) == 1 \
+                    and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in params:
+                found.append(function.name.value)
+                break
+    return found
 
 
 def _queue_nodes(node: cst.CSTNode, names: ImportTable) -> List[Tuple[cst.CSTNode, str]]:
@@ -224,6 +270,8 @@ class _Conversion:
             if scope is not None:
                 for consumer in _consumers(module, scope, targets, self.names):
                     module = _inline(module, consumer, self)[0]
+            else:
+                module = _iterators_at_call_sites(module, name, self)
         module = module.visit(_CoordinatorRemover(coordinators))
         left = _queue_nodes(module, self.names)
         if left:
@@ -269,9 +317,11 @@ class _Conversion:
                     self.blocked(statement, "a queue reader's `read` other than `key, value = reader.read(queue)`")
                 queue = value.args[0].value.value
                 if queue not in producers:
-                    where = "a parameter of its function" if queue in params else "not made by `string_input_producer` here"
-                    self.blocked(statement, f"a queue reader reading `{queue}`, {where} (a queue pipeline split "
-                                            "across functions is not converted to `tf.data`)")
+                    where = ("a parameter of its function, which could not be written where it is called (called "
+                             "more than once, as by several readers of one queue, or its names clash with the "
+                             "caller's): a queue pipeline split so") if queue in params \
+                        else "not made by `string_input_producer` here: a queue pipeline split across functions"
+                    self.blocked(statement, f"a queue reader reading `{queue}`, {where} is not converted to `tf.data`")
                 pipeline = producers.pop(queue)
                 reader, path, args = readers.pop(value.func.value.value)
                 pipeline.reader, pipeline.reader_path, pipeline.reader_args = reader, path, args
@@ -483,7 +533,7 @@ class _Conversion:
         for between in body[read_at + 1:batch_at]:
             touched = names_read(between) | names_assigned(between)
             if touched & tainted:
-                if not isinstance(between, cst.SimpleStatementLine):
+                if not (isinstance(between, cst.SimpleStatementLine) or self._python_if(between, tainted)):
                     self.blocked(between, "a compound statement in the per-record ops of a queue pipeline")
                 moved.append(between)
                 tainted |= names_assigned(between)
@@ -495,6 +545,13 @@ class _Conversion:
                 if any(word in what for word in STATEFUL_WORDS):
                     self.blocked(between, f"`{what}` in the per-record ops of a queue pipeline (a dataset's `map` "
                                           "function would make it on each trace)")
+        free = set().union(*(names_read(s) for s in moved)) - tainted if moved else set()
+        for name in sorted(free):
+            made = self._made_by_stateful_call(name, body[:read_at])
+            if made is not None:
+                self.blocked(read, f"`{name}` (`tf.{made}`) read by the per-record ops of a queue pipeline: TF1's "
+                                   "queue runner threads computed the records apart from `sess.run` (a fed value "
+                                   "never reached them), and a dataset's `map` function cannot read graph state")
         for name in sorted(tainted):
             if self._read_elsewhere(name, moved + [read, statement]):
                 self.blocked(statement, f"`{name}`, a per-record tensor of a queue pipeline also used after its "
@@ -510,11 +567,16 @@ class _Conversion:
             returned = code(tensors)
         else:
             self.blocked(statement, f"`{path}` of something other than a list, tuple or dict literal")
+        inside = [*moved, _stmt(f"return {returned}")]
+        lines = list(inside[0].leading_lines)
+        while lines and lines[0].comment is None:  # (no blank line after the `def` line)
+            lines.pop(0)
+        inside[0] = inside[0].with_changes(leading_lines=lines)
         definition = cst.FunctionDef(
             name=cst.Name(function),
             params=cst.parse_expression(f"lambda {parameters}: 0").params,
-            body=cst.IndentedBlock(body=[*moved, _stmt(f"return {returned}")]),
-            leading_lines=[*([cst.EmptyLine()] * 2 if self.owner is self.module else []),
+            body=cst.IndentedBlock(body=inside),
+            leading_lines=[*([cst.EmptyLine(indent=False)] * (2 if self.owner is self.module else 1)),
                            *([] if head else read.leading_lines)])
         drop = "" if smaller else ", drop_remainder=True"
         batch = f".batch({code(args['batch_size'])}{drop})"
@@ -530,15 +592,52 @@ class _Conversion:
         dataset = self.fresh("batches")
         if head:
             head[0] = head[0].with_changes(leading_lines=read.leading_lines)
-        self.replace[id(read)] = [*head, definition.visit(_CompatSpelling(self))]
+        # the record function where the per-record ops were, or, when other statements stood
+        # between them and the batch (`record_defaults = ...`), after those, next to its `map`
+        later = any(all(between is not m for m in moved) for between in body[read_at + 1:batch_at])
+        definition = definition.visit(_CompatSpelling(self))
+        self.replace[id(read)] = head if later else [*head, definition]
         self._built_in_function()
         for between in moved:
             self.replace[id(between)] = []
         fetch = f"{tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()"
         new = [_stmt(f"{dataset} = {source}.map({function}){batch}"),
                _stmt(f"return {fetch}" if target_node is None else f"{code(target_node)} = {fetch}")]
-        new[0] = new[0].with_changes(leading_lines=statement.leading_lines)
-        self.replace[id(statement)] = self._noted(new, notes, statement)
+        blank = [] if self.owner is self.module or (statement.leading_lines and statement.leading_lines[0].comment
+                                                    is None) else [cst.EmptyLine(indent=False)]  # after the `def`
+        new[0] = new[0].with_changes(leading_lines=[*blank, *statement.leading_lines])
+        self.replace[id(statement)] = [*([definition] if later else []), *self._noted(new, notes, statement)]
+
+    def _python_if(self, statement, tainted: Set[str]) -> bool:
+        """`if distort_images: image = tf.image.random_flip_left_right(image)`: an `if` on a Python
+        value (not on a record's tensor) of simple statements, which the `map` function runs as
+        TF1's graph building did, once."""
+        if not isinstance(statement, cst.If) or names_read(statement.test) & tainted:
+            return False
+        branches = [statement.body]
+        orelse = statement.orelse
+        while isinstance(orelse, cst.If):
+            if names_read(orelse.test) & tainted:
+                return False
+            branches.append(orelse.body)
+            orelse = orelse.orelse
+        if orelse is not None:
+            branches.append(orelse.body)
+        return all(isinstance(branch, cst.IndentedBlock) and all(isinstance(s, cst.SimpleStatementLine)
+                                                                 for s in branch.body) for branch in branches)
+
+    def _made_by_stateful_call(self, name: str, before: List[cst.BaseStatement]) -> Optional[str]:
+        """The graph-state API (`placeholder_with_default`, `Variable`) whose result `name` is, in
+        the pipeline's body before the read or at module level."""
+        for statement in [*before, *self.module.body]:
+            assigned = _assign(statement)
+            if assigned is None or name not in assigned[0]:
+                continue
+            for call in _calls(assigned[2]):
+                what = self.names.api(call.func) or ""
+                if any(word in what for word in STATEFUL_WORDS):
+                    return what
+        return None
 
     def _built_in_function(self) -> None:
         if isinstance(self.owner, cst.FunctionDef) and self.owner in self.module.body:
@@ -574,6 +673,10 @@ class _Conversion:
 
             def visit_AssignTarget(self, target) -> bool:
                 return not isinstance(target.target, (cst.Name, cst.Tuple, cst.List))
+
+            def visit_Arg(self, arg: cst.Arg) -> bool:
+                arg.value.visit(self)  # (not its keyword: `FixedLengthRecordReader(record_bytes=...)`)
+                return False
 
         self.owner.visit(_Reads())
         return _Reads.found
@@ -760,7 +863,7 @@ def _inline(module: cst.Module, name: str, conversion: "_Conversion") -> Tuple[c
     scope = _scope_of(module, site)
     others = [s for s in scope.body.body] if isinstance(scope, cst.FunctionDef) else \
         [s for s in module.body if s is not definition]
-    seen = set().union(*(names_read(s) | names_assigned(s) for s in others))
+    seen = set().union(*(_scope_names(s) for s in others))
     clash = (local & seen) - (set(targets) if same else set())
     if clash or (local - passed) & names_read(call):
         return unchanged
@@ -779,10 +882,61 @@ def _inline(module: cst.Module, name: str, conversion: "_Conversion") -> Tuple[c
         return unchanged
     if scope is module:  # a nested `def parse_record` now at module level: two blank lines before it
         new = [s.with_changes(leading_lines=[cst.EmptyLine()] * 2 + [l for l in s.leading_lines if l.comment])
-               if isinstance(s, cst.FunctionDef) else s for s in new]
+               if isinstance(s, cst.FunctionDef) or (i and isinstance(new[i - 1], cst.FunctionDef)) else s
+               for i, s in enumerate(new)]  # (and two after it)
     new[0] = new[0].with_changes(leading_lines=[*site.leading_lines, *new[0].leading_lines])
     module = module.visit(_Replace({id(site): new, id(definition): []}))
     return module, set(targets), (scope.name.value if isinstance(scope, cst.FunctionDef) else "")
+
+
+def _iterators_at_call_sites(module: cst.Module, name: str, conversion: "_Conversion") -> cst.Module:
+    """The function `name` that builds a pipeline, called more than once (`input_pipeline(batch_size,
+    train_logical=False)` for the test batches too): it returns its dataset, and each call site
+    makes the iterator (`images, targets = input_pipeline(...)` becomes `images_data = ...` and
+    `images, targets = make_one_shot_iterator(images_data).get_next()`). TF1 made a queue per call;
+    each call site reads its own iterator, once, as it read its own queue. Left in the function, the
+    iterator would be made anew wherever the function is evaluated (native.script refuses that).
+    The module as it was when the function is used other than so."""
+    tf = conversion.tf
+    definition = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    if definition is None or not isinstance(definition.body, cst.IndentedBlock):
+        return module
+    body = list(definition.body.body)
+    last = _small(body[-1]) if body else None
+    fetch = last.value if isinstance(last, cst.Return) else None
+    fetched = [body[-1]]
+    before = _assign(body[-2]) if len(body) > 1 and fetch is not None else None
+    if before is not None and code(fetch) in (code(before[1]), ", ".join(before[0])):  # `batch = ...; return batch`
+        fetch, fetched = before[2], body[-2:]
+    made = fetch.func.value if isinstance(fetch, cst.Call) and isinstance(fetch.func, cst.Attribute) \
+        and fetch.func.attr.value == "get_next" and not fetch.args else None
+    if not (isinstance(made, cst.Call) and conversion.names.api(made.func) in ("data.make_one_shot_iterator", "compat.v1.data.make_one_shot_iterator")
+            and len(made.args) == 1 and isinstance(made.args[0].value, cst.Name)):
+        return module
+    if any(isinstance(n, (cst.Return, cst.Yield)) for s in body[:-len(fetched)] for n in _nodes(s)):
+        return module
+    sites = []
+
+    class _Sites(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, line) -> None:
+            assigned = _assign(line)
+            if assigned is not None and isinstance(assigned[2], cst.Call) and isinstance(assigned[2].func, cst.Name) \
+                    and assigned[2].func.value == name:
+                sites.append((line, assigned))
+
+    module.visit(_Sites())
+    if not sites or len([n for n in _names(module) if n.value == name]) != len(sites) + 1:
+        return module
+    replace = {id(fetched[0]): [_stmt(f"return {code(made.args[0].value)}").with_changes(
+        leading_lines=fetched[0].leading_lines)]}
+    if len(fetched) == 2:
+        replace[id(fetched[1])] = []
+    for line, (targets, target_node, call) in sites:
+        dataset = conversion.fresh(f"{targets[0]}_data")
+        new = [_stmt(f"{dataset} = {code(call)}").with_changes(leading_lines=line.leading_lines),
+               _stmt(f"{code(target_node)} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
+        replace[id(line)] = new
+    return module.visit(_Replace(replace))
 
 
 def _consumers(module: cst.Module, scope: str, tainted: Set[str], names: ImportTable) -> List[str]:
@@ -806,6 +960,29 @@ def _consumers(module: cst.Module, scope: str, tainted: Set[str], names: ImportT
                 if runs and call.func.value not in found:
                     found.append(call.func.value)
     return found
+
+
+class _NoComprehensions(cst.CSTTransformer):
+    def on_leave(self, original, updated):
+        if isinstance(updated, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return cst.Name("None")  # (the names it reads from the scope kept below)
+        return updated
+
+
+def _scope_names(statement) -> Set[str]:
+    """The names `statement` reads or binds in its scope. A comprehension's `for _ in ...` binds a
+    name of its own; a nested `def` (a pipeline's `parse_record`, written into the body) has its
+    own parameters and locals: no inlined name clashes with those."""
+    if isinstance(statement, cst.FunctionDef):
+        params = {p.name.value for p in statement.params.params + statement.params.kwonly_params
+                  + statement.params.posonly_params}
+        return (names_read(statement) - params - names_assigned(statement.body)) | {statement.name.value}
+    comprehensions = [n for n in _nodes(statement) if isinstance(n, (cst.ListComp, cst.SetComp, cst.DictComp,
+                                                                      cst.GeneratorExp))]
+    own = set().union(*(names_assigned(c) for c in comprehensions)) if comprehensions else set()
+    flat = statement.visit(_NoComprehensions())
+    outer = set().union(*(names_read(c) for c in comprehensions)) - own if comprehensions else set()
+    return names_read(flat) | names_assigned(flat) | outer
 
 
 def _scope_of(module: cst.Module, statement) -> cst.CSTNode:

@@ -10,16 +10,19 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from tfmigrate.fixers import layers as layer_specs
+from tfmigrate.facts.datasets import DatasetNames
 from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
-from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, fresh_name, names_assigned, names_read
+from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
+                                     names_in, names_read)
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
@@ -75,6 +78,9 @@ UNSUPPORTED = {
     "get_default_graph": "the default graph",
 }
 
+# What a function only ever given to a dataset's `map` may call beside a pure helper's ops: tf.data
+# traces it into a graph function of its own (`tf.cond` on a decoded record, as TF1's graph ran it).
+RECORD_FUNCTION_OPS = ("cond",)
 
 # `Saver.save`'s parameters (eagerly no meta graph is written: `write_meta_graph` is moot).
 SAVE_PARAMETERS = ("sess", "save_path", "global_step", "latest_filename", "meta_graph_suffix", "write_meta_graph",
@@ -974,6 +980,15 @@ class Script:
     def _data(self, statement: Statement, value, targets) -> bool:
         """tf.data the TF1 way: datasets of Python data, their iterators, `get_next()`."""
         at = statement.line
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.helpers \
+                and value.func.value in self._dataset_functions() and len(targets) == 1 \
+                and not names_read(value) & (self.graph_names() | set(self.fed_datasets)):
+            # `train_data = input_pipeline(batch_size)`: a function of the module returning a dataset
+            # of Python data (what native.queues writes for a queue pipeline built by a function
+            # called more than once): made once, at module level, as any such dataset
+            statement.kind = Kind.DATASET
+            self.fed_datasets.pop(targets[0], None)
+            return True
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
             receiver, method = value.func.value, value.func.attr.value
             receiver_kind = self.kinds.get(receiver.value) if isinstance(receiver, cst.Name) else None
@@ -1026,6 +1041,20 @@ class Script:
                         self.fed_datasets.pop(name, None)
                 return True
         return False
+
+    def _dataset_functions(self) -> Set[str]:
+        """The module's functions whose every `return` gives a `tf.data` dataset."""
+        datasets = DatasetNames(SimpleNamespace(module=self.module, names=self.names))
+        found = set()
+        for function in self.module.body:
+            if isinstance(function, cst.FunctionDef) and function.name.value in datasets.returners:
+                returns = []
+                function.body.visit(type("R", (cst.CSTVisitor,), {
+                    "visit_Return": lambda self, r: returns.append(r),
+                    "visit_FunctionDef": lambda self, f: False, "visit_Lambda": lambda self, f: False})())
+                if all(r.value is not None and datasets.is_dataset(r.value) for r in returns):
+                    found.add(function.name.value)
+        return found
 
     def _fed_dataset(self, statement: Statement, value, targets) -> None:
         """A dataset of placeholders (or built on one): kept as a function of their fed values."""
@@ -1272,6 +1301,17 @@ class Script:
         self.factory_variables[node.name.value] = value
         return True
 
+    def _record_function(self, name: str) -> bool:
+        """`name` is only ever given to a dataset's `map` (`records.map(parse_record)`, what
+        native.queues writes for a queue pipeline's per-record ops): tf.data traces it into a graph
+        function of its own, called once per element, where a `tf.cond` on the record means what it
+        meant in TF1's graph."""
+        datasets = DatasetNames(SimpleNamespace(module=self.module, names=self.names))
+        maps = [c for c in calls_in(self.module) if datasets.receiver(c, "map") is not None and len(c.args) == 1
+                and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name) and c.args[0].value.value == name]
+        defined = [d for d in functions_in(self.module) if d.name.value == name]
+        return bool(maps) and len(defined) == 1 and names_in(self.module).count(name) == len(maps) + 1
+
     def _helper(self, node, at: int, name: Optional[str] = None) -> Statement:
         """A function of tensor ops only (no state, no session, no graph names of the module): it
         means the same called inside a `tf.function`."""
@@ -1318,7 +1358,8 @@ class Script:
             def visit_Global(self, _node) -> None:
                 raise Blocked(at, f"`{name}`, a function with `global`")
 
-        node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state"))
+        allowed = RECORD_FUNCTION_OPS if isinstance(node, cst.FunctionDef) and self._record_function(name) else ()
+        node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state", allowed))
         self.helpers.add(name)
         self.helper_variables[name] = variables
         self.helper_placeholders[name] = placeholders
@@ -1618,14 +1659,16 @@ class _StateFree(cst.CSTVisitor):
     """Refuses TF calls that make graph state or need a session (STATEFUL, UNSUPPORTED): what
     a function or block may not do to mean the same inside a `tf.function`."""
 
-    def __init__(self, script: Script, at: int, what: str):
+    def __init__(self, script: Script, at: int, what: str, allowed: Tuple[str, ...] = ()):
         super().__init__()
-        self.script, self.at, self.what = script, at, what
+        self.script, self.at, self.what, self.allowed = script, at, what, allowed
 
     def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
         path = self.script.api(attr)
         if path is None:
             return None
+        if path in self.allowed:
+            return False
         if path.startswith(STATEFUL) or path.startswith(tuple(UNSUPPORTED)):
             raise Blocked(self.at, f"{self.what} (`tf.{path}`)")
         return False

@@ -44,6 +44,11 @@ def calls_in(node: cst.CSTNode) -> List[cst.Call]:
     return _found_in(node, "visit_Call")
 
 
+def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
+    """Every `def` under `node`, nested ones too."""
+    return _found_in(node, "visit_FunctionDef")
+
+
 def assignments_in(node: cst.CSTNode) -> List[cst.Assign]:
     """Every `a = b` under `node`, in source order."""
     return _found_in(node, "visit_Assign")
