@@ -33,7 +33,7 @@ from tfmigrate.fixers.compat_route import os_imported_before
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
-from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read, returns_structure
+from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, name_nodes, names_read, returns_structure
 from tfmigrate.native.tf2_spellings import NativeCalls
 
 # The kernels of TF1's layers that `get_variable` initialized by default (Glorot uniform).
@@ -424,7 +424,7 @@ class Emitter:
                 raise Blocked(site.line, f"the placeholder `{name}` is not fed")
         function, definition_text = self._cached_function(site, body, ordered_params)
         if definition_text is not None:
-            if not self.helper_written and self._multi(site):
+            if not self.helper_written and self._multi(site) and site.outer is None:
                 definition_text = "\n" + TO_NUMPY + definition_text
                 self.helper_written = True
         call = f"{function.name}({', '.join(args)})"
@@ -432,11 +432,24 @@ class Emitter:
         if isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == "run" \
                 and not (isinstance(site.call.func.value, cst.Name) and site.call.func.value.value in self.script.sessions):
             trains = [site.fetched[0]]  # `op.run()` returns None
+        if site.outer is not None:
+            return self._outer(site, call), definition_text
         if self._multi(site):  # the first function of a multi-fetch wrote `to_numpy` above it
             call = f"to_numpy({call})"
         elif not (isinstance(site.fetches, cst.Name) and site.fetches.value in trains):
             call = f"{call}.numpy()"
         return cst.parse_expression(call), definition_text
+
+    def _outer(self, site: RunSite, call: str) -> cst.BaseExpression:
+        """The fetched expression of tensors and Python values, computed eagerly on the tensors
+        the run's function returned (`call`): each computed once, as in TF1's run."""
+        names = site.fetched
+        read = [node for node in name_nodes(site.outer) if node.value == names[0]]
+        if len(names) == 1 and len(read) == 1:
+            inner = site.outer.visit(_Replace({id(read[0]): cst.parse_expression(call)}))
+            return cst.parse_expression(f"({code(inner)}).numpy()")
+        star = "*" if len(names) > 1 else ""
+        return cst.parse_expression(f"(lambda {', '.join(names)}: {code(site.outer)})({star}{call}).numpy()")
 
     def _unpacked(self, assign: Optional[cst.Assign], site: RunSite):
         """`_, l = sess.run([train_op, loss], feed)` (`assign`, the assignment of the run's result,

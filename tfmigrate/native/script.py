@@ -212,6 +212,9 @@ class RunSite:
     feeds: Dict[str, cst.BaseExpression]  # placeholder name -> fed value
     defs: Dict[str, "Statement"] = field(default_factory=dict)  # what each name meant there
     optional: Set[str] = field(default_factory=set)  # fed tensors computed when the feed is None
+    # `sess.run(tf.reduce_mean(y - labels), feed)`, an expression of graph tensors and Python values
+    # (`labels`, numpy data): the tensors are computed by the run's function, the expression eagerly
+    outer: Optional[cst.BaseExpression] = None
 
 
 class Script:
@@ -1592,11 +1595,19 @@ class Script:
         fetches = bound.get("fetches")
         if fetches is None:
             raise Blocked(at, "`sess.run` without fetches")
-        fetched = self._fetched(fetches, at)
+        outer = None
+        if self._mixed(fetches, at):
+            outer, fetched = fetches, sorted(names_read(fetches) & self.graph_names())
+            fetches = cst.Name(fetched[0]) if len(fetched) == 1 else cst.Tuple([cst.Element(cst.Name(n))
+                                                                                for n in fetched])
+        else:
+            fetched = self._fetched(fetches, at)
         feeds: Dict[str, cst.BaseExpression] = {}
         feed = bound.get("feed_dict")
         if isinstance(feed, cst.Name) and feed.value in self.feed_dicts:
-            return self._site_fed_ahead(call, at, fetches, fetched, feed.value)
+            site = self._site_fed_ahead(call, at, fetches, fetched, feed.value)
+            site.outer = outer
+            return site
         if feed is not None:
             if not isinstance(feed, cst.Dict):
                 raise Blocked(at, "a `feed_dict` that is not a dict literal")
@@ -1607,7 +1618,24 @@ class Script:
                 if self.kinds.get(key) not in (Kind.PLACEHOLDER, Kind.GRAPH, Kind.NEXT):
                     raise Blocked(at, f"a `feed_dict` that feeds `{key}`, which is not a tensor")
                 feeds[key] = element.value
-        return RunSite(call, at, fetches, fetched, feeds, dict(self.defs))
+        return RunSite(call, at, fetches, fetched, feeds, dict(self.defs), outer=outer)
+
+    def _mixed(self, fetches, at: int) -> bool:
+        """A fetch that is one expression of graph tensors and Python values (`tf.reduce_mean(
+        tf.square(y - targets))`, `targets` numpy data): TF1 built its ops anew at each run and
+        computed them in it; eagerly the same ops run on the tensors the run's function returns."""
+        if isinstance(fetches, (cst.Name, cst.List, cst.Tuple, cst.Dict)):
+            return False
+        reads = names_read(fetches)
+        graph = self.graph_names()
+        python = reads - graph - self.aliases - self.helpers
+        if not reads & graph or not python or python & self.sessions:
+            return False
+        if any(self.kinds.get(n) in (Kind.TRAIN, Kind.INIT, Kind.SAVER) for n in reads):
+            return False
+        self._check_supported(fetches, at)
+        fetches.visit(_StateFree(self, at, f"the fetch `{code(fetches)}`"))
+        return True
 
     def _site_fed_ahead(self, call, at: int, fetches, fetched: List[str], feed: str) -> RunSite:
         """A run fed by a dict built ahead. A tensor that only some of its literals feed (an RNN's

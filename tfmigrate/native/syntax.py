@@ -21,7 +21,12 @@ def names_read(node: cst.CSTNode) -> Set[str]:
 
 def names_in(node: cst.CSTNode) -> List[str]:
     """Each Name in `node`, as often as it occurs (attribute names and keywords excluded)."""
-    found: List[str] = []
+    return [name.value for name in name_nodes(node)]
+
+
+def name_nodes(node: cst.CSTNode) -> List[cst.Name]:
+    """The Name nodes `names_in` counts, in order."""
+    found: List[cst.Name] = []
 
     class _Reads(cst.CSTVisitor):
         def visit_Attribute(self, attr: cst.Attribute) -> bool:
@@ -33,7 +38,7 @@ def names_in(node: cst.CSTNode) -> List[str]:
             return False
 
         def visit_Name(self, name: cst.Name) -> None:
-            found.append(name.value)
+            found.append(name)
 
     node.visit(_Reads())
     return found
