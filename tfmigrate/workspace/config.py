@@ -328,6 +328,8 @@ def _values(table: dict, label: str) -> dict:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{where(key)}: expected true or false, got {table[key]!r}")
             values[attr] = table[key]
+    if values.get("keras3") and "native" not in table:  # `keras3 = true` builds on `native`
+        values["native"] = True
     if "target-version" in table:
         values["target_version"] = check_target(where("target-version"), table["target-version"])
     if "tensorflow-aliases" in table:
