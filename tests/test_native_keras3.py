@@ -92,6 +92,28 @@ def test_what_stays_tf1_is_named(function, kept):
     assert any(kept in line for line in result.kept), result.kept
 
 
+EMBEDDING = ("import numpy as np\nimport tensorflow as tf\n\n\ndef encoder(tokens):\n"
+             "    with tf.variable_scope('encoder'):\n"
+             "        table = tf.get_variable('embeddings', [5, 4], initializer=tf.constant_initializer(0.1))\n"
+             "        pooled = tf.reduce_mean(tf.nn.embedding_lookup(table, tokens), axis=1)\n"
+             "        return tf.layers.dense(pooled, 1, kernel_initializer=tf.constant_initializer(0.3))\n\n\n"
+             "tokens = tf.placeholder(tf.int32, [None, 3])\ny = tf.placeholder(tf.float32, [None, 1])\n"
+             "out = encoder(tokens)\nloss = tf.reduce_mean(tf.square(out - y))\n"
+             "train_op = tf.train.AdamOptimizer(0.05).minimize(loss)\nwith tf.Session() as sess:\n"
+             "    sess.run(tf.global_variables_initializer())\n    for step in range(25):\n"
+             "        _, value = sess.run([train_op, loss], {tokens: [[1, 3, 0], [2, 2, 4], [4, 0, 1]], "
+             "y: [[0.5], [-0.25], [1.0]]})\n    print('loss=%.5f' % value)\n")
+
+
+def test_an_embedding_table_stays_tracked_and_says_why():
+    """A Keras Embedding was measured unequal under Keras 3's Adam (repeated ids): the table stays a
+    tracked `get_variable`, the dense beside it still becomes a Keras layer."""
+    result = upgrade(rewrite(EMBEDDING).code)
+    assert any("embedding_lookup" in why and "0.00434" in why for why in result.kept), result.kept
+    assert "tf.compat.v1.get_variable('embeddings'" in result.code and "tf.keras.layers.Dense(" in result.code
+    assert "track_tf1_style_variables" in result.code
+
+
 def test_a_saver_keeps_tf1_names():
     text = (FIXTURES / "TFM216" / "exec_saver_model_function.py").read_text(encoding="utf-8")
     level2 = rewrite(text).code
