@@ -34,7 +34,8 @@ def _code_lines(text: str) -> str:
 def test_rewrite_snapshot(case):
     source = case.read_text(encoding="utf-8")
     unsafe = bool(re.search(r"^# fix-args:.*--unsafe-fixes", source, re.MULTILINE))  # a shuffled queue pipeline
-    outcome = rewrite(source, unsafe=unsafe)
+    keras3 = bool(re.search(r"^# fix-args:.*--keras3", source, re.MULTILINE))  # level 3 (native.keras3)
+    outcome = rewrite(source, unsafe=unsafe, keras3=keras3)
     assert outcome.blocker is None, str(outcome.blocker)
     assert outcome.code == snapshot(case.parent / "expected" / f"{case.stem}.native", outcome.code)
 

@@ -126,7 +126,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
 
 
 def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
-                 native: bool = False, ignore_noqa: bool = False) -> List[Finding]:
+                 native: bool = False, ignore_noqa: bool = False, keras3: bool = False) -> List[Finding]:
     """`shims`: the project's re-exports of TensorFlow (facts.project_imports.ProjectImports), or None. `imported_by`: a
     checked module of TF1 graph code that imports this one (graph_imports), or None. Runs with
     room for deeply nested code (tfmigrate.core.deep)."""
@@ -135,20 +135,22 @@ def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, impor
 
 
 def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False,
-               shims=None, imported_by=None, native: bool = False, ignore_noqa: bool = False) -> FileResult:
+               shims=None, imported_by=None, native: bool = False, ignore_noqa: bool = False,
+               keras3: bool = False) -> FileResult:
     """Fix to a fixed point. The result's `fixed` is None when nothing changed. A fix whose
     result would not parse is refused (reported as TFM000) and the others still apply.
-    `native`: a TF1 graph script is first rewritten as eager TF2 where it can be (TFM216)."""
+    `native`: a TF1 graph script is first rewritten as eager TF2 where it can be (TFM216); `keras3`:
+    and its tracked TF1 layers as Keras layers where equal (native.keras3)."""
 
     def lint(current: bytes, parsed: Optional[cst.Module]) -> _Pass:
         return _lint(current, path, codes, parsed, shims, imported_by, native, ignore_noqa)
 
     return run_deep(fix_to_fixed_point, data, path, codes, lint, unsafe, record, native,
-                    shims.stateful if shims else (), shims.eager if shims else ())
+                    shims.stateful if shims else (), shims.eager if shims else (), keras3)
 
 
 def lint_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
-                native: bool = False, ignore_noqa: bool = False):
+                native: bool = False, ignore_noqa: bool = False, keras3: bool = False):
     """check_source's whole pass: the findings with their fixes, and the parsed module and
     positions those fixes refer to (`module` is None when the file was not parsed), for a caller
     that applies one fix at a time (the editor's quick fixes, through tfmigrate.api)."""

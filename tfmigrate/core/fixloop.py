@@ -38,13 +38,13 @@ class FileResult:
 
 
 def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Callable, unsafe: bool, record: bool,
-                       native: bool, stateful: tuple = (), eager: tuple = ()) -> FileResult:
+                       native: bool, stateful: tuple = (), eager: tuple = (), keras3: bool = False) -> FileResult:
     """`lint(data, parsed)`: the engine's lint pass on `data` (`parsed`: its module when already
     parsed), with the module, findings and positions the fixes were found in."""
     result = FileResult(path, data)
     current = data
     if native and NATIVE in codes:
-        current = _rewrite_natively(data, result, record, stateful, eager, unsafe)
+        current = _rewrite_natively(data, result, record, stateful, eager, unsafe, keras3)
     refused: set = set()
     failures: List[Finding] = []
     lint_pass = None
@@ -91,10 +91,11 @@ def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Calla
 
 
 def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: tuple = (), eager: tuple = (),
-                      unsafe: bool = False) -> bytes:
+                      unsafe: bool = False, keras3: bool = False) -> bytes:
     """The native pre-pass: the module rewritten as eager TF2 (tfmigrate.native), before any other
     fix; `data` itself when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why).
-    `unsafe`: a queue pipeline read in a random order may become a `tf.data` shuffle."""
+    `unsafe`: a queue pipeline read in a random order may become a `tf.data` shuffle; `keras3`: the
+    tracked TF1 layers become Keras layers where equal (native.keras3)."""
     if not might_use_tensorflow(data):
         return data
     from tfmigrate.native import rewrite
@@ -103,7 +104,7 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: t
         source = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    outcome = rewrite(source, stateful, eager, unsafe)
+    outcome = rewrite(source, stateful, eager, unsafe, keras3)
     if outcome.code is None:
         return data
     new = outcome.code.encode("utf-8")

@@ -43,12 +43,12 @@ def _fail(message: str) -> None:
 
 def _settings(paths, config, select, extend_select, ignore, target, unsafe=None, force_exclude=None,
               respect_gitignore=None, exclude=None, extend_exclude=None, max_file_size=None, native=None,
-              ignore_noqa=None):
+              ignore_noqa=None, keras3=None):
     from tfmigrate.workspace.config import ConfigError, resolve
 
     try:
         settings = resolve(paths, config, select, extend_select, ignore, unsafe, target, force_exclude,
-                           respect_gitignore, exclude, extend_exclude, max_file_size, native, ignore_noqa)
+                           respect_gitignore, exclude, extend_exclude, max_file_size, native, ignore_noqa, keras3)
         settings.codes()
         return settings
     except ConfigError as error:
@@ -424,12 +424,12 @@ def _applied(outcomes):
 def fix(paths, unsafe_fixes, native, diff, show_fixes, config, select, extend_select, ignore, target_version, fmt,
         output_file, statistics, exit_zero, exit_non_zero_on_fix, fail_on, jobs, no_cache, stdin_filename,
         force_exclude, max_file_size, respect_gitignore, exclude, extend_exclude, quiet, verbose, ignore_noqa,
-        only: bool = False) -> None:
+        only: bool = False, keras3=None) -> None:
     """`tfmigrate fix`, and `check --fix`; `only` (`check --fix-only`): the findings that remain
     are not reported and do not change the exit code."""
     paths = paths or ["."]
     settings = _settings(paths, config, select, extend_select, ignore, target_version, unsafe_fixes, force_exclude,
-                         respect_gitignore, exclude, extend_exclude, max_file_size, native, ignore_noqa)
+                         respect_gitignore, exclude, extend_exclude, max_file_size, native, ignore_noqa, keras3)
     _check_output(output_file)
     tasks = _tasks(paths, settings, "fix", diff, no_cache, stdin_filename)
     if not tasks:

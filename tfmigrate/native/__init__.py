@@ -26,10 +26,11 @@ class Outcome:
 
 
 @lru_cache(maxsize=16)
-def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool = False) -> Outcome:
+def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool = False, keras3: bool = False) -> Outcome:
     """The module `source` as eager TF2, or the construct that stops it (`stateful`: the checked
     modules it imports that make variables; `eager`: those an eager test may call; `unsafe`: a
-    queue pipeline whose order was random may become a `tf.data` shuffle). Remembered per
+    queue pipeline whose order was random may become a `tf.data` shuffle; `keras3`: the TF1 layers of
+    its model functions become Keras layers where equal, native.keras3). Remembered per
     source: the runner's look at the scripts, the engine's first pass and TFM216 in every later fix
     pass ask about the same text."""
     try:
@@ -52,7 +53,7 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         return Outcome(None, Blocker(1, f"internal: the queue conversion failed ({type(error).__name__}: {error}); "
                                         "please report it"))
     if converted is not None:
-        outcome = rewrite(converted.text, stateful, eager)
+        outcome = rewrite(converted.text, stateful, eager, keras3=keras3)
         if outcome.blocker is not None:  # named at its line in the source as written
             blocker = Blocker(converted.original_line(source, outcome.blocker.line), outcome.blocker.construct)
             return Outcome(None, blocker)
@@ -92,7 +93,21 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
         return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
                                         "please report it"))
-    return _checked(text)
+    return _keras3(_checked(text)) if keras3 else _checked(text)
+
+
+def _keras3(outcome: Outcome) -> Outcome:
+    """The rewrite with its model functions' TF1 layers as Keras layers (native.keras3), where the
+    upgrade succeeds; the level-2 rewrite otherwise."""
+    if outcome.code is None:
+        return outcome
+    from tfmigrate.native.keras3 import upgrade
+
+    try:
+        upgraded = _checked(upgrade(outcome.code).code)
+    except Exception:  # noqa: BLE001 - a defect of the upgrade: the level-2 rewrite stands
+        return outcome
+    return upgraded if upgraded.code is not None else outcome
 
 
 def _checked(text: str) -> Outcome:

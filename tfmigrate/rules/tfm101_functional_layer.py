@@ -22,6 +22,12 @@ from tfmigrate.facts.program import ProgramMode
 from tfmigrate.facts.keras_classes import KerasClasses
 
 
+# What `fix --keras3` (tfmigrate.native.keras3) does with such a layer, and why one stays TF1.
+_KERAS3 = ("`fix --keras3` makes dense, conv2d, max_pooling2d and dropout (not in training mode) Keras layers "
+           "made once in a model function's Keras layer, where the numbers stay equal; it keeps a layer TF1 "
+           "inside a loop or inner function, under a `variable_scope` named by a parameter or setting defaults, "
+           "in a function another model function calls, with float64 data, or when a Saver reads TF1's names.")
+
 class FunctionalLayer(Rule):
     code = "TFM101"
     reads = (ProgramMode, KerasClasses)
@@ -115,7 +121,7 @@ class FunctionalLayer(Rule):
                 node.func,
                 f"`{spelled}` is a TF1 functional layer on TensorFlow's model-mapping route: inside "
                 "`track_tf1_style_variables` code, with legacy Keras (tf-keras), it makes its variables once, "
-                f"with TF1's names. {native}; no automatic fix.",
+                f"with TF1's names. {native}; no automatic fix. {_KERAS3}",
                 debt=True,
             )
         if program.on_compat_route and program.legacy_keras_set and v1.startswith("tensorflow.compat.v1."):

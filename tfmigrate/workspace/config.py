@@ -29,7 +29,7 @@ DEFAULT_EXCLUDE = (
 _KEYS = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
     "respect-gitignore", "unsafe-fixes", "target-version", "tensorflow-aliases", "force-exclude",
-    "max-file-size", "native", "extend",
+    "max-file-size", "native", "keras3", "extend",
 }
 # A larger file that mentions TensorFlow is reported (TFM001) and skipped: libcst's parser takes
 # about 0.7 GB of memory per MB it parses at once, and seconds per MB of source; at 800 KB the
@@ -57,6 +57,7 @@ class Settings:
     force_exclude: bool = False  # exclude files named on the command line too (pre-commit names every file)
     unsafe_fixes: bool = False
     native: bool = False  # `fix` rewrites TF1 graph scripts to eager TF2 where it can (tfmigrate.native)
+    keras3: bool = False  # and their TF1 model functions' layers as Keras layers where equal (native.keras3)
     target_version: str = DEFAULT_TARGET
     # The project's own re-exports of TensorFlow: {"pkg.compat.tfv1": "tensorflow.compat.v1"}.
     tensorflow_aliases: Dict[str, str] = field(default_factory=dict)
@@ -321,11 +322,14 @@ def _values(table: dict, label: str) -> dict:
         if key in table:
             values[attr] = [_check_glob(where(key), g) for g in _strings(where(key), table[key])]
     for key, attr in (("respect-gitignore", "respect_gitignore"), ("unsafe-fixes", "unsafe_fixes"),
-                      ("force-exclude", "force_exclude"), ("native", "native")):
+                      ("force-exclude", "force_exclude"), ("native", "native"),
+                      ("keras3", "keras3")):
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{where(key)}: expected true or false, got {table[key]!r}")
             values[attr] = table[key]
+    if values.get("keras3") and "native" not in table:  # `keras3 = true` builds on `native`
+        values["native"] = True
     if "target-version" in table:
         values["target_version"] = check_target(where("target-version"), table["target-version"])
     if "tensorflow-aliases" in table:
@@ -389,6 +393,7 @@ class Flags:
     max_file_size: Optional[str] = None
     native: Optional[bool] = None
     ignore_noqa: Optional[bool] = None
+    keras3: Optional[bool] = None
 
     def check(self) -> None:
         """Validate the flags once, before any file is looked at."""
@@ -411,9 +416,12 @@ class Flags:
             changes["extend_select"] = [*changes.get("extend_select", settings.extend_select), *self.extend_select]
         if self.ignore:
             changes["ignore"] = [*changes.get("ignore", settings.ignore), *self.ignore]
-        for name in ("unsafe_fixes", "target_version", "force_exclude", "respect_gitignore", "native", "ignore_noqa"):
+        for name in ("unsafe_fixes", "target_version", "force_exclude", "respect_gitignore", "native", "ignore_noqa",
+                     "keras3"):
             if getattr(self, name) is not None:
                 changes[name] = getattr(self, name)
+        if changes.get("keras3") and self.native is None:  # `--keras3` builds on `--native`
+            changes["native"] = True
         if self.exclude:
             changes["exclude"] = list(self.exclude)
         if self.extend_exclude:
@@ -509,11 +517,12 @@ def resolve(
     max_file_size: Optional[str] = None,
     native: Optional[bool] = None,
     ignore_noqa: Optional[bool] = None,
+    keras3: Optional[bool] = None,
 ) -> Settings:
     """The settings of the first path (its cache folder is the run's), which answer
     `for_path` for every other file. `config`: --config's values (see config_options)."""
     flags = Flags(select, extend_select, ignore, unsafe_fixes, target_version, force_exclude, respect_gitignore,
-                  _globs(exclude), _globs(extend_exclude), max_file_size, native, ignore_noqa)
+                  _globs(exclude), _globs(extend_exclude), max_file_size, native, ignore_noqa, keras3)
     flags.check()
     forced, overrides = config_options(config)
     first = paths[0] if paths and paths[0] != "-" else os.getcwd()

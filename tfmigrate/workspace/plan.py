@@ -32,6 +32,7 @@ class Task:
     graph_importer: Optional[str] = None  # a checked TF1 graph module that imports this one
     max_size: int = 0  # max-file-size in bytes (0: no limit)
     native: bool = False  # rewrite TF1 graph scripts to eager TF2 (tfmigrate.native)
+    keras3: bool = False  # and their tracked TF1 layers as Keras layers where equal (native.keras3)
     ignore_noqa: bool = False  # no `# noqa` silences anything (--ignore-noqa)
 
 
@@ -146,6 +147,8 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
     if key and own.native:
         key += "|native" + "".join(f"|stateful import: {m}" for m in facts.stateful.get(path, ())) + "".join(
             f"|eager import: {m}" for m in facts.eager.get(path, ()))
+    if key and own.native and own.keras3:
+        key += "|keras3"
     if key and own.ignore_noqa:
         key += "|ignore-noqa"
     return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
@@ -153,7 +156,7 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
                 shims=file_shims(own, path, facts.star.get(path), display_path(legacy) if legacy else None,
                                  facts.stateful.get(path, ()), facts.eager.get(path, ())),
                 graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
-                native=own.native, ignore_noqa=own.ignore_noqa)
+                native=own.native, keras3=own.native and own.keras3, ignore_noqa=own.ignore_noqa)
 
 
 def tasks(

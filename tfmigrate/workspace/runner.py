@@ -214,6 +214,8 @@ def engine_facts(task: Task) -> dict:
         facts["imported_by"] = task.graph_importer
     if task.native:
         facts["native"] = True
+    if getattr(task, "keras3", False):
+        facts["keras3"] = True
     if task.ignore_noqa:
         facts["ignore_noqa"] = True
     return facts

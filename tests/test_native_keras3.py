@@ -1,0 +1,121 @@
+"""`fix --keras3` (native.keras3, issue 22 item 4): inside the model-mapping route's tracked model
+functions, `tf.layers` dense / conv2d / max_pooling2d / dropout become Keras layers made once, and
+the program prints what `fix --native` made it print (each construct in a fixture run both ways
+under TF 2.21); a program left without TF1 model code runs on Keras 3 with tf-keras unimportable;
+what stays TF1 is named per construct."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixtures_lib import FIXTURES
+from tfmigrate.native import rewrite
+from tfmigrate.native.keras3 import upgrade
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = sorted((FIXTURES / "TFM216").glob("exec_keras3_*.py"))
+ENV = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONWARNINGS="ignore", NO_COLOR="1",
+           PYTHONPATH=str(ROOT))
+# The program run with tf-keras unimportable: Keras 3 only.
+WITHOUT_TF_KERAS = ("import runpy, sys\nsys.modules['tf_keras'] = None\npath = sys.argv[1]\nsys.argv = [path]\n"
+                    "runpy.run_path(path, run_name='__main__')\n")
+# Each replaced construct, the fixture that runs it at both levels.
+CONSTRUCTS = {"Dense": "exec_keras3_gan", "Conv2D": "exec_keras3_cnn", "MaxPooling2D": "exec_keras3_cnn",
+              "Dropout": "exec_keras3_cnn"}
+
+
+def _fixed(case: Path, folder: Path, *args: str) -> Path:
+    folder.mkdir()
+    copy = folder / case.name
+    shutil.copy(case, copy)
+    done = subprocess.run([sys.executable, "-m", "tfmigrate", "fix", "--no-cache", "--exit-zero", *args, copy.name],
+                          capture_output=True, text=True, env=ENV, cwd=folder, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return copy
+
+
+def _printed(path: Path, *runner: str) -> str:
+    ran = subprocess.run([sys.executable, *runner, path.name], capture_output=True, text=True, env=ENV,
+                         cwd=path.parent, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    return ran.stdout
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
+def test_level_3_prints_what_level_2_printed(case, tmp_path):
+    native = _fixed(case, tmp_path / "native", "--native")
+    keras = _fixed(case, tmp_path / "keras3", "--keras3")
+    code = keras.read_text(encoding="utf-8")
+    assert "tf.keras.layers.Layer" in code and "tf.compat.v1.layers." not in code, code
+    assert _printed(keras) == _printed(native)
+    if "TF_USE_LEGACY_KERAS" not in code:  # no TF1 model code left: Keras 3, without tf-keras
+        runner = tmp_path / "without_tf_keras.py"
+        runner.write_text(WITHOUT_TF_KERAS)
+        assert _printed(keras, str(runner)) == _printed(native)
+
+
+def test_each_replaced_construct_is_in_a_fixture():
+    for keras, stem in CONSTRUCTS.items():
+        code = rewrite((FIXTURES / "TFM216" / f"{stem}.py").read_text(encoding="utf-8"), keras3=True).code
+        assert f"tf.keras.layers.{keras}(" in code, (keras, stem)
+
+
+def test_pure_and_mixed_files():
+    pure = rewrite((FIXTURES / "TFM216" / "exec_keras3_cnn.py").read_text(encoding="utf-8"), keras3=True).code
+    assert "TF_USE_LEGACY_KERAS" not in pure and "track_tf1_style_variables" not in pure and "TF1Model" not in pure
+    mixed = rewrite((FIXTURES / "TFM216" / "exec_keras3_gan.py").read_text(encoding="utf-8"), keras3=True).code
+    assert "TF_USE_LEGACY_KERAS" in mixed and "TF1Model(discriminator)" in mixed and "Generator()" in mixed
+
+
+MODEL = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\n{}"
+         "y = f(x)\nwith tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n    s.run(y, {{x: [[1.0, 2.0]]}})\n")
+
+
+@pytest.mark.parametrize("function, kept", [
+    ("def f(t, training):\n    with tf.variable_scope('m'):\n        return tf.layers.dropout(tf.layers.dense(t, 2), 0.5,"
+     " training=training)\n", "in training mode"),
+    ("def f(t):\n    with tf.variable_scope('m'):\n        for i in range(2):\n            t = tf.layers.dense(t, 2)\n"
+     "        return t\n", "in a loop"),
+    ("def f(t):\n    with tf.variable_scope('m'):\n        return tf.layers.dense(tf.layers.flatten(t), 2)\n",
+     "no measured Keras mapping"),
+    ("def f(t):\n    with tf.variable_scope('m'):\n        w = tf.get_variable('w', [2, 2])\n"
+     "        return tf.layers.dense(tf.matmul(t, w), 2)\n", "get_variable"),
+])
+def test_what_stays_tf1_is_named(function, kept):
+    source = MODEL.format(function).replace("y = f(x)", "y = f(x, False)" if "training" in function else "y = f(x)")
+    level2 = rewrite(source)
+    assert level2.code is not None, level2.blocker
+    result = upgrade(level2.code)
+    assert any(kept in line for line in result.kept), result.kept
+
+
+EMBEDDING = ("import numpy as np\nimport tensorflow as tf\n\n\ndef encoder(tokens):\n"
+             "    with tf.variable_scope('encoder'):\n"
+             "        table = tf.get_variable('embeddings', [5, 4], initializer=tf.constant_initializer(0.1))\n"
+             "        pooled = tf.reduce_mean(tf.nn.embedding_lookup(table, tokens), axis=1)\n"
+             "        return tf.layers.dense(pooled, 1, kernel_initializer=tf.constant_initializer(0.3))\n\n\n"
+             "tokens = tf.placeholder(tf.int32, [None, 3])\ny = tf.placeholder(tf.float32, [None, 1])\n"
+             "out = encoder(tokens)\nloss = tf.reduce_mean(tf.square(out - y))\n"
+             "train_op = tf.train.AdamOptimizer(0.05).minimize(loss)\nwith tf.Session() as sess:\n"
+             "    sess.run(tf.global_variables_initializer())\n    for step in range(25):\n"
+             "        _, value = sess.run([train_op, loss], {tokens: [[1, 3, 0], [2, 2, 4], [4, 0, 1]], "
+             "y: [[0.5], [-0.25], [1.0]]})\n    print('loss=%.5f' % value)\n")
+
+
+def test_an_embedding_table_stays_tracked_and_says_why():
+    """A Keras Embedding was measured unequal under Keras 3's Adam (repeated ids): the table stays a
+    tracked `get_variable`, the dense beside it still becomes a Keras layer."""
+    result = upgrade(rewrite(EMBEDDING).code)
+    assert any("embedding_lookup" in why and "0.00434" in why for why in result.kept), result.kept
+    assert "tf.compat.v1.get_variable('embeddings'" in result.code and "tf.keras.layers.Dense(" in result.code
+    assert "track_tf1_style_variables" in result.code
+
+
+def test_a_saver_keeps_tf1_names():
+    text = (FIXTURES / "TFM216" / "exec_saver_model_function.py").read_text(encoding="utf-8")
+    level2 = rewrite(text).code
+    result = upgrade(level2)
+    assert result.code == level2 and "Saver" in result.kept[0]
