@@ -7,6 +7,12 @@ made inside `name_scope("layer2")` is `layer2/w`, an unnamed one `Variable`, `Va
 `variable_scope("model")` is `model/W1` (name scopes do not prefix it). The eager program gets
 a name-based `tf.compat.v1.train.Saver(var_list={tf1_name: variable})`, which reads and writes
 the same keys (measured with TF 2.21: a checkpoint written by the compat-route original restores).
+
+A Saver made after `minimize` with Adam or Momentum also saved the optimizer's state (`W/Adam`,
+`W/Adam_1`, `beta1_power`, `beta2_power`; `W/Momentum`), which Keras optimizers keep under no TF1
+name: there the eager program keeps TF1's optimizer (`tf.compat.v1.train.AdamOptimizer`, which runs
+eagerly inside a `tf.function` with TF1's update rule and makes its state under TF1's names) and
+saves its state by those names, so training goes on where the checkpoint stopped.
 """
 from __future__ import annotations
 
@@ -35,11 +41,14 @@ class GraphNames:
         self.saved: List[Tuple[str, str, str]] = []  # (TF1 name, the eager expression, a layer's weight or "")
         self.scopes: Dict[str, int] = {}         # variable scopes opened by default name (`dense`, `dense_1`)
         self.unknown: Optional[str] = None       # why a name cannot be known, once one cannot
+        self.optimizer: Optional[str] = None     # the optimizer with state that `minimize` ran in this graph
+        self.trained: List[str] = []             # the train ops that made its state (traced before a Saver)
 
     def copy(self) -> "GraphNames":
         """The names so far, for a Saver made now (what is made later is not its)."""
         other = GraphNames()
         other.used, other.saved, other.scopes, other.unknown = dict(self.used), list(self.saved), dict(self.scopes), self.unknown
+        other.optimizer, other.trained = self.optimizer, list(self.trained)
         return other
 
     def reset(self) -> None:
@@ -100,6 +109,21 @@ class GraphNames:
         tracked object keeps TF1's names (`G/dense/kernel`, measured), read from it at run time."""
         self.saved.append(("", builder, str(call_id)))
 
+    def minimized(self, optimizer: str, path: Optional[str], train_op: str) -> None:
+        """`train_op = optimizer.minimize(loss)` in this graph: an optimizer with state (not in
+        STATELESS_OPTIMIZERS) made its slots and accumulators, which a Saver made after saves."""
+        if path in STATELESS_OPTIMIZERS:
+            return
+        if self.optimizer not in (None, optimizer):
+            self.refuse(f"the state of two optimizers (`{self.optimizer}`, `{optimizer}`), whose TF1 names "
+                        "(`beta1_power_1`, ...) tfmigrate does not map")
+        if path == "train.AdamOptimizer" and self.optimizer is None:
+            for accumulator in ("beta1_power", "beta2_power"):
+                if self.unique(accumulator) != accumulator:
+                    self.refuse(f"a variable named `{accumulator}` beside Adam's own")
+        self.optimizer = optimizer
+        self.trained.append(train_op)
+
     def refuse(self, why: str) -> None:
         self.unknown = self.unknown or why
 
@@ -124,5 +148,31 @@ class GraphNames:
             else:
                 items.append(f'"{name}": {expression}.{weight}' + (".value" if keras3 else ""))
         if len(items) == 1 and items[0].startswith("**"):
-            return items[0][2:]  # one model's variables: the comprehension itself
-        return "{" + ", ".join(items) + "}"
+            literal = items[0][2:]  # one model's variables: the comprehension itself
+        else:
+            literal = "{" + ", ".join(items) + "}"
+        if self.optimizer is not None:
+            return f"with_tf1_optimizer_state({literal}, {self.optimizer})"
+        return literal
+
+
+# Written once into an eager program whose Saver saves TF1's optimizer state (GraphNames.minimized).
+OPTIMIZER_STATE = '''
+
+def with_tf1_optimizer_state(variables, optimizer):
+    """`variables` ({TF1 name: variable}) and the state of TF1's optimizer, by the names TF1's Saver
+    gave it: each slot of a variable it trains as `<name>/Adam`, `<name>/Adam_1` (TF1 made Adam's
+    `m`, then `v`: the sorted slot names), its own variables (`beta1_power`) by their names. A
+    checkpoint of either program restores into the other, and training goes on where it stopped."""
+    state = dict(variables)
+    for name, variable in variables.items():
+        for i, slot in enumerate(optimizer.get_slot_names()):
+            value = optimizer.get_slot(variable, slot)
+            if value is not None:
+                state[f"{name}/{optimizer.get_name()}" + (f"_{i}" if i else "")] = value
+    slots = {id(value) for value in state.values()}
+    state.update({v.name.split(":")[0]: v for v in optimizer.variables() if id(v) not in slots})
+    return state
+
+
+'''

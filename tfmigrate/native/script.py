@@ -228,7 +228,7 @@ class Script:
         self.name_scopes: List[Optional[str]] = []  # the name scopes around it (None: not a literal)
         self.tf1_names = checkpoints.GraphNames()  # TF1's names of the variables made so far
         self.saver_calls: Dict[int, cst.Call] = {}  # id(`saver.save(sess, ...)` / `restore`) -> the call
-        self._restores: List[int] = []  # lines of `saver.restore(...)`
+        self.tf1_optimizers: Set[str] = set()  # optimizers kept TF1's: a Saver saves their state
         self.named_layers: Dict[Tuple[str, str], str] = {}  # (scope, name=) -> the layer object
         self.summary_ops: List[Statement] = []  # `tf.summary.*` ops so far (what `merge_all` merges)
         self.writers: Dict[int, cst.BaseExpression] = {}  # id(FileWriter call in Python code) -> logdir
@@ -297,27 +297,7 @@ class Script:
                                "(only scripts are rewritten)")
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         self._map_model_functions()
-        self._restored_state_is_whole()
         return self
-
-    def _restored_state_is_whole(self) -> None:
-        """A TF1 checkpoint also holds the optimizer's state (Adam's `w/Adam`, `beta1_power`),
-        which the Keras optimizer keeps under other names: training on after a restore would
-        restart it, so a restore is rewritten only where the optimizer has none."""
-        if not self._restores:
-            return
-        for statement in self.statements:
-            if statement.kind is not Kind.TRAIN:
-                continue
-            optimizer = statement.optimizer
-            if isinstance(optimizer, cst.Name) and optimizer.value in self.defs:
-                optimizer = self.defs[optimizer.value].node.body[0].value
-            path = self.tf_call(optimizer)
-            if path not in checkpoints.STATELESS_OPTIMIZERS:
-                name = (path or code(optimizer)).split(".")[-1]
-                raise Blocked(self._restores[0], f"`saver.restore` in a program that trains with `{name}`: its "
-                                                 "state in the TF1 checkpoint (slots, beta powers) has no Keras name "
-                                                 "to restore into, so training on would restart it")
 
     def _map_model_functions(self) -> None:
         """Each call of a TF1 model function gets the tracked object it runs through: one per
@@ -756,6 +736,10 @@ class Script:
         if self.tf1_names.layered:  # the layers must have made their variables: traced first
             statement.reads = {n for s in self.statements if s.layers or s.tracked for n in s.targets}
             statement.deps = dict(self.defs)
+        if statement.saved.optimizer is not None:  # and the optimizer its state (checkpoints)
+            self.tf1_optimizers.add(statement.saved.optimizer)
+            statement.reads = statement.reads | set(statement.saved.trained)
+            statement.deps = dict(self.defs)
 
     def _is_object(self, value, path: Optional[str]) -> bool:
         if isinstance(value, (cst.Attribute, cst.Name)):
@@ -948,6 +932,15 @@ class Script:
             statement.optimizer_name = self.fresh("optimizer")
         else:
             raise Blocked(at, "`minimize` on an optimizer tfmigrate does not know")
+        self.tf1_names.minimized(statement.optimizer_name or receiver.value, self.optimizer_path(statement),
+                                 statement.targets[0])
+
+    def optimizer_path(self, train: Statement) -> Optional[str]:
+        """The TF1 API that made a TRAIN statement's optimizer (`train.AdamOptimizer`)."""
+        optimizer = train.optimizer
+        if isinstance(optimizer, cst.Name) and optimizer.value in self.defs:
+            optimizer = self.defs[optimizer.value].node.body[0].value
+        return self.tf_call(optimizer)
 
     def _data(self, statement: Statement, value, targets) -> bool:
         """tf.data the TF1 way: datasets of Python data, their iterators, `get_next()`."""
@@ -1449,8 +1442,6 @@ class Script:
         step = bound.get("global_step")
         if step is not None and names_read(step) & self.graph_names() - self.variable_names():
             raise Blocked(at, f"`{code(func)}(global_step=...)` of a tensor")
-        if func.attr.value == "restore":
-            self._restores.append(at)
         self.saver_calls[id(call)] = call
         return bound
 
