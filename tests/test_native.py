@@ -100,14 +100,6 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "o = tf.train.RMSPropOptimizer(0.1).minimize(l)\nwith tf.Session() as s:\n    s.run(o)\n",
      "an optimizer tfmigrate does not know"),
     # `tf.train.Saver` (checkpoints): where TF1's names or state are not known, the route is kept
-    (SAVER + "w = tf.Variable(1.0)\nl = x * w\nt = tf.train.AdamOptimizer(0.1).minimize(l)\n"
-     "u = tf.train.MomentumOptimizer(0.1, 0.9).minimize(l)\ns = tf.train.Saver()\n"
-     "with tf.Session() as sess:\n    s.restore(sess, 'm')\n    sess.run(t, {x: 1.0})\n",
-     "the state of two optimizers"),
-    (SAVER + "beta1_power = tf.Variable(1.0, name='beta1_power')\nl = x * beta1_power\n"
-     "t = tf.train.AdamOptimizer(0.1).minimize(l)\ns = tf.train.Saver()\n"
-     "with tf.Session() as sess:\n    s.restore(sess, 'm')\n    sess.run(t, {x: 1.0})\n",
-     "a variable named `beta1_power` beside Adam's own"),
     (MODEL + "def f(t):\n    return tf.layers.dense(t, 1)\na = f(x)\nb = a\n"
      "saver = tf.train.Saver()\n" + RUN.replace("]})\n", "]})\n    saver.save(s, 'm')\n"),
      "`f`, a TF1 model function that makes its variables outside a `variable_scope`"),

@@ -322,7 +322,7 @@ class Emitter:
         new = call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.train.Saver"), args=joined(
             call, [keyword("var_list", names), *call.args]))
         helper = ""
-        if statement.saved.optimizer is not None and not self.optimizer_state_written:
+        if statement.saved.optimizers and not self.optimizer_state_written:
             helper, self.optimizer_state_written = checkpoints.OPTIMIZER_STATE, True
         return helper + code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
 
@@ -544,13 +544,16 @@ class Emitter:
     def _build_variables(self, names: Set[str], deps: Dict[str, Statement], at: Statement) -> str:
         """A Saver over layers needs their variables now, as TF1's graph had them: a function of
         the layers' graph statements, traced once (`get_concrete_function`), makes them, in the
-        order and with the initial values their first call would have."""
+        order and with the initial values their first call would have (and a TF1 optimizer's
+        training step in it, the optimizer's slots and accumulators)."""
         names = sorted(names, key=lambda n: self.order[id(deps[n])])
         fetches = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
         site = RunSite(at.node, at.line, fetches, names, {}, deps)
         body, params = self._traced(site, "a `tf.train.Saver` over layers fed by a dataset or a boolean flag")
         function = self._function(site, body, params, deps, name=self.script.fresh("build_variables"))
-        return f"{function.text}{function.name}.get_concrete_function()  # the layers make their variables\n"
+        made = "the layers and the optimizers make" if any(deps[n].kind is Kind.TRAIN for n in names) \
+            else "the layers make"
+        return f"{function.text}{function.name}.get_concrete_function()  # {made} their variables\n"
 
     def _variables_read(self, site: RunSite) -> Optional[str]:
         """`sess.run([w, b])` of variables only, fed nothing: `[w.numpy(), b.numpy()]`, no function."""

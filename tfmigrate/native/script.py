@@ -736,8 +736,8 @@ class Script:
         if self.tf1_names.layered:  # the layers must have made their variables: traced first
             statement.reads = {n for s in self.statements if s.layers or s.tracked for n in s.targets}
             statement.deps = dict(self.defs)
-        if statement.saved.optimizer is not None:  # and the optimizer its state (checkpoints)
-            self.tf1_optimizers.add(statement.saved.optimizer)
+        if statement.saved.optimizers:  # and the optimizers their state (checkpoints)
+            self.tf1_optimizers |= set(statement.saved.optimizers)
             statement.reads = statement.reads | set(statement.saved.trained)
             statement.deps = dict(self.defs)
 
