@@ -52,6 +52,10 @@ def test_fixed_program_is_native_and_a_fixed_point(case):
 MODEL = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 1])\n"
 RUN = "with tf.Session() as s:\n    s.run([a, b], {x: [[1.0]]})\n"
 SAVER = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
+DATASET_ADAM = ("import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices([1.0, 2.0]).repeat()\n"
+                "it = ds.make_one_shot_iterator()\nx = it.get_next()\nw = tf.Variable(1.0)\nl = tf.square(x * w)\n"
+                "t = tf.train.AdamOptimizer(0.1).minimize(l)\ns = tf.train.Saver()\nwith tf.Session() as sess:\n"
+                "    sess.run(tf.global_variables_initializer())\n    sess.run(t)\n    s.save(sess, 'm')\n")
 ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float32)\n    w = tf.Variable(2.0)\n"
          "    with tf.Session() as sess:\n        sess.run(tf.global_variables_initializer())\n"
          "        print(sess.run(w * x, {x: 1.0}))\n        print(sess.run(w))\n")
@@ -100,6 +104,8 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "o = tf.train.RMSPropOptimizer(0.1).minimize(l)\nwith tf.Session() as s:\n    s.run(o)\n",
      "an optimizer tfmigrate does not know"),
     # `tf.train.Saver` (checkpoints): where TF1's names or state are not known, the route is kept
+    (DATASET_ADAM.replace("s.save(", "s.restore("), "`saver.restore` of a checkpoint with TF1's optimizer state "
+     "(slots, beta powers) whose training step reads the dataset element `x`"),
     (MODEL + "def f(t):\n    return tf.layers.dense(t, 1)\na = f(x)\nb = a\n"
      "saver = tf.train.Saver()\n" + RUN.replace("]})\n", "]})\n    saver.save(s, 'm')\n"),
      "`f`, a TF1 model function that makes its variables outside a `variable_scope`"),
@@ -446,6 +452,16 @@ def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_o
     assert listed.returncode == 0, listed.stderr[-2000:]
     compat_names, native_names = listed.stdout.strip().splitlines()[-2:]
     assert native_names == compat_names
+
+
+def test_a_saver_whose_optimizer_state_cannot_be_made_first_saves_the_variables_only():
+    """A training step that reads a dataset is not traced before the Saver, so TF1's optimizer
+    state cannot exist when the Saver is made: a program that only saves keeps the Keras optimizer
+    and saves the model's variables (as before issue 22's item 5); one that restores is refused
+    (test_what_stops_a_rewrite_is_named)."""
+    outcome = rewrite(DATASET_ADAM)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "tf.keras.optimizers.Adam(" in outcome.code and "with_tf1_optimizer_state" not in outcome.code
 
 
 def test_variables_unpacked_from_a_comprehension_are_each_a_variable():

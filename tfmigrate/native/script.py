@@ -229,6 +229,8 @@ class Script:
         self.tf1_names = checkpoints.GraphNames()  # TF1's names of the variables made so far
         self.saver_calls: Dict[int, cst.Call] = {}  # id(`saver.save(sess, ...)` / `restore`) -> the call
         self.tf1_optimizers: Set[str] = set()  # optimizers kept TF1's: a Saver saves their state
+        self._restores: List[int] = []  # lines of `saver.restore(...)`
+        self._unsaved_state: List[Tuple[int, str]] = []  # (line, why) of Savers without the optimizers' state
         self.named_layers: Dict[Tuple[str, str], str] = {}  # (scope, name=) -> the layer object
         self.summary_ops: List[Statement] = []  # `tf.summary.*` ops so far (what `merge_all` merges)
         self.writers: Dict[int, cst.BaseExpression] = {}  # id(FileWriter call in Python code) -> logdir
@@ -297,6 +299,7 @@ class Script:
                                "(only scripts are rewritten)")
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         self._map_model_functions()
+        self._restored_state_is_saved()
         return self
 
     def _map_model_functions(self) -> None:
@@ -736,10 +739,44 @@ class Script:
         if self.tf1_names.layered:  # the layers must have made their variables: traced first
             statement.reads = {n for s in self.statements if s.layers or s.tracked for n in s.targets}
             statement.deps = dict(self.defs)
-        if statement.saved.optimizers:  # and the optimizers their state (checkpoints)
-            self.tf1_optimizers |= set(statement.saved.optimizers)
-            statement.reads = statement.reads | set(statement.saved.trained)
-            statement.deps = dict(self.defs)
+        if statement.saved.optimizers:  # and the optimizers their state: their training steps traced first
+            untraced = next((why for why in map(self._untraceable, statement.saved.trained) if why), None)
+            if untraced:
+                self._unsaved_state.append((statement.line, untraced))
+                statement.saved.optimizers, statement.saved.trained = {}, []
+            else:
+                self.tf1_optimizers |= set(statement.saved.optimizers)
+                statement.reads = statement.reads | set(statement.saved.trained)
+                statement.deps = dict(self.defs)
+
+    def _untraceable(self, train_op: str) -> Optional[str]:
+        """Why the training step `train_op` cannot be traced before a Saver (emit traces only
+        functions of placeholders of a tensor dtype), or None."""
+        todo, seen = [self.defs[train_op]], set()
+        while todo:
+            definition = todo.pop()
+            if id(definition) in seen:
+                continue
+            seen.add(id(definition))
+            if definition.kind is Kind.NEXT:
+                return f"reads the dataset element `{definition.targets[0]}`"
+            dtype = definition.dtype
+            dtype = dtype if isinstance(dtype, str) or dtype is None else code(dtype)
+            if definition.kind is Kind.PLACEHOLDER and (definition.sparse or (dtype or "").endswith("bool")):
+                return f"is fed `{definition.targets[0]}`, a sparse tensor or a boolean flag"
+            if definition.kind in (Kind.GRAPH, Kind.TRAIN):
+                todo += list(definition.deps.values())
+        return None
+
+    def _restored_state_is_saved(self) -> None:
+        """A Saver whose optimizers' state cannot be made before it (its training step is not
+        traced) saves the model's variables only, as a Keras optimizer has no TF1 names: fine
+        for a program that only saves, not for one that restores and trains on."""
+        if self._unsaved_state and self._restores:
+            line, why = self._unsaved_state[0]
+            raise Blocked(self._restores[0], f"`saver.restore` of a checkpoint with TF1's optimizer state (slots, "
+                                             f"beta powers) whose training step {why}: the eager program cannot "
+                                             f"make that state before the Saver of line {line}")
 
     def _is_object(self, value, path: Optional[str]) -> bool:
         if isinstance(value, (cst.Attribute, cst.Name)):
@@ -1442,6 +1479,8 @@ class Script:
         step = bound.get("global_step")
         if step is not None and names_read(step) & self.graph_names() - self.variable_names():
             raise Blocked(at, f"`{code(func)}(global_step=...)` of a tensor")
+        if func.attr.value == "restore":
+            self._restores.append(at)
         self.saver_calls[id(call)] = call
         return bound
 
