@@ -760,6 +760,8 @@ class Script:
             seen.add(id(definition))
             if definition.kind is Kind.NEXT:
                 return f"reads the dataset element `{definition.targets[0]}`"
+            if definition.fed_only:
+                return f"is fed `{definition.targets[0]}`, a placeholder expression"
             dtype = definition.dtype
             dtype = dtype if isinstance(dtype, str) or dtype is None else code(dtype)
             if definition.kind is Kind.PLACEHOLDER and (definition.sparse or (dtype or "").endswith("bool")):
