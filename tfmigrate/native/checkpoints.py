@@ -7,6 +7,12 @@ made inside `name_scope("layer2")` is `layer2/w`, an unnamed one `Variable`, `Va
 `variable_scope("model")` is `model/W1` (name scopes do not prefix it). The eager program gets
 a name-based `tf.compat.v1.train.Saver(var_list={tf1_name: variable})`, which reads and writes
 the same keys (measured with TF 2.21: a checkpoint written by the compat-route original restores).
+
+A Saver made after `minimize` with Adam or Momentum also saved the optimizer's state (`W/Adam`,
+`W/Adam_1`, `beta1_power`, `beta2_power`; `W/Momentum`; a second Adam's `beta1_power_1`), which
+Keras optimizers keep under no TF1 name: there the eager program keeps TF1's optimizers
+(`tf.compat.v1.train.AdamOptimizer`, which runs eagerly inside a `tf.function` with TF1's update
+rule) and saves their state by TF1's names, so training goes on where the checkpoint stopped.
 """
 from __future__ import annotations
 
@@ -19,6 +25,8 @@ SAVER_OPTIONS = ("max_to_keep", "keep_checkpoint_every_n_hours", "pad_step_numbe
 CHECKPOINT_FILES = ("train.latest_checkpoint", "train.get_checkpoint_state", "train.checkpoint_exists")
 # Optimizers whose TF1 checkpoint holds no state of their own (no slots, no beta powers).
 STATELESS_OPTIMIZERS = ("train.GradientDescentOptimizer",)
+# Optimizers with state -> the variables of their own, in the order TF1 made them (slots aside).
+ACCUMULATORS = {"train.AdamOptimizer": ("beta1_power", "beta2_power"), "train.MomentumOptimizer": ()}
 # `tf.layers.<function>` -> the variables its layer makes, in TF1's names under the layer's scope.
 LAYER_WEIGHTS = {name: ("kernel", "bias") for name in (
     "dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose")}
@@ -35,11 +43,15 @@ class GraphNames:
         self.saved: List[Tuple[str, str, str]] = []  # (TF1 name, the eager expression, a layer's weight or "")
         self.scopes: Dict[str, int] = {}         # variable scopes opened by default name (`dense`, `dense_1`)
         self.unknown: Optional[str] = None       # why a name cannot be known, once one cannot
+        self.optimizers: Dict[str, Tuple[str, ...]] = {}  # optimizers with state `minimize` ran -> TF1's
+        #                                          names of their accumulators, in the order TF1 made them
+        self.trained: List[str] = []             # the train ops that made that state (traced before a Saver)
 
     def copy(self) -> "GraphNames":
         """The names so far, for a Saver made now (what is made later is not its)."""
         other = GraphNames()
         other.used, other.saved, other.scopes, other.unknown = dict(self.used), list(self.saved), dict(self.scopes), self.unknown
+        other.optimizers, other.trained = dict(self.optimizers), list(self.trained)
         return other
 
     def reset(self) -> None:
@@ -100,6 +112,19 @@ class GraphNames:
         tracked object keeps TF1's names (`G/dense/kernel`, measured), read from it at run time."""
         self.saved.append(("", builder, str(call_id)))
 
+    def minimized(self, optimizer: str, path: Optional[str], train_op: str) -> None:
+        """`train_op = optimizer.minimize(loss)` in this graph: an optimizer with state made its
+        slots and accumulators (Adam's `beta1_power`, unique in the graph: `beta1_power_1` for a
+        second Adam), which a Saver made after saves."""
+        if path in STATELESS_OPTIMIZERS:
+            return
+        if path not in ACCUMULATORS:
+            self.refuse(f"the state of `{optimizer}`, an optimizer whose TF1 checkpoint names tfmigrate does not know")
+            return
+        if optimizer not in self.optimizers:  # (one optimizer's accumulators are made once per graph)
+            self.optimizers[optimizer] = tuple(self.unique(name) for name in ACCUMULATORS[path])
+        self.trained.append(train_op)
+
     def refuse(self, why: str) -> None:
         self.unknown = self.unknown or why
 
@@ -124,5 +149,41 @@ class GraphNames:
             else:
                 items.append(f'"{name}": {expression}.{weight}' + (".value" if keras3 else ""))
         if len(items) == 1 and items[0].startswith("**"):
-            return items[0][2:]  # one model's variables: the comprehension itself
-        return "{" + ", ".join(items) + "}"
+            literal = items[0][2:]  # one model's variables: the comprehension itself
+        else:
+            literal = "{" + ", ".join(items) + "}"
+        if self.optimizers:
+            kept = ", ".join(f"({name}, {tuple(own)!r})".replace("'", '"') for name, own in self.optimizers.items())
+            return f"with_tf1_optimizer_state({literal}, {kept})"
+        return literal
+
+
+# Written once into an eager program whose Saver saves TF1's optimizer state (GraphNames.minimized).
+OPTIMIZER_STATE = '''
+
+def with_tf1_optimizer_state(variables, *optimizers):
+    """`variables` ({TF1 name: variable}) and the state of TF1's optimizers, given as (optimizer,
+    TF1's names of its accumulators) in the order TF1 made them, by the names TF1's Saver gave it:
+    each slot of a variable as `<name>/Adam`, then `<name>/Adam_1` (Adam's `m`, then `v`: the sorted
+    slot names; TF1 made a taken name unique with `_1`, `_2`), the accumulators (`beta1_power`) by
+    the names given. A checkpoint of either program restores into the other, and training goes on
+    where it stopped."""
+    state = dict(variables)
+    for optimizer, accumulators in optimizers:
+        slots = set()
+        for name, variable in variables.items():
+            for slot in optimizer.get_slot_names():
+                value = optimizer.get_slot(variable, slot)
+                if value is not None:
+                    key, i = f"{name}/{optimizer.get_name()}", 0
+                    while key in state:
+                        i += 1
+                        key = f"{name}/{optimizer.get_name()}_{i}"
+                    state[key] = value
+                    slots.add(id(value))
+        own = sorted((v for v in optimizer.variables() if id(v) not in slots), key=lambda v: v.name)
+        state.update(zip(accumulators, own))
+    return state
+
+
+'''

@@ -30,6 +30,7 @@ from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.fixers.compat_route import os_imported_before
+import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
@@ -73,6 +74,7 @@ class Emitter:
         self.order = {id(s): i for i, s in enumerate(script.statements)}
         self._last = None  # the node of the last statement written (blank lines after a def)
         self.summaries_written = False
+        self.optimizer_state_written = False  # checkpoints.OPTIMIZER_STATE
         # A feed built ahead in a variable named `feed_dict` is now a dict of arguments: renamed.
         self.renamed = {"feed_dict": script.fresh("feed")} if "feed_dict" in script.feed_dicts else {}
         self.helper_written = False
@@ -165,7 +167,7 @@ class Emitter:
         if kind is Kind.VARIABLE:
             return self._build_layers_made_before() + [self._variable(statement)]
         if kind is Kind.OBJECT and self.script.tf_call(statement.node.body[0].value, *OPTIMIZERS):
-            return [self._optimizer_line(statement.node, statement.node.body[0].value)]
+            return [self._optimizer_line(statement.node, statement.node.body[0].value, statement.targets[0])]
         if kind is Kind.OBJECT and statement.summaries == []:  # `merge_all()` of no summary: None
             return [f"{statement.targets[0]} = None\n"]
         if kind is Kind.HELPER and isinstance(statement.node, cst.FunctionDef) \
@@ -213,7 +215,8 @@ class Emitter:
             return out
         if kind is Kind.TRAIN:
             if statement.optimizer_name:
-                return [f"{statement.optimizer_name} = {self._keras_optimizer(statement.optimizer)}\n"]
+                optimizer = self._keras_optimizer(statement.optimizer, statement.optimizer_name)
+                return [f"{statement.optimizer_name} = {optimizer}\n"]
             return []
         out: List[str] = []
         replacements = {}
@@ -293,12 +296,17 @@ class Emitter:
                 f'    """The dataset TF1 built from {names}, fed when its iterator was initialized: of these values."""\n'
                 f"{lines}    return {code(iterator.dataset)}\n\n\n")
 
-    def _optimizer_line(self, line: cst.SimpleStatementLine, call: cst.Call) -> str:
-        new = cst.parse_expression(self._keras_optimizer(call))
+    def _optimizer_line(self, line: cst.SimpleStatementLine, call: cst.Call, name: str) -> str:
+        new = cst.parse_expression(self._keras_optimizer(call, name))
         return code(line.with_changes(body=[line.body[0].with_changes(value=new)]))
 
-    def _keras_optimizer(self, call: cst.Call) -> str:
-        return keras_optimizer(call, self.script.tf_call(call), self.tf)
+    def _keras_optimizer(self, call: cst.Call, name: str) -> str:
+        """The Keras optimizer with TF1's update rule, or TF1's own where a Saver saves its state
+        (checkpoints: TF1's slot names, which the Keras one has not)."""
+        path = self.script.tf_call(call)
+        if name in self.script.tf1_optimizers:
+            return code(call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.{path}")))
+        return keras_optimizer(call, path, self.tf)
 
     def _eager(self, statement: Statement) -> str:
         call = statement.node.body[0].value
@@ -318,12 +326,19 @@ class Emitter:
         restores what the TF1 program saved, and what it saves, the TF1 program restores."""
         assign = statement.node.body[0]
         call = assign.value
-        keras3 = not (self.script.cells or self.script.builders)  # else tf-keras's layers: plain variables
         names = cst.parse_expression(statement.saved.var_list(
-            keras3, lambda builder, call_id: self.script.builders[builder].objects[call_id]))
+            self._keras3, lambda builder, call_id: self.script.builders[builder].objects[call_id]))
         new = call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.train.Saver"), args=joined(
             call, [keyword("var_list", names), *call.args]))
-        return code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
+        helper = ""
+        if statement.saved.optimizers and not self.optimizer_state_written:
+            helper, self.optimizer_state_written = checkpoints.OPTIMIZER_STATE, True
+        return helper + code(statement.node.with_changes(body=[assign.with_changes(value=new)]))
+
+    @property
+    def _keras3(self) -> bool:
+        """Whether layers are Keras 3's (else tf-keras's, for RNN cells and model functions)."""
+        return not (self.script.cells or self.script.builders)
 
     def _layer_line(self, layer, dtype: Optional[cst.BaseExpression] = None) -> str:
         """The Keras layer, with TF1's kernel initializer and, where TF1's took another dtype from
@@ -584,13 +599,16 @@ class Emitter:
     def _build_variables(self, names: Set[str], deps: Dict[str, Statement], at: Statement) -> str:
         """A Saver over layers needs their variables now, as TF1's graph had them: a function of
         the layers' graph statements, traced once (`get_concrete_function`), makes them, in the
-        order and with the initial values their first call would have."""
+        order and with the initial values their first call would have (and a TF1 optimizer's
+        training step in it, the optimizer's slots and accumulators)."""
         names = sorted(names, key=lambda n: self.order[id(deps[n])])
         fetches = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
         site = RunSite(at.node, at.line, fetches, names, {}, deps)
         body, params = self._traced(site, "a `tf.train.Saver` over layers fed by a dataset or a boolean flag")
         function = self._function(site, body, params, deps, name=self.script.fresh("build_variables"))
-        return f"{function.text}{function.name}.get_concrete_function()  # the layers make their variables\n"
+        made = "the layers and the optimizers make" if any(deps[n].kind is Kind.TRAIN for n in names) \
+            else "the layers make"
+        return f"{function.text}{function.name}.get_concrete_function()  # {made} their variables\n"
 
     def _variables_read(self, site: RunSite) -> Optional[str]:
         """`sess.run([w, b])` of variables only, fed nothing: `[w.numpy(), b.numpy()]`, no function."""
@@ -648,7 +666,12 @@ class Emitter:
             optimizer = train.optimizer_name or code(train.optimizer)
             lines.append(f"{indent}variables = {variables}\n")
             lines.append(f"{indent}gradients = tape.gradient({train.loss}, variables)\n")
-            lines.append(f"{indent}{optimizer}.apply_gradients(zip(gradients, variables))\n")
+            if optimizer in self.script.tf1_optimizers and self._keras3 and "trainable_variables" in variables:
+                # TF1's optimizer updates a Keras 3 weight through its `tf.Variable`
+                lines.append(f"{indent}{optimizer}.apply_gradients(zip(gradients, [v.value if isinstance(v, "
+                             f"{tf}.keras.Variable) else v for v in variables]))\n")
+            else:
+                lines.append(f"{indent}{optimizer}.apply_gradients(zip(gradients, variables))\n")
             if train.global_step is not None:
                 lines.append(f"{indent}{code(train.global_step)}.assign_add(1)\n")
         lines.append(f"{indent}return {self._returned(site.fetches, defs)}\n")

@@ -244,7 +244,9 @@ class Script:
         self.name_scopes: List[Optional[str]] = []  # the name scopes around it (None: not a literal)
         self.tf1_names = checkpoints.GraphNames()  # TF1's names of the variables made so far
         self.saver_calls: Dict[int, cst.Call] = {}  # id(`saver.save(sess, ...)` / `restore`) -> the call
+        self.tf1_optimizers: Set[str] = set()  # optimizers kept TF1's: a Saver saves their state
         self._restores: List[int] = []  # lines of `saver.restore(...)`
+        self._unsaved_state: List[Tuple[int, str]] = []  # (line, why) of Savers without the optimizers' state
         self.named_layers: Dict[Tuple[str, str], str] = {}  # (scope, name=) -> the layer object
         self.summary_ops: List[Statement] = []  # `tf.summary.*` ops so far (what `merge_all` merges)
         self.writers: Dict[int, cst.BaseExpression] = {}  # id(FileWriter call in Python code) -> logdir
@@ -308,27 +310,8 @@ class Script:
             raise Blocked(1, LIBRARY_MODULE)
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         self._map_model_functions()
-        self._restored_state_is_whole()
+        self._restored_state_is_saved()
         return self
-
-    def _restored_state_is_whole(self) -> None:
-        """A TF1 checkpoint also holds the optimizer's state (Adam's `w/Adam`, `beta1_power`),
-        which the Keras optimizer keeps under other names: training on after a restore would
-        restart it, so a restore is rewritten only where the optimizer has none."""
-        if not self._restores:
-            return
-        for statement in self.statements:
-            if statement.kind is not Kind.TRAIN:
-                continue
-            optimizer = statement.optimizer
-            if isinstance(optimizer, cst.Name) and optimizer.value in self.defs:
-                optimizer = self.defs[optimizer.value].node.body[0].value
-            path = self.tf_call(optimizer)
-            if path not in checkpoints.STATELESS_OPTIMIZERS:
-                name = (path or code(optimizer)).split(".")[-1]
-                raise Blocked(self._restores[0], f"`saver.restore` in a program that trains with `{name}`: its "
-                                                 "state in the TF1 checkpoint (slots, beta powers) has no Keras name "
-                                                 "to restore into, so training on would restart it")
 
     def _map_model_functions(self) -> None:
         """Each call of a TF1 model function gets the tracked object it runs through: one per
@@ -787,6 +770,46 @@ class Script:
         if self.tf1_names.layered:  # the layers must have made their variables: traced first
             statement.reads = {n for s in self.statements if s.layers or s.tracked for n in s.targets}
             statement.deps = dict(self.defs)
+        if statement.saved.optimizers:  # and the optimizers their state: their training steps traced first
+            untraced = next((why for why in map(self._untraceable, statement.saved.trained) if why), None)
+            if untraced:
+                self._unsaved_state.append((statement.line, untraced))
+                statement.saved.optimizers, statement.saved.trained = {}, []
+            else:
+                self.tf1_optimizers |= set(statement.saved.optimizers)
+                statement.reads = statement.reads | set(statement.saved.trained)
+                statement.deps = dict(self.defs)
+
+    def _untraceable(self, train_op: str) -> Optional[str]:
+        """Why the training step `train_op` cannot be traced before a Saver (emit traces only
+        functions of placeholders of a tensor dtype), or None."""
+        todo, seen = [self.defs[train_op]], set()
+        while todo:
+            definition = todo.pop()
+            if id(definition) in seen:
+                continue
+            seen.add(id(definition))
+            if definition.kind is Kind.NEXT:
+                return f"reads the dataset element `{definition.targets[0]}`"
+            if definition.fed_only:
+                return f"is fed `{definition.targets[0]}`, a placeholder expression"
+            dtype = definition.dtype
+            dtype = dtype if isinstance(dtype, str) or dtype is None else code(dtype)
+            if definition.kind is Kind.PLACEHOLDER and (definition.sparse or (dtype or "").endswith("bool")):
+                return f"is fed `{definition.targets[0]}`, a sparse tensor or a boolean flag"
+            if definition.kind in (Kind.GRAPH, Kind.TRAIN):
+                todo += list(definition.deps.values())
+        return None
+
+    def _restored_state_is_saved(self) -> None:
+        """A Saver whose optimizers' state cannot be made before it (its training step is not
+        traced) saves the model's variables only, as a Keras optimizer has no TF1 names: fine
+        for a program that only saves, not for one that restores and trains on."""
+        if self._unsaved_state and self._restores:
+            line, why = self._unsaved_state[0]
+            raise Blocked(self._restores[0], f"`saver.restore` of a checkpoint with TF1's optimizer state (slots, "
+                                             f"beta powers) whose training step {why}: the eager program cannot "
+                                             f"make that state before the Saver of line {line}")
 
     def _is_object(self, value, path: Optional[str]) -> bool:
         if isinstance(value, (cst.Attribute, cst.Name)):
@@ -979,6 +1002,15 @@ class Script:
             statement.optimizer_name = self.fresh("optimizer")
         else:
             raise Blocked(at, "`minimize` on an optimizer tfmigrate does not know")
+        self.tf1_names.minimized(statement.optimizer_name or receiver.value, self.optimizer_path(statement),
+                                 statement.targets[0])
+
+    def optimizer_path(self, train: Statement) -> Optional[str]:
+        """The TF1 API that made a TRAIN statement's optimizer (`train.AdamOptimizer`)."""
+        optimizer = train.optimizer
+        if isinstance(optimizer, cst.Name) and optimizer.value in self.defs:
+            optimizer = self.defs[optimizer.value].node.body[0].value
+        return self.tf_call(optimizer)
 
     def _data(self, statement: Statement, value, targets) -> bool:
         """tf.data the TF1 way: datasets of Python data, their iterators, `get_next()`."""

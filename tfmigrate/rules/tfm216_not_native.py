@@ -18,10 +18,10 @@ _HOW = {  # a word of the construct -> how to migrate that part by hand (the fir
     "made again at every call": "make the variable with `tf.compat.v1.get_variable` under a name, which "
                                 "tracked code finds again on each call",
     "summar": "write summaries with `tf.summary.create_file_writer(...)` and `tf.summary.scalar(..., step=)`",
+    "optimizer state": "keep TF1's optimizer (`tf.compat.v1.train.AdamOptimizer`) and make its state before "
+                       "the Saver (one training step traced with `get_concrete_function`), or read the slots "
+                       "with `tf.train.load_checkpoint` and assign them to the optimizer's",
     "Saver": "save and restore with `tf.train.Checkpoint`",
-    "saver.restore": "restore the model's variables by name (`tf.compat.v1.train.Saver(var_list={name: "
-                     "variable})`) and let the Keras optimizer start afresh, or read the slots with "
-                     "`tf.train.load_checkpoint` and assign them to the optimizer's",
     "collection": "keep the objects in Python lists or on a `tf.Module`",
     "class": "make the class a `tf.Module` (or a Keras layer) that creates its variables once",
     "function that builds graph state": "create the variables once, outside the function, and pass them in",
