@@ -466,6 +466,10 @@ class Script:
         return self.tf1_names.unique(f"{outer}{name.evaluated_value}") + "/"
 
     def _session_with(self, node: cst.With) -> bool:
+        """`with tf.Session() as sess:`, or `with sess.as_default():` of a session made before
+        (what its `t.eval()` / `op.run()` use): its body is module-level code."""
+        if len(node.items) == 1 and node.items[0].asname is None and _as_default_of(node.items[0].item, self.sessions):
+            return True
         if len(node.items) != 1 or not self.tf_call(node.items[0].item, *SESSIONS):
             return False
         item = node.items[0]
@@ -1744,6 +1748,13 @@ class Script:
             self._check_supported(fetches, at)  # `sess.run(tf.round(y))`: an expression of the graph
             return sorted(reads & graph)
         raise Blocked(at, f"the fetch `{code(fetches)}`")
+
+
+def _as_default_of(node, sessions: Set[str]) -> bool:
+    """`sess.as_default()` of one of `sessions`."""
+    return (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "as_default" and isinstance(node.func.value, cst.Name)
+            and node.func.value.value in sessions)
 
 
 class _StateFree(cst.CSTVisitor):
