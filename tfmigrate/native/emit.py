@@ -751,7 +751,8 @@ class Emitter:
             seen[id(definition)] = definition
             if definition.kind is Kind.VARIABLE and definition.trainable:
                 name = definition.targets[0]
-                found.append((self._position(definition), f"*{name}.values()" if definition.container else name))
+                spread = {"dict": f"*{name}.values()", "list": f"*{name}"}
+                found.append((self._position(definition), spread.get(definition.container, name)))
             elif definition.kind is Kind.GRAPH:
                 for i, (name, call) in enumerate(definition.tracked):  # a model function's object
                     model = self.script.builders[name].objects[id(call)]

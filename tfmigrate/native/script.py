@@ -436,8 +436,9 @@ class Script:
             if named:
                 self.name_scopes.pop()
             return
-        if isinstance(node, cst.If) and not self._runs(node) and (
-                self._mentions_tf(node) or names_read(node) & self.graph_names()):
+        if (isinstance(node, cst.If) and (self._mentions_tf(node) or names_read(node) & self.graph_names())
+                or isinstance(node, cst.For) and names_read(node) & self.graph_names() and _assigns_only(node.body)) \
+                and not self._runs(node):
             statement = self._graph_block(node)
             statement.top = node
             self.statements.append(statement)
@@ -511,17 +512,24 @@ class Script:
             raise Blocked(self.line_of(node), "`tf.variable_scope` with arguments other than a name")
         return True
 
-    def _graph_block(self, node: cst.If) -> Statement:
+    def _graph_block(self, node) -> Statement:
         """An `if` at module level that builds tensors in its branches (a Python switch between
-        two graphs): it goes as it is into the functions that need what it defines."""
+        two graphs), or a `for` loop that builds them (`for i in range(3): h = tf.nn.relu(
+        tf.matmul(h, w[i]))`, unrolled into the graph as TF1 did): it goes as it is into the
+        functions that need what it defines, where the trace unrolls it the same way."""
         at = self.line_of(node)
         graph = self.graph_names()
-        node.visit(_StateFree(self, at, "an `if` at module level that builds graph state"))
-        if names_read(node.test) & graph:
+        what = "an `if`" if isinstance(node, cst.If) else "a `for` loop"
+        node.visit(_StateFree(self, at, f"{what} at module level that builds graph state"))
+        if isinstance(node, cst.If) and names_read(node.test) & graph:
             raise Blocked(at, "an `if` on a tensor")
+        containers = {n for n in graph if self.kinds.get(n) is Kind.VARIABLE and self.defs[n].container}
+        if isinstance(node, cst.For) and (names_read(node.iter) & graph - containers or node.orelse is not None
+                                          or _exits(node.body)):
+            raise Blocked(at, "a `for` loop over a tensor, or with `else`, `break` or `return`")
         given = self._placeholder_helpers_in(node)
         if given:
-            raise Blocked(at, f"an `if` at module level calling `{given[0]}`, which reads the module's placeholders")
+            raise Blocked(at, f"{what} at module level calling `{given[0]}`, which reads the module's placeholders")
         targets = tuple(sorted(names_assigned(node)))
         statement = Statement(node, Kind.GRAPH, at, targets)
         statement.reads = names_read(node) & graph
@@ -692,6 +700,9 @@ class Script:
         elif len(targets) == 1 and self._variable_dict(value):
             kind = Kind.VARIABLE  # `weights = {"h1": tf.Variable(...), ...}`: made once, at module level
             statement.container = "dict"
+        elif len(targets) == 1 and self._variables_of(value) is not None:
+            kind = Kind.VARIABLE  # `weights = [tf.Variable(...) for i in range(3)]`: made once, at module level
+            statement.container = "list"
         elif len(targets) > 1 and self._variables_of(value) is not None:
             made = self._variables_of(value)
             named = len(made) == len(targets) and not isinstance(value, cst.ListComp)
@@ -757,6 +768,11 @@ class Script:
         if statement.container == "dict":
             for element in value.elements:
                 self._name_variable(f'{target}["{element.key.evaluated_value}"]', element.value)
+        elif statement.container == "list" and isinstance(value, cst.ListComp):
+            self.tf1_names.refuse("variables made by a comprehension")
+        elif statement.container == "list":
+            for i, element in enumerate(value.elements):
+                self._name_variable(f"{target}[{i}]", element.value)
         elif self.tf_call(value, *VARIABLES):
             self._name_variable(target, value)
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.factories:
@@ -1748,6 +1764,41 @@ class Script:
             self._check_supported(fetches, at)  # `sess.run(tf.round(y))`: an expression of the graph
             return sorted(reads & graph)
         raise Blocked(at, f"the fetch `{code(fetches)}`")
+
+
+def _assigns_only(block) -> bool:
+    """A loop body that only binds names (`h = tf.matmul(h, w[i])`, under `if`s and loops): it
+    builds values; one with a bare call (`print(h.shape)`, `hs.append(h)`) is Python code."""
+    for statement in block.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            if not all(isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Pass))
+                       for small in statement.body):
+                return False
+        elif isinstance(statement, (cst.If, cst.For)):
+            if not _assigns_only(statement.body) or statement.orelse is not None and not _assigns_only(
+                    statement.orelse.body if isinstance(statement.orelse, cst.Else) else cst.IndentedBlock([statement.orelse])):
+                return False
+        else:
+            return False
+    return True
+
+
+def _exits(node) -> bool:
+    """Whether a loop body leaves early (`break`, `return`), which a graph block may not."""
+    class _Exit(cst.CSTVisitor):
+        found = False
+
+        def visit_Break(self, _) -> None:
+            _Exit.found = True
+
+        def visit_Return(self, _) -> None:
+            _Exit.found = True
+
+        def visit_FunctionDef(self, _) -> bool:
+            return False
+
+    node.visit(_Exit())
+    return _Exit.found
 
 
 def _as_default_of(node, sessions: Set[str]) -> bool:
