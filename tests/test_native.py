@@ -162,6 +162,12 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",
                                                           "s = tf.train.Saver()\n    with tf.Session() as sess:")
      + "main()\nagain()\n", "no `reset_default_graph()` between their calls"),
+    ("import tensorflow as tf\ng = tf.Graph()\nwith g.as_default():\n    x = tf.placeholder(tf.float32)\n"
+     "    y = x * 2.0\ng.finalize()\nwith tf.Session(graph=g) as s:\n    print(s.run(y, {x: 1.0}))\n",
+     "the graph `g` used other than by"),
+    ("import tensorflow as tf\ng = tf.Graph()\nwith g.as_default():\n    x = tf.placeholder(tf.float32)\n"
+     "z = tf.constant(1.0)\nwith tf.Session(graph=g) as s:\n    print(s.run(x, {x: 1.0}))\n",
+     "graph code outside `with graph.as_default():`"),
 ])
 def test_what_stops_a_rewrite_is_named(source, construct):
     outcome = rewrite(source)

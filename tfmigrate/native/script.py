@@ -247,6 +247,9 @@ class Script:
         self.name_scopes: List[Optional[str]] = []  # the name scopes around it (None: not a literal)
         self.tf1_names = checkpoints.GraphNames()  # TF1's names of the variables made so far
         self.saver_calls: Dict[int, cst.Call] = {}  # id(`saver.save(sess, ...)` / `restore`) -> the call
+        self.graph_objects: Set[str] = set()  # the script's `graph = tf.Graph()` ("" for `tf.Graph().as_default()`)
+        self._graph_blocks: List[str] = []  # the graph of each `with ....as_default():` block
+        self._graph_depth = 0  # inside such a block, or a Session of that graph
         self.tf1_optimizers: Set[str] = set()  # optimizers kept TF1's: a Saver saves their state
         self._restores: List[int] = []  # lines of `saver.restore(...)`
         self._unsaved_state: List[Tuple[int, str]] = []  # (line, why) of Savers without the optimizers' state
@@ -312,10 +315,21 @@ class Script:
         if not self.sessions and not self.placeholders:
             raise Blocked(1, LIBRARY_MODULE)
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
+        self._graph_object_only_builds()
         self._map_model_functions()
         self._restored_state_is_saved()
         self._sparse_gradients_keep_tf1_optimizers()
         return self
+
+    def _graph_object_only_builds(self) -> None:
+        """`graph = tf.Graph()` goes with its `as_default()` blocks and `Session(graph=graph)`
+        arguments; any other use of it (`graph.finalize()`, a FileWriter given it) stops the rewrite."""
+        for name in self.graph_objects - {""}:
+            rest = re.sub(rf"(?<![\w.]){name}\.as_default\(\)", "", self.source)
+            rest = re.sub(rf"\bgraph[ \t]*=[ \t]*{name}\b", "", rest)
+            if len(re.findall(rf"(?<![\w.]){name}\b", rest)) != 1:  # (its assignment)
+                raise Blocked(1, f"the graph `{name}` used other than by `{name}.as_default()` and "
+                                 f"`Session(graph={name})`")
 
     def _sparse_gradients_keep_tf1_optimizers(self) -> None:
         """An embedding lookup (`tf.nn.embedding_lookup`, `tf.gather`) gives its table a sparse
@@ -413,9 +427,23 @@ class Script:
         return uses == 1 + settings
 
     def _top(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.With) and self._graph_with(node):
+            self._graph_depth += 1
+            try:
+                for inner in node.body.body:
+                    self._top(inner)
+            finally:
+                self._graph_depth -= 1
+            return
         if isinstance(node, cst.With) and self._session_with(node):
-            for inner in node.body.body:
-                self._top(inner)
+            of_graph = any(a.keyword is not None and a.keyword.value == "graph" for a in node.items[0].item.args) \
+                if isinstance(node.items[0].item, cst.Call) else False
+            self._graph_depth += of_graph
+            try:
+                for inner in node.body.body:
+                    self._top(inner)
+            finally:
+                self._graph_depth -= of_graph
             return
         if isinstance(node, cst.With) and self._scope_with(node):
             call = node.items[0].item
@@ -452,6 +480,10 @@ class Script:
             statement = self._simple(node, node.body[0])
         else:
             statement = self._python(node)
+        if self.graph_objects and not self._graph_depth and statement.kind in (Kind.GRAPH, Kind.VARIABLE,
+                                                                               Kind.PLACEHOLDER, Kind.TRAIN):
+            raise Blocked(statement.line, "graph code outside `with graph.as_default():` in a script that makes "
+                                          "a `tf.Graph()` (it went into another graph)")
         statement.top = node
         statement.scope = "/".join(self.scope)
         self.statements.append(statement)
@@ -465,6 +497,31 @@ class Script:
         if outer is None or not isinstance(name, cst.SimpleString):
             return None
         return self.tf1_names.unique(f"{outer}{name.evaluated_value}") + "/"
+
+    def _graph_with(self, node: cst.With) -> bool:
+        """`with graph.as_default():` of the script's one `graph = tf.Graph()`, or `with
+        tf.Graph().as_default():`: the graph is built in it (a new graph: TF1's names start
+        afresh), and eager TF2 builds the same without it. More than one graph is refused."""
+        if len(node.items) != 1 or node.items[0].asname is not None:
+            return False
+        item = node.items[0].item
+        if not (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
+                and item.func.attr.value == "as_default"):
+            return False
+        owner = item.func.value
+        if isinstance(owner, cst.Name) and owner.value in self.graph_objects:
+            name = owner.value
+        elif self.tf_call(owner, "Graph") and not owner.args:
+            name = ""
+        else:
+            return False
+        self._graph_blocks.append(name)
+        if len(set(self._graph_blocks)) > 1 or self._graph_blocks.count("") > 1 or self.graph_names():
+            raise Blocked(self.line_of(node), "more than one graph (`tf.Graph()`), or graph code before it")
+        if not name:
+            self.graph_objects.add("")
+        self._new_graph()
+        return True
 
     def _session_with(self, node: cst.With) -> bool:
         """`with tf.Session() as sess:`, or `with sess.as_default():` of a session made before
@@ -541,6 +598,9 @@ class Script:
 
     def _session_args(self, call: cst.Call) -> None:
         for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "graph" and isinstance(arg.value, cst.Name) \
+                    and arg.value.value in self.graph_objects:
+                continue  # the script's one graph
             if arg.keyword is None or arg.keyword.value != "config":
                 raise Blocked(self.line_of(call), f"`Session({code(arg).rstrip(', ')})`")
 
@@ -664,6 +724,11 @@ class Script:
         if self._runs(value):
             return self._python(line)
         path = self.tf_call(value)
+        if path == "Graph" and not value.args and len(targets) == 1:
+            if self.graph_objects or self.graph_names():
+                raise Blocked(at, "more than one graph (`tf.Graph()`), or graph code before it")
+            self.graph_objects.add(targets[0])
+            return Statement(line, Kind.DROP, at)  # the graph its `with graph.as_default():` builds
         if path in SESSIONS:
             self._session_args(value)
             self.sessions.add(targets[0])
