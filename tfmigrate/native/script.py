@@ -250,6 +250,7 @@ class Script:
         self.graph_objects: Set[str] = set()  # the script's `graph = tf.Graph()` ("" for `tf.Graph().as_default()`)
         self._graph_blocks: List[str] = []  # the graph of each `with ....as_default():` block
         self._graph_depth = 0  # inside such a block, or a Session of that graph
+        self._graph_uses: List[str] = []  # each `graph.as_default()` and `Session(graph=graph)` read
         self.tf1_optimizers: Set[str] = set()  # optimizers kept TF1's: a Saver saves their state
         self._restores: List[int] = []  # lines of `saver.restore(...)`
         self._unsaved_state: List[Tuple[int, str]] = []  # (line, why) of Savers without the optimizers' state
@@ -325,9 +326,7 @@ class Script:
         """`graph = tf.Graph()` goes with its `as_default()` blocks and `Session(graph=graph)`
         arguments; any other use of it (`graph.finalize()`, a FileWriter given it) stops the rewrite."""
         for name in self.graph_objects - {""}:
-            rest = re.sub(rf"(?<![\w.]){name}\.as_default\(\)", "", self.source)
-            rest = re.sub(rf"\bgraph[ \t]*=[ \t]*{name}\b", "", rest)
-            if len(re.findall(rf"(?<![\w.]){name}\b", rest)) != 1:  # (its assignment)
+            if names_in(self.module).count(name) != 1 + self._graph_uses.count(name):  # (1: its assignment)
                 raise Blocked(1, f"the graph `{name}` used other than by `{name}.as_default()` and "
                                  f"`Session(graph={name})`")
 
@@ -516,6 +515,7 @@ class Script:
         else:
             return False
         self._graph_blocks.append(name)
+        self._graph_uses.append(name)
         if len(set(self._graph_blocks)) > 1 or self._graph_blocks.count("") > 1 or self.graph_names():
             raise Blocked(self.line_of(node), "more than one graph (`tf.Graph()`), or graph code before it")
         if not name:
@@ -600,6 +600,7 @@ class Script:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "graph" and isinstance(arg.value, cst.Name) \
                     and arg.value.value in self.graph_objects:
+                self._graph_uses.append(arg.value.value)
                 continue  # the script's one graph
             if arg.keyword is None or arg.keyword.value != "config":
                 raise Blocked(self.line_of(call), f"`Session({code(arg).rstrip(', ')})`")
