@@ -279,8 +279,20 @@ def variable_names(b: Builder) -> List[str]:
 
 
 class ToTracked(cst.CSTTransformer):
-    """The function's body for tracked code: `tf.Variable` as `get_variable`, and the TF1 model calls
-    spelled through `tf.compat.v1` (what TensorFlow's legacy Keras runs eagerly)."""
+    """The function's body for tracked code: `tf.Variable` as `get_variable`, the TF1 model calls
+    spelled through `tf.compat.v1` (what TensorFlow's legacy Keras runs eagerly), and a static
+    dimension read as TF1's `Dimension` (`x.get_shape()[1].value`) as `tf.compat.v1.dimension_value`
+    (eagerly a shape's item is already an int, with no `.value`)."""
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        item = updated.value
+        if original.attr.value != "value" or not isinstance(item, cst.Subscript):
+            return updated
+        shape = item.value
+        if isinstance(shape, cst.Call) and not shape.args and isinstance(shape.func, cst.Attribute) \
+                and shape.func.attr.value == "get_shape" or isinstance(shape, cst.Attribute) and shape.attr.value == "shape":
+            return cst.parse_expression(f"{self.script.tf}.compat.v1.dimension_value({code(item)})")
+        return updated
 
     def __init__(self, script, b: Builder):
         self.script = script
