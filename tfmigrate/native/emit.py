@@ -204,6 +204,8 @@ class Emitter:
             self.unbuilt = []
             built = [self._build_variables(statement.reads, statement.deps, statement)] if statement.reads else []
             return built + [self._saver(statement)]
+        if kind is Kind.GRAPH and statement.schedule is not None:
+            return [self._schedule(statement)]
         if kind is Kind.GRAPH:
             dtype = self.script.layer_dtype(statement) if statement.layers else None
             out = [self._layer_line(layer, dtype) for layer in statement.layers if not layer.reused]
@@ -296,6 +298,17 @@ class Emitter:
                 f'    """The dataset TF1 built from {names}, fed when its iterator was initialized: of these values."""\n'
                 f"{lines}    return {code(iterator.dataset)}\n\n\n")
 
+    def _schedule(self, statement: Statement) -> str:
+        """`lr = tf.train.exponential_decay(...)` as its eager form, a function of the step variable
+        (`tf.compat.v1.train.exponential_decay` returns one when executing eagerly), made once."""
+        line = statement.node
+        assign = line.body[0]
+        call = assign.value
+        new = call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.{self.script.tf_call(call)}"))
+        new = new.visit(NativeCalls(self.script))
+        return code(line.with_changes(body=[assign.with_changes(
+            targets=[cst.AssignTarget(cst.Name(statement.schedule))], value=new)]))
+
     def _optimizer_line(self, line: cst.SimpleStatementLine, call: cst.Call, name: str) -> str:
         new = cst.parse_expression(self._keras_optimizer(call, name))
         return code(line.with_changes(body=[line.body[0].with_changes(value=new)]))
@@ -304,7 +317,8 @@ class Emitter:
         """The Keras optimizer with TF1's update rule, or TF1's own where a Saver saves its state
         (checkpoints: TF1's slot names, which the Keras one has not)."""
         path = self.script.tf_call(call)
-        if name in self.script.tf1_optimizers:
+        if name in self.script.tf1_optimizers:  # (its learning rate: a schedule's eager function)
+            call = call.visit(_Rename({n: s.schedule for n, s in self.script.schedules.items()}))
             return code(call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.{path}")))
         return keras_optimizer(call, path, self.tf)
 
@@ -611,10 +625,13 @@ class Emitter:
         return f"{function.text}{function.name}.get_concrete_function()  # {made} their variables\n"
 
     def _variables_read(self, site: RunSite) -> Optional[str]:
-        """`sess.run([w, b])` of variables only, fed nothing: `[w.numpy(), b.numpy()]`, no function."""
+        """`sess.run([w, b])` of variables (or learning-rate schedules) only, fed nothing:
+        `[w.numpy(), b.numpy()]`, no function."""
         def value(node) -> Optional[str]:
             if isinstance(node, cst.Name):
                 definition = site.defs.get(node.value)
+                if definition is not None and definition.schedule is not None:
+                    return f"{definition.schedule}().numpy()"  # a learning rate: the schedule at the step
                 ok = definition is not None and definition.kind is Kind.VARIABLE and not definition.container
                 return f"{node.value}.numpy()" if ok else None
             if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
@@ -712,6 +729,8 @@ class Emitter:
             return f"{statement.targets[0]} = {{{entries}}}\n"
         if statement.metric is not None:
             return self._metric_lines(statement)
+        if statement.schedule is not None:  # the rate at the step variable's current value
+            return f"{statement.targets[0]} = {statement.schedule}()\n"
         if statement.tracked:  # (first: a layer call in its arguments keeps its identity)
             objects = {id(call): self.script.builders[name].objects[id(call)] for name, call in statement.tracked}
             node = node.visit(_ThroughObjects(objects))

@@ -26,7 +26,7 @@ native.emit writes `TF1MODEL` and the objects.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -96,6 +96,10 @@ class Builder:
     module_variables: Set[str] = field(default_factory=set)  # module-level variables it reads
     module_placeholders: Set[str] = field(default_factory=set)  # placeholders it reads (keyword parameters)
     sites: List[cst.Call] = field(default_factory=list)      # its calls in graph statements
+    # id(site) -> (the module-level variable scope around it, how it reuses: "", "reuse", "auto")
+    site_scopes: Dict[int, Tuple[str, str]] = field(default_factory=dict)
+    anew: Optional[str] = None  # what TF1 made anew at each call even in a reused scope (`tf.Variable`)
+    shared_by_scope: bool = False  # its calls share one object: a module-level scope reuses its variables
     objects: Dict[int, str] = field(default_factory=dict)    # id(site) -> the tracked object
 
 
@@ -111,6 +115,14 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         def __init__(self):
             self.depth = 0  # loops and comprehensions around the call
             self.scoped = 0  # `with variable_scope(...)` blocks around it
+            self.local: List[str] = []  # the local functions around it (`def weight(...)` in the body)
+            self.local_makers: Set[str] = set()  # local functions that make variables where they are called
+
+        def visit_FunctionDef(self, fn: cst.FunctionDef) -> None:
+            self.local.append(fn.name.value)
+
+        def leave_FunctionDef(self, fn: cst.FunctionDef) -> None:
+            self.local.pop()
 
         def visit_With(self, node: cst.With) -> None:
             if any(script.tf_call(item.item, *SCOPES) for item in node.items):
@@ -131,10 +143,17 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
 
         def visit_Call(self, call: cst.Call) -> None:
             path = script.tf_call(call)
+            if path is not None and self.local and path == "Variable":
+                raise Refused(f"`{name}`, a model function that makes a `tf.Variable` in its local function "
+                              f"`{self.local[-1]}`")
             if path is not None:
                 paths.append((call, path, self.depth))
-                if path.startswith(MAKES_VARIABLES):
+                if path.startswith(MAKES_VARIABLES) and self.local:
+                    self.local_makers.update(self.local)  # (made where the local function is called)
+                elif path.startswith(MAKES_VARIABLES):
                     makers.append(bool(self.scoped))
+            elif isinstance(call.func, cst.Name) and call.func.value in self.local_makers:
+                makers.append(bool(self.scoped))
             elif isinstance(call.func, cst.Name) and call.func.value in script.builders:
                 inner = script.builders[call.func.value]
                 makers.append(inner.scoped)
@@ -171,20 +190,25 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         elif not (isinstance(first, cst.Name) and first.value in _params(node)):
             raise Refused(f"`{name}`, a model function whose `variable_scope` name is neither a literal "
                           "nor a parameter")
-    made = []
+    made, anew = [], None
     for call, path, depth in paths:
         if path == "Variable":
             if depth:
                 raise Refused(f"`{name}`, a model function that makes a `tf.Variable` in a loop")
             made.append(call)
+        if anew is None and (path == "Variable" or path.startswith("nn.rnn_cell.") or path.startswith("layers.") and not any(
+                a.keyword is not None and a.keyword.value == "name" for a in call.args)):
+            # (an unnamed layer's scope is counted, `dense_1`: TF1 looked for new names after `reuse_variables()`)
+            anew = f"`tf.{path}`" + (" without a name" if path.startswith("layers.") else "")
     for inner in inherited:
         if inner.module_placeholders:
             raise Refused(f"`{name}`, a model function calling `{inner.name}`, which reads the module's placeholders")
         literal += inner.literal_scopes
         reuse_given &= inner.reuse_given
         variables |= inner.module_variables
+        anew = anew or inner.anew
     return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables),
-                   set(placeholders))
+                   set(placeholders), anew=anew)
 
 
 def check_sharing(builders: Dict[str, Builder]) -> None:
@@ -194,13 +218,33 @@ def check_sharing(builders: Dict[str, Builder]) -> None:
     for b in builders.values():
         if not b.sites:
             continue  # only called by other model functions: inside their objects
-        if b.scoped and len(b.sites) > 1 and b.literal_scopes and not b.reuse_given:
+        b.shared_by_scope = _shared_by_scope(b)
+        if b.scoped and len(b.sites) > 1 and b.literal_scopes and not b.reuse_given and not b.shared_by_scope:
             raise Refused(f"`{b.name}`, called {len(b.sites)} times under the variable scope "
                           f"`{b.literal_scopes[0]}` without `reuse=` (TF1 made new layers at each call)")
         for scope in b.literal_scopes:
             if owner.setdefault(scope, b.name) != b.name:
                 raise Refused(f"`{owner[scope]}` and `{b.name}`, two model functions making variables under "
                               f"the same variable scope `{scope}`")
+
+
+def _shared_by_scope(b: Builder) -> bool:
+    """Whether the module-level variable scope around the function's calls shares its variables
+    between them, as TF1 did: all under the same scope, the first call making them (no `reuse=True`),
+    every later one reusing them (`scope.reuse_variables()` before it, `reuse=True`, `tf.AUTO_REUSE`).
+    Refused where a scope reuses variables some other way (TF1 raised, or made new ones)."""
+    modes = [b.site_scopes.get(id(call), ("", "")) for call in b.sites]
+    if not any(mode for _, mode in modes) or len(modes) == 1 and modes[0][1] == "auto":
+        return False  # (no reuse; one call under AUTO_REUSE: made once either way)
+    scopes = {scope for scope, _ in modes}
+    if len(modes) == 1 or len(scopes) != 1 or "" in scopes or modes[0][1] == "reuse" \
+            or not all(mode for _, mode in modes[1:]):
+        raise Refused(f"`{b.name}`, called under variable scopes that reuse its variables other than by a first "
+                      "call making them and later calls under the same scope reusing them")
+    if b.anew:
+        raise Refused(f"`{b.name}`, a model function making {b.anew}, called again under a variable scope that "
+                      "reuses variables (TF1 made that one anew, or looked for it under a new name)")
+    return True
 
 
 def variable_as_get_variable(tf: str, call: cst.Call, name: str) -> Optional[str]:
@@ -235,8 +279,20 @@ def variable_names(b: Builder) -> List[str]:
 
 
 class ToTracked(cst.CSTTransformer):
-    """The function's body for tracked code: `tf.Variable` as `get_variable`, and the TF1 model calls
-    spelled through `tf.compat.v1` (what TensorFlow's legacy Keras runs eagerly)."""
+    """The function's body for tracked code: `tf.Variable` as `get_variable`, the TF1 model calls
+    spelled through `tf.compat.v1` (what TensorFlow's legacy Keras runs eagerly), and a static
+    dimension read as TF1's `Dimension` (`x.get_shape()[1].value`) as `tf.compat.v1.dimension_value`
+    (eagerly a shape's item is already an int, with no `.value`)."""
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        item = updated.value
+        if original.attr.value != "value" or not isinstance(item, cst.Subscript):
+            return updated
+        shape = item.value
+        if isinstance(shape, cst.Call) and not shape.args and isinstance(shape.func, cst.Attribute) \
+                and shape.func.attr.value == "get_shape" or isinstance(shape, cst.Attribute) and shape.attr.value == "shape":
+            return cst.parse_expression(f"{self.script.tf}.compat.v1.dimension_value({code(item)})")
+        return updated
 
     def __init__(self, script, b: Builder):
         self.script = script

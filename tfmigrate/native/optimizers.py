@@ -27,6 +27,16 @@ _KERAS = {
 OPTIMIZERS = tuple(_KERAS)  # the TF1 optimizers a script may use
 
 
+def learning_rate_of(call: cst.Call, path: Optional[str]) -> Optional[cst.BaseExpression]:
+    """The learning rate given to the TF1 optimizer `call` (of the TF1 API `path`), or None."""
+    if path not in _KERAS:
+        return None
+    try:
+        return bind(call, _KERAS[path][1]).get("learning_rate")
+    except ValueError:
+        return None
+
+
 def keras_optimizer(call: cst.Call, path: Optional[str], tf: str) -> Optional[str]:
     """`tf.keras.optimizers.X(...)` for `call` (of the TF1 API `path`) with TF1's hyperparameters,
     spelled with the alias `tf`, or None when the call passes something without a Keras equivalent."""

@@ -20,7 +20,7 @@ from tfmigrate.facts.datasets import DatasetNames
 from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
-from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
+from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer, learning_rate_of
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
                                      names_in, names_read)
 
@@ -28,6 +28,9 @@ PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
 VARIABLES = ("Variable", "get_variable")
 SESSIONS = ("Session", "InteractiveSession")
+# TF1's learning-rate schedules of a step variable (`tf.compat.v1.train.*`: eagerly, a function of it).
+SCHEDULES = ("train.exponential_decay", "train.piecewise_constant", "train.polynomial_decay",
+             "train.inverse_time_decay", "train.natural_exp_decay")
 # Ops whose gradient is an IndexedSlices (rows of the tensor they read).
 SPARSE_GRADIENTS = ("nn.embedding_lookup", "nn.embedding_lookup_sparse", "gather", "gather_nd",
                     "nn.safe_embedding_lookup_sparse", "contrib.layers.embedding_lookup_unique")
@@ -193,6 +196,7 @@ class Statement:
     shapes: List["RunSite"] = field(default_factory=list)  # PYTHON: `t.shape` / `t.get_shape()` of tensors it reads
     values: List["RunSite"] = field(default_factory=list)  # PYTHON: tensors it reads (`print(c)`), computed eagerly
     saved: Optional[checkpoints.GraphNames] = None  # SAVER: TF1's names of the variables it saves
+    schedule: Optional[str] = None  # GRAPH: `lr = tf.train.exponential_decay(...)`, its module-level schedule
 
 
 @dataclass
@@ -244,6 +248,7 @@ class Script:
         self.configs: Set[str] = set()       # names of `tf.ConfigProto()` objects
         self.dead_configs: Set[str] = set()  # ... that only configure Sessions (dropped with them)
         self.scope: List[str] = []  # the `tf.variable_scope` names around the statement
+        self.reuse: List[str] = []  # ... and how each reuses variables ("", "reuse", "auto")
         self.name_scopes: List[Optional[str]] = []  # the name scopes around it (None: not a literal)
         self.tf1_names = checkpoints.GraphNames()  # TF1's names of the variables made so far
         self.saver_calls: Dict[int, cst.Call] = {}  # id(`saver.save(sess, ...)` / `restore`) -> the call
@@ -273,6 +278,7 @@ class Script:
         self._dtypes: Dict[int, Dict[str, cst.BaseExpression]] = {}  # data_dtypes, by statement
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = set(self.names.tensorflow_aliases())
+        self.schedules: Dict[str, Statement] = {}  # learning rates of a step variable, by name
 
     # -- helpers ------------------------------------------------------------------------------
     def api(self, node: cst.CSTNode) -> Optional[str]:
@@ -374,7 +380,7 @@ class Script:
                 raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a TF1 model function called other "
                                                   "than by a graph statement at module level")
         for b in self.builders.values():
-            shared = self.fresh(f"{b.name}_model") if b.scoped and b.sites else None
+            shared = self.fresh(f"{b.name}_model") if (b.scoped or b.shared_by_scope) and b.sites else None
             for call in b.sites:
                 b.objects[id(call)] = shared or self.fresh(f"{b.name}_model")
 
@@ -453,13 +459,22 @@ class Script:
                 if not isinstance(name, cst.SimpleString):
                     raise Blocked(self.line_of(node), "a `tf.variable_scope` whose name is not a literal")
                 self.scope.append(name.evaluated_value)
+                self.reuse.append(self._reuse_mode(call))
             named = path in ("variable_scope", "name_scope")
             if named:
                 self.name_scopes.append(self._name_scope(call))
+            alias = node.items[0].asname
             for inner in node.body.body:
+                if alias is not None and self._reuses_variables(inner, alias.name.value):
+                    self.reuse[-1] = "reuse"  # `scope.reuse_variables()`: the calls after it share
+                    drop = Statement(inner, Kind.DROP, self.line_of(inner), top=inner)
+                    self.statements.append(drop)
+                    self.current.append(drop)
+                    continue
                 self._top(inner)
             if scoped:
                 self.scope.pop()
+                self.reuse.pop()
             if named:
                 self.name_scopes.pop()
             return
@@ -483,10 +498,35 @@ class Script:
                                                                                Kind.PLACEHOLDER, Kind.TRAIN):
             raise Blocked(statement.line, "graph code outside `with graph.as_default():` in a script that makes "
                                           "a `tf.Graph()` (it went into another graph)")
+        if self.reusing() and (statement.kind is Kind.VARIABLE or statement.layers):
+            raise Blocked(self.line_of(node), "a variable or a `tf.layers` layer made at module level under a "
+                                              "variable scope that reuses variables (TF1 returned the existing one)")
         statement.top = node
         statement.scope = "/".join(self.scope)
         self.statements.append(statement)
         self.current.append(statement)
+
+    def reusing(self) -> str:
+        """How the variable scopes around the statement reuse variables: "reuse" (`reuse=True`,
+        or after `scope.reuse_variables()`; inherited by inner scopes), "auto" (`tf.AUTO_REUSE`), ""."""
+        return "reuse" if "reuse" in self.reuse else "auto" if "auto" in self.reuse else ""
+
+    def _reuse_mode(self, call: cst.Call) -> str:
+        reuse = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "reuse"), None)
+        if reuse is None or code(reuse) in ("False", "None"):
+            return ""
+        if code(reuse) == "True":
+            return "reuse"
+        return "auto"  # (_scope_with let only `tf.AUTO_REUSE` through)
+
+    def _reuses_variables(self, node: cst.CSTNode, alias: str) -> bool:
+        """`scope.reuse_variables()`, a statement of the `with ... as scope` block."""
+        if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and isinstance(node.body[0], cst.Expr)):
+            return False
+        call = node.body[0].value
+        return isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute) \
+            and call.func.attr.value == "reuse_variables" and isinstance(call.func.value, cst.Name) \
+            and call.func.value.value == alias
 
     def _name_scope(self, call: cst.Call) -> Optional[str]:
         """The name scope `with tf.name_scope("n")` / `variable_scope("n")` opens: `outer/n/`, made
@@ -556,18 +596,37 @@ class Script:
         name (or place) what is built inside; eager TF2 builds the same without them."""
         if len(node.items) != 1:
             return False
-        alias = node.items[0].asname
-        if alias is not None and (not isinstance(alias.name, cst.Name) or len(
-                re.findall(rf"\b{alias.name.value}\b", self.source)) > 1):
-            return False  # the scope object is used
         call = node.items[0].item
         path = self.tf_call(call, "name_scope", "device", "variable_scope")
+        alias = node.items[0].asname
+        if alias is not None and (not isinstance(alias.name, cst.Name) or len(
+                re.findall(rf"\b{alias.name.value}\b", self.source)) > 1) and not (
+                path == "variable_scope" and self._only_reuses(node)):
+            return False  # the scope object is used
         if path is None:
             return False
-        if path == "variable_scope" and any(a.keyword is not None and a.keyword.value != "name_or_scope"
-                                            or a is not call.args[0] for a in call.args):
-            raise Blocked(self.line_of(node), "`tf.variable_scope` with arguments other than a name")
+        if path == "variable_scope" and any(
+                (a.keyword is not None and a.keyword.value not in ("name_or_scope", "reuse")
+                 or a.keyword is None and a is not call.args[0])
+                or a.keyword is not None and a.keyword.value == "reuse" and not self._literal_reuse(a.value)
+                for a in call.args):
+            raise Blocked(self.line_of(node), "`tf.variable_scope` with arguments other than a name and "
+                                              "`reuse=True` / `tf.AUTO_REUSE`")
         return True
+
+    def _literal_reuse(self, value) -> bool:
+        return code(value) in ("True", "False", "None") or self.api(value) in ("AUTO_REUSE", "compat.v1.AUTO_REUSE")
+
+    def _only_reuses(self, node: cst.With) -> bool:
+        """`with tf.variable_scope("model") as scope:` whose scope object module-level code only uses
+        for `scope.reuse_variables()` statements of the block (functions have scopes of their own)."""
+        alias = node.items[0].asname.name
+        if not isinstance(alias, cst.Name):
+            return False
+        uses = sum(names_in(top).count(alias.value) for top in self.module.body
+                   if not isinstance(top, (cst.FunctionDef, cst.ClassDef)))
+        calls = sum(self._reuses_variables(inner, alias.value) for inner in node.body.body)
+        return calls > 0 and uses == 1 + calls
 
     def _graph_block(self, node) -> Statement:
         """An `if` at module level that builds tensors in its branches (a Python switch between
@@ -784,12 +843,17 @@ class Script:
             return statement
         elif isinstance(value, cst.Lambda) and self._mentions_tf(value):
             return self._helper(value, at, targets[0])
+        elif path in SCHEDULES and len(targets) == 1:
+            kind = Kind.GRAPH
+            self._schedule(statement, value, path)
         elif self._is_cell(value, path, targets):
             kind = Kind.OBJECT
             self.cells.add(targets[0])
             self.tf1_names.refuse("an RNN cell (its variables exist only after its first call)")
         elif self._is_object(value, path):
             kind = Kind.OBJECT
+            if path in OPTIMIZERS and self._scheduled(value) is not None:
+                self.tf1_optimizers.add(targets[0])  # (a Keras optimizer would read its own iterations)
             if path in ("ConfigProto", "GPUOptions") and len(targets) == 1:
                 self.configs.add(targets[0])
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "minimize":
@@ -812,6 +876,8 @@ class Script:
             for helper in names_read(value) & self.helpers:  # the module's variables a helper reads
                 statement.reads |= self.helper_variables.get(helper, set())
                 statement.reads |= self.helper_placeholders.get(helper, set())
+            if kind is Kind.TRAIN:  # an optimizer's schedule is read by the optimizer itself
+                statement.reads -= set(self.schedules)
             statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
         for name in targets:
             self.kinds[name] = kind
@@ -821,7 +887,11 @@ class Script:
         if kind is Kind.VARIABLE:
             self._name_variables(statement, value)
         for name, call in statement.tracked:
-            if self.builders[name].scoped:
+            if self.scope:
+                self.tf1_names.refuse(f"`{name}`, a TF1 model function called under the module-level variable "
+                                      f"scope `{'/'.join(self.scope)}` (the eager object names its variables "
+                                      "without it)")
+            elif self.builders[name].scoped:
                 self.tf1_names.tracked(name, id(call))
             else:
                 self.tf1_names.refuse(f"`{name}`, a TF1 model function that makes its variables outside a "
@@ -954,11 +1024,36 @@ class Script:
 
     def _optimizer(self, call: cst.Call) -> bool:
         at = self.line_of(call)
-        if names_read(call) & self.graph_names():
+        if names_read(call) & self.graph_names() and self._scheduled(call) is None:
             raise Blocked(at, "an optimizer configured with a tensor")
         if keras_optimizer(call, self.tf_call(call), self.tf) is None:
             raise Blocked(at, f"`{code(call.func)}(...)` with arguments that have no Keras equivalent")
         return True
+
+    def _scheduled(self, call: cst.Call) -> Optional[str]:
+        """The schedule an optimizer is given as its learning rate and reads no other tensor
+        (`MomentumOptimizer(lr, 0.9)` of `lr = tf.train.exponential_decay(...)`), or None."""
+        rate = learning_rate_of(call, self.tf_call(call))
+        if isinstance(rate, cst.Name) and rate.value in self.schedules \
+                and names_read(call) & self.graph_names() == {rate.value}:
+            return rate.value
+        return None
+
+    def _schedule(self, statement: Statement, call: cst.Call, path: str) -> None:
+        """`lr = tf.train.exponential_decay(0.1, global_step, ...)`: TF1 computed the rate from the
+        step variable's value at each run. Eagerly `tf.compat.v1.train.exponential_decay` is a
+        function of that variable (made once, at module level): given as a TF1 optimizer's learning
+        rate, it is read at each step as TF1 read it, and a Keras schedule would read the
+        optimizer's own iteration count instead (equal only while nothing else moves the step)."""
+        at = statement.line
+        graph = names_read(call) & self.graph_names()
+        other = sorted(n for n in graph if self.kinds.get(n) is not Kind.VARIABLE
+                       or self.defs[n].container is not None)
+        if other:
+            raise Blocked(at, f"`tf.{path}` of a tensor other than a variable (`{other[0]}`)")
+        self._check_supported(call, at)
+        statement.schedule = self.fresh(f"{statement.targets[0]}_schedule")
+        self.schedules[statement.targets[0]] = statement
 
     def _mentions_tf(self, node: cst.CSTNode) -> bool:
         return bool(names_read(node) & self.aliases)
@@ -1117,6 +1212,8 @@ class Script:
         elif self.tf_call(receiver, *OPTIMIZERS) and self._optimizer(receiver):
             statement.optimizer = receiver
             statement.optimizer_name = self.fresh("optimizer")
+            if self._scheduled(receiver) is not None:
+                self.tf1_optimizers.add(statement.optimizer_name)
         else:
             raise Blocked(at, "`minimize` on an optimizer tfmigrate does not know")
         self.tf1_names.minimized(statement.optimizer_name or receiver.value, self.optimizer_path(statement),
@@ -1375,6 +1472,7 @@ class Script:
                     statement.fed_only = True
                 if isinstance(call.func, cst.Name) and call.func.value in script.builders:
                     script.builders[call.func.value].sites.append(call)
+                    script.builders[call.func.value].site_scopes[id(call)] = ("/".join(script.scope), script.reusing())
                     statement.tracked.append((call.func.value, call))
                 if isinstance(call.func, cst.Name) and call.func.value in script.factories:
                     raise Blocked(at, f"`{call.func.value}(...)`, which makes a variable, inside an expression")
