@@ -724,7 +724,7 @@ class Script:
         """Whether `node` calls `run` on a session, or evaluates a tensor (`loss.eval(feed)`,
         `op.run(feed)`), as Python code does."""
         sessions = self.sessions
-        graph = self.graph_names()
+        script = self
 
         class _Run(cst.CSTVisitor):
             found = False
@@ -733,7 +733,7 @@ class Script:
                 func = call.func
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
                         func.attr.value == "run" and func.value.value in sessions
-                        or func.attr.value in ("run", "eval") and func.value.value in graph):
+                        or func.attr.value in ("run", "eval") and func.value.value in script.graph_names()):
                     _Run.found = True
 
         visitor = _Run()
