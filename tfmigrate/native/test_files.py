@@ -216,6 +216,9 @@ class _Method:
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
         self.statements: List[cst.BaseStatement] = []  # the body, session `with`s at its top opened
+        # Session `with`s in a loop, a branch or a nested function: opened where they are. They
+        # only run what is built there (a feed or an initializer run there is refused below).
+        self.nested: Set[int] = set()
 
     @property
     def label(self) -> str:
@@ -243,7 +246,7 @@ class _Method:
         region = self._tape_region(body, gradients) if gradients else None
         builders = {id(call): self._evaluate(call) for call, _ in runs}
         builders.update({id(g): lambda updated, tape=tape: _tape_gradient(tape, updated) for g in gradients})
-        body = [statement.visit(_Replace(builders)) for statement in body]
+        body = [statement.visit(_Replace(builders, self.nested)) for statement in body]
         if region is not None:
             body = self._taped(body, region, tape)
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
@@ -282,7 +285,10 @@ class _Method:
         for statement in found:
             for inner in _nested_withs(statement):
                 if self._session_with(inner):
-                    self.stop(inner, "a test session opened inside a loop or a branch")
+                    self.nested.add(id(inner))
+        if self.nested and any(self.names.api(c.func) == "Variable" for c in calls_in(self.function)):
+            self.stop(self.function, "a test session opened inside a loop, a branch or a function, in a method "
+                                     "that makes variables (each session initializes them anew)")
         return found
 
     def _runs(self) -> List[Tuple[cst.Call, Optional[cst.BaseExpression]]]:
@@ -635,8 +641,19 @@ def _attributes(node) -> List[cst.Attribute]:
 class _Replace(cst.CSTTransformer):
     """Replaces the calls given by identity, each built from the call as rewritten inside it."""
 
-    def __init__(self, builders: Dict[int, object]):
-        self.builders = builders
+    def __init__(self, builders: Dict[int, object], opened: Set[int] = frozenset()):
+        self.builders, self.opened = builders, opened
+
+    def leave_With(self, original: cst.With, updated: cst.With):
+        """A test session's `with` given by identity is replaced by its body."""
+        if id(original) not in self.opened:
+            return updated
+        body = updated.body
+        if isinstance(body, cst.SimpleStatementSuite):
+            return cst.SimpleStatementLine(body=body.body, leading_lines=updated.leading_lines)
+        inner = list(body.body)
+        inner[0] = inner[0].with_changes(leading_lines=[*updated.leading_lines, *inner[0].leading_lines])
+        return cst.FlattenSentinel(inner)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         build = self.builders.get(id(original))
