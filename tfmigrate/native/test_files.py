@@ -221,6 +221,7 @@ class _Method:
         # Session `with`s in a loop, a branch or a nested function: opened where they are. They
         # only run what is built there (a feed or an initializer run there is refused below).
         self.nested: Set[int] = set()
+        self.feed_statements: Set[int] = set()  # `feed = {...}` just before the run feeding it (dropped)
 
     @property
     def label(self) -> str:
@@ -325,11 +326,25 @@ class _Method:
         if "fetches" in params and "fetches" not in bound:
             self.stop(call, f"`{code(call.func)}` without what to fetch")
         feed = bound.get("feed_dict")
+        if isinstance(feed, cst.Name) and feed.value != "None":
+            feed = self._named_feed(call, feed.value) or feed
         if feed is not None and not (isinstance(feed, cst.Name) and feed.value == "None"):
             if not isinstance(feed, cst.Dict):
                 self.stop(call, "a `feed_dict` that is not written out as a dict")
             return feed
         return None
+
+    def _named_feed(self, call: cst.Call, name: str) -> Optional[cst.Dict]:
+        """The dict of `name = {...}` written just before the run's statement, `name` used only
+        there: fed as if written in the run (its statement goes)."""
+        at = self._top_index(call)
+        if not at or names_in(self.function).count(name) != 2:
+            return None
+        before = self.statements[at - 1]
+        if _assigned_target(before) != name or not isinstance(before.body[0].value, cst.Dict):
+            return None
+        self.feed_statements.add(at - 1)
+        return before.body[0].value
 
     def _evaluate(self, call: cst.Call):
         """A builder of `self.evaluate(fetches)` from the run as rewritten inside."""
@@ -494,7 +509,8 @@ class _Method:
         return moved
 
     def _all_hoisted(self) -> Set[int]:
-        return {i for moved in self.hoisted.values() for i in moved}
+        """The statements moved above a placeholder, and the feed dicts that go."""
+        return {i for moved in self.hoisted.values() for i in moved} | self.feed_statements
 
     def _placed(self, placeholders, constants, initializers) -> List[cst.BaseStatement]:
         """The opened body with each placeholder replaced by its constant, initializer runs gone."""
@@ -622,6 +638,14 @@ def _assigned_call(statement) -> Optional[cst.Call]:
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
             and isinstance(small.value, cst.Call):
         return small.value
+    return None
+
+
+def _assigned_target(statement) -> Optional[str]:
+    """`x` of a statement `x = ...`."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value
     return None
 
 
