@@ -627,6 +627,7 @@ def _test_file(*lines: str) -> str:
                 "    y = x * 2", "    sess.run(y, feed_dict=feed)"), "a `feed_dict` that is not written out"),
     (_test_file("x = tf.placeholder(tf.float32, [2])", "for i in range(2):",
                 "    self.assertAllEqual(x.get_shape(), [2])"), "`self.assertAllEqual` in a block of a shape test"),
+    (_test_file("x = tf.placeholder(tf.float32, [2])", "self._check(x)"), "`self._check(...)` given the test"),
     (_test_file("x = tf.placeholder(tf.float32, [2])", "self.assertAllEqual(tf.shape(x), [2])"),
      "`tf.shape(...)` inside `self.assertAllEqual` of a shape test"),
     (_test_file("x = tf.placeholder(tf.float32, [2])", "y = x * 2", "z = tf.placeholder(tf.float32, [2])",

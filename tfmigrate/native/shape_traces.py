@@ -120,6 +120,12 @@ STATIC_BUILTINS = {"list", "tuple", "len", "int", "str", "sorted"}
 def _checked_now(body: List[cst.BaseStatement], tf: str, stop) -> List[cst.BaseStatement]:
     """The body with each top-level statement calling a deferred assertion under `tf.init_scope()`."""
     out: List[cst.BaseStatement] = []
+    for call in (c for s in body for c in m.findall(s, m.Call())):
+        helper = isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+            and call.func.value.value == "self" and not call.func.attr.value.startswith("assert")
+        if helper or any(isinstance(arg.value, cst.Name) and arg.value.value == "self" for arg in call.args):
+            stop(call, f"`{code(call.func)}(...)` given the test in a shape test (an assertion of TensorFlow's "
+                       "there would check only when the traced function runs)")
     for statement in body:
         deferred = [c for c in m.findall(statement, m.Call(func=m.Attribute(value=m.Name("self"))))
                     if c.func.attr.value in DEFERRED_ASSERTIONS]

@@ -5,7 +5,8 @@ A TF1 test method builds a graph and runs it in `self.test_session()` / `cached_
 `sess.run(t)` and `t.eval()` become `self.evaluate(t)`, the initializer run goes (variables are
 initialized when made), a placeholder fed once with a value known where it is made becomes that
 value as a `tf.constant`, and `tf.gradients(y, x)` of a `y` computed from `x` in a straight line
-in the method becomes a `tf.GradientTape`.
+in the method becomes a `tf.GradientTape`. A session `with` in a loop, a branch or a nested helper
+is opened where it is; a test that runs nothing is a shape test (native.shape_traces).
 
 Anything else raises Blocked, naming the method and the construct: the whole file then keeps the
 compat route (TFM200 puts `disable_v2_behavior()` at its own top) rather than relying on another
@@ -235,7 +236,7 @@ class _Method:
         runs = self._runs()
         gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients"]
         initializers = self._initializer_statements()
-        if self.is_test and not (runs or gradients or initializers or self.sessions):
+        if self.is_test and not (runs or gradients or initializers or self.sessions or self.nested):
             shaped = self._placeholder_list()
             if shaped:
                 return self._shape_test(shaped)
