@@ -5,7 +5,8 @@ A TF1 test method builds a graph and runs it in `self.test_session()` / `cached_
 `sess.run(t)` and `t.eval()` become `self.evaluate(t)`, the initializer run goes (variables are
 initialized when made), a placeholder fed once with a value known where it is made becomes that
 value as a `tf.constant`, and `tf.gradients(y, x)` of a `y` computed from `x` in a straight line
-in the method becomes a `tf.GradientTape`.
+in the method becomes a `tf.GradientTape`. A session `with` in a loop, a branch or a nested helper
+is opened where it is; a test that runs nothing is a shape test (native.shape_traces).
 
 Anything else raises Blocked, naming the method and the construct: the whole file then keeps the
 compat route (TFM200 puts `disable_v2_behavior()` at its own top) rather than relying on another
@@ -25,6 +26,7 @@ import libcst.matchers as m
 
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.script import Blocked
+from tfmigrate.native.shape_traces import traced_shapes
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_in, names_read
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
@@ -153,9 +155,10 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, file: _File) -> cst.Clas
 
 
 def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dict[str, str], line_of,
-                 allowed: Sequence[cst.Call] = ()) -> None:
+                 allowed: Sequence[cst.Call] = (), build_errors: bool = False) -> None:
     """Blocked unless `node` runs the same eagerly as in a graph (`allowed`: calls the rewrite
-    itself takes care of)."""
+    itself takes care of; `build_errors`: `node` is traced, not run, so `assertRaises` sees the
+    error graph construction raises, as in TF1)."""
     def stop(at, what):
         raise Blocked(line_of(at), f"{where}: {what}")
 
@@ -170,7 +173,7 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
             method = call.func.attr.value
             if method in NOT_EAGER_METHODS:
                 stop(call, f"`.{method}(...)`, which changes state when a graph runs it")
-            if method.startswith("assertRaises"):
+            if method.startswith("assertRaises") and not build_errors:
                 stop(call, f"`self.{method}`: an error a graph raised when run is raised eagerly when the "
                            "tensor is built")
             if method in ("run", "eval") and api is None:
@@ -216,6 +219,10 @@ class _Method:
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
         self.statements: List[cst.BaseStatement] = []  # the body, session `with`s at its top opened
+        # Session `with`s in a loop, a branch or a nested function: opened where they are. They
+        # only run what is built there (a feed or an initializer run there is refused below).
+        self.nested: Set[int] = set()
+        self.feed_statements: Set[int] = set()  # `feed = {...}` just before the run feeding it (dropped)
 
     @property
     def label(self) -> str:
@@ -227,9 +234,13 @@ class _Method:
     def rewritten(self) -> cst.FunctionDef:
         self.statements = self._opened(list(self.function.body.body))
         runs = self._runs()
-        placeholders = self._placeholders()
         gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients"]
         initializers = self._initializer_statements()
+        if self.is_test and not (runs or gradients or initializers or self.sessions or self.nested):
+            shaped = self._placeholder_list()
+            if shaped:
+                return self._shape_test(shaped)
+        placeholders = self._placeholders()
         handled = [call for call, _ in runs] + gradients + [
             c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()]
         _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled)
@@ -243,7 +254,7 @@ class _Method:
         region = self._tape_region(body, gradients) if gradients else None
         builders = {id(call): self._evaluate(call) for call, _ in runs}
         builders.update({id(g): lambda updated, tape=tape: _tape_gradient(tape, updated) for g in gradients})
-        body = [statement.visit(_Replace(builders)) for statement in body]
+        body = [statement.visit(_Replace(builders, self.nested)) for statement in body]
         if region is not None:
             body = self._taped(body, region, tape)
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
@@ -282,7 +293,10 @@ class _Method:
         for statement in found:
             for inner in _nested_withs(statement):
                 if self._session_with(inner):
-                    self.stop(inner, "a test session opened inside a loop or a branch")
+                    self.nested.add(id(inner))
+        if self.nested and any(self.names.api(c.func) == "Variable" for c in calls_in(self.function)):
+            self.stop(self.function, "a test session opened inside a loop, a branch or a function, in a method "
+                                     "that makes variables (each session initializes them anew)")
         return found
 
     def _runs(self) -> List[Tuple[cst.Call, Optional[cst.BaseExpression]]]:
@@ -313,11 +327,25 @@ class _Method:
         if "fetches" in params and "fetches" not in bound:
             self.stop(call, f"`{code(call.func)}` without what to fetch")
         feed = bound.get("feed_dict")
+        if isinstance(feed, cst.Name) and feed.value != "None":
+            feed = self._named_feed(call, feed.value) or feed
         if feed is not None and not (isinstance(feed, cst.Name) and feed.value == "None"):
             if not isinstance(feed, cst.Dict):
                 self.stop(call, "a `feed_dict` that is not written out as a dict")
             return feed
         return None
+
+    def _named_feed(self, call: cst.Call, name: str) -> Optional[cst.Dict]:
+        """The dict of `name = {...}` written just before the run's statement, `name` used only
+        there: fed as if written in the run (its statement goes)."""
+        at = self._top_index(call)
+        if not at or names_in(self.function).count(name) != 2:
+            return None
+        before = self.statements[at - 1]
+        if _assigned_target(before) != name or not isinstance(before.body[0].value, cst.Dict):
+            return None
+        self.feed_statements.add(at - 1)
+        return before.body[0].value
 
     def _evaluate(self, call: cst.Call):
         """A builder of `self.evaluate(fetches)` from the run as rewritten inside."""
@@ -364,6 +392,15 @@ class _Method:
     def _placeholders(self) -> Dict[str, cst.SimpleStatementLine]:
         """name -> its `x = tf.placeholder(...)` statement, at the method's top level."""
         found = {}
+        for name, statement in self._placeholder_list():
+            if name in found:
+                self.stop(statement, f"the name `{name}` given to two placeholders")
+            found[name] = statement
+        return found
+
+    def _placeholder_list(self) -> List[Tuple[str, cst.SimpleStatementLine]]:
+        """(name, its `x = tf.placeholder(...)` statement) of each placeholder, at the method's top level."""
+        found = []
         tops = {id(s) for s in self.statements}
         for call in calls_in(self.function):
             if (self.names.api(call.func) or "").split(".")[-1] not in ("placeholder", "placeholder_with_default"):
@@ -372,11 +409,28 @@ class _Method:
                               and _assigned_call(s) is call), None)
             if statement is None or id(statement) not in tops or self.names.api(call.func) != "placeholder":
                 self.stop(call, f"`{code(call.func)}(...)` other than assigned to a name")
-            name = _assigned_call_target(statement)
-            if name in found:
-                self.stop(call, f"the name `{name}` given to two placeholders")
-            found[name] = statement
+            found.append((_assigned_call_target(statement), statement))
         return found
+
+    def _shape_test(self, placeholders) -> cst.FunctionDef:
+        """A test that runs nothing: its placeholders and what follows them traced (native.shape_traces)."""
+        first = min(i for i, s in enumerate(self.statements) for _, p in placeholders if p is s)
+        handled = [_assigned_call(s) for _, s in placeholders]
+        for index, statement in enumerate(self.statements):
+            _check_eager(statement, self.label, self.names, self.outside, self.line_of, handled,
+                         build_errors=index > first)
+        bound = []
+        for name, statement in placeholders:
+            call = _assigned_call(statement)
+            try:
+                arguments = _bound(call, PLACEHOLDER_PARAMS)
+            except ValueError as error:
+                self.stop(call, f"`{code(call)}`: {error}")
+            if "dtype" not in arguments:
+                self.stop(call, f"the placeholder `{name}` without a dtype")
+            bound.append((name, statement, arguments))
+        body = traced_shapes(self.statements, bound, self.tf, self.stop, set(names_in(self.function)))
+        return self.function.with_changes(body=self.function.body.with_changes(body=body))
 
     def _fed_constants(self, placeholders, runs) -> Dict[str, Tuple[cst.BaseExpression, int]]:
         """name -> (the value it is fed, the index of the statement after which the constant is
@@ -456,7 +510,8 @@ class _Method:
         return moved
 
     def _all_hoisted(self) -> Set[int]:
-        return {i for moved in self.hoisted.values() for i in moved}
+        """The statements moved above a placeholder, and the feed dicts that go."""
+        return {i for moved in self.hoisted.values() for i in moved} | self.feed_statements
 
     def _placed(self, placeholders, constants, initializers) -> List[cst.BaseStatement]:
         """The opened body with each placeholder replaced by its constant, initializer runs gone."""
@@ -587,6 +642,14 @@ def _assigned_call(statement) -> Optional[cst.Call]:
     return None
 
 
+def _assigned_target(statement) -> Optional[str]:
+    """`x` of a statement `x = ...`."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value
+    return None
+
+
 def _assigned_call_target(statement) -> str:
     return statement.body[0].targets[0].target.value
 
@@ -635,8 +698,19 @@ def _attributes(node) -> List[cst.Attribute]:
 class _Replace(cst.CSTTransformer):
     """Replaces the calls given by identity, each built from the call as rewritten inside it."""
 
-    def __init__(self, builders: Dict[int, object]):
-        self.builders = builders
+    def __init__(self, builders: Dict[int, object], opened: Set[int] = frozenset()):
+        self.builders, self.opened = builders, opened
+
+    def leave_With(self, original: cst.With, updated: cst.With):
+        """A test session's `with` given by identity is replaced by its body."""
+        if id(original) not in self.opened:
+            return updated
+        body = updated.body
+        if isinstance(body, cst.SimpleStatementSuite):
+            return cst.SimpleStatementLine(body=body.body, leading_lines=updated.leading_lines)
+        inner = list(body.body)
+        inner[0] = inner[0].with_changes(leading_lines=[*updated.leading_lines, *inner[0].leading_lines])
+        return cst.FlattenSentinel(inner)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         build = self.builders.get(id(original))

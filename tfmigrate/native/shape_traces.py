@@ -1,0 +1,149 @@
+"""Shape tests of a `tf.test.TestCase` made eager (native.test_files).
+
+A TF1 test that never runs anything builds ops on placeholders of partly unknown shape and checks
+what graph construction gives: static shapes (`y.get_shape().as_list()`), or the error a shape
+function raises (`assertRaises(ValueError)` around the op). Eagerly there is no placeholder, but
+tracing a `tf.function` builds the same ops in a graph from `tf.TensorSpec`s: each run of
+placeholders and the statements after it (up to the next placeholders) become a function traced
+once with `get_concrete_function`, its placeholders the function's parameters. The function is
+traced without AutoGraph (`autograph=False`), so its Python runs as TF1's did when it built the
+graph, and nothing is run: no value, state or random draw differs. TensorFlow's own assertions
+(`assertAllEqual`, ...) become a `py_func` inside a function, checked only if it ran: a statement
+that calls one, and builds nothing, is put under `tf.init_scope()`, where it checks at the trace.
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Sequence, Set, Tuple
+
+import libcst as cst
+import libcst.matchers as m
+
+from tfmigrate.native.syntax import code, fresh_name, names_assigned, names_read
+
+Placeholder = Tuple[str, cst.SimpleStatementLine, dict]  # (name, its statement, its bound arguments)
+
+
+def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Placeholder], tf: str,
+                  stop: Callable[[cst.CSTNode, str], None], taken: Set[str]) -> List[cst.BaseStatement]:
+    """The method's body with each run of placeholders and what follows it traced (`stop` refuses)."""
+    index = {id(s): i for i, s in enumerate(statements)}
+    at = {index[id(statement)]: (name, statement, bound) for name, statement, bound in placeholders}
+    groups: List[List[int]] = []
+    for i in sorted(at):
+        if groups and groups[-1][-1] == i - 1:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    ends = [group[0] for group in groups[1:]] + [len(statements)]
+    prefix = list(statements[:groups[0][0]])
+    segments = [(group, list(statements[group[-1] + 1:end])) for group, end in zip(groups, ends)]
+    outside = set().union(*(names_assigned(s) for s in prefix)) if prefix else set()
+    local = [({at[i][0] for i in group} | set().union(set(), *(names_assigned(s) for s in body)))
+             for group, body in segments]
+    for k, (group, body) in enumerate(segments):
+        params = [at[i][0] for i in group]
+        if len(set(params)) != len(params):
+            stop(at[group[0]][1], f"the name `{params[0]}` given to two placeholders made together")
+        for statement in body:
+            _check_plain(statement, stop)
+        read = set().union(set(), *(names_read(s) for s in body))
+        others = set().union(set(), *(names for j, names in enumerate(local) if j != k))
+        crossed = sorted((read & others) - local[k])
+        if crossed:
+            stop(body[0] if body else at[group[0]][1],
+                 f"`{crossed[0]}`, made in one traced part of a shape test and read in another")
+        shadowed = sorted(local[k] & outside)
+        if shadowed:
+            stop(at[group[0]][1], f"`{shadowed[0]}`, assigned before the placeholders and again after them")
+    body_out: List[cst.BaseStatement] = prefix
+    for group, body in segments:
+        body_out.extend(_traced(group, body, at, tf, taken, stop))
+    return body_out
+
+
+def _check_plain(statement: cst.BaseStatement, stop) -> None:
+    """What a nested function would change: returns, yields, scope declarations, `:=`."""
+    for kind, what in ((m.Return(), "`return`"), (m.Yield(), "`yield`"), (m.Global(), "`global`"),
+                       (m.Nonlocal(), "`nonlocal`"), (m.NamedExpr(), "`:=`")):
+        found = m.findall(statement, kind)
+        if found:
+            stop(found[0], f"{what} in a shape test (its statements are traced in a function)")
+
+
+def _traced(group: List[int], body: List[cst.BaseStatement], at, tf: str, taken: Set[str],
+            stop) -> List[cst.BaseStatement]:
+    """`def shapes(<placeholders>): <body>` and its trace from the placeholders' `tf.TensorSpec`s."""
+    first = at[group[0]][1]
+    name = fresh_name(taken, "shapes")
+    params = ", ".join(at[i][0] for i in group)
+    comments = [line for i in group[1:] for line in at[i][1].leading_lines]
+    inner = _checked_now(body, tf, stop) or [cst.SimpleStatementLine([cst.Pass()])]
+    inner[0] = inner[0].with_changes(leading_lines=[*comments, *inner[0].leading_lines])
+    header = cst.parse_statement(f"def {name}({params}):\n    pass\n")
+    function = header.with_changes(body=header.body.with_changes(body=inner), leading_lines=first.leading_lines)
+    specs = ", ".join(_spec(at[i][2], tf) for i in group)
+    trace = cst.parse_statement(f"{tf}.function({name}, autograph=False).get_concrete_function({specs})\n")
+    if len(group) > 1:  # (a spec a line)
+        trace = trace.visit(_SpecLines())
+    return [function, trace.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+
+
+class _SpecLines(cst.CSTTransformer):
+    """`get_concrete_function(` followed by one argument a line, indented once more."""
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if not (isinstance(updated.func, cst.Attribute) and updated.func.attr.value == "get_concrete_function"):
+            return updated
+        newline = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    "))
+        args = [arg.with_changes(comma=arg.comma.with_changes(whitespace_after=newline))
+                if isinstance(arg.comma, cst.Comma) else arg for arg in updated.args]
+        return updated.with_changes(args=args, whitespace_before_args=newline)
+
+
+def _spec(bound: dict, tf: str) -> str:
+    """`tf.placeholder(dtype, shape, name)` as `tf.TensorSpec(shape, dtype, name)`."""
+    shape = code(bound["shape"]) if "shape" in bound else "None"
+    name = f", name={code(bound['name'])}" if "name" in bound else ""
+    return f"{tf}.TensorSpec({shape}, {code(bound['dtype'])}{name})"
+
+
+# test_util.TensorFlowTestCase's assertions decorated with `py_func_if_in_function` (TF 2.21).
+DEFERRED_ASSERTIONS = {"assertNear", "assertArrayNear", "assertNDArrayNear", "assertAllClose",
+                       "assertAllCloseAccordingToType", "assertNotAllClose", "assertAllEqual", "assertNotAllEqual",
+                       "assertAllGreater", "assertAllLess", "assertAllGreaterEqual", "assertAllLessEqual",
+                       "assertAllInRange", "assertAllInSet", "assertDTypeEqual", "assertDictEqual"}
+# What a statement checked at the trace may call: it reads static facts, builds no op.
+STATIC_METHODS = {"get_shape", "as_list", "is_fully_defined", "num_elements", "is_compatible_with"}
+STATIC_BUILTINS = {"list", "tuple", "len", "int", "str", "sorted"}
+
+
+def _checked_now(body: List[cst.BaseStatement], tf: str, stop) -> List[cst.BaseStatement]:
+    """The body with each top-level statement calling a deferred assertion under `tf.init_scope()`."""
+    out: List[cst.BaseStatement] = []
+    for call in (c for s in body for c in m.findall(s, m.Call())):
+        helper = isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+            and call.func.value.value == "self" and not call.func.attr.value.startswith("assert")
+        if helper or any(isinstance(arg.value, cst.Name) and arg.value.value == "self" for arg in call.args):
+            stop(call, f"`{code(call.func)}(...)` given the test in a shape test (an assertion of TensorFlow's "
+                       "there would check only when the traced function runs)")
+    for statement in body:
+        deferred = [c for c in m.findall(statement, m.Call(func=m.Attribute(value=m.Name("self"))))
+                    if c.func.attr.value in DEFERRED_ASSERTIONS]
+        if not deferred:
+            out.append(statement)
+            continue
+        if not isinstance(statement, cst.SimpleStatementLine):
+            stop(deferred[0], f"`self.{deferred[0].func.attr.value}` in a block of a shape test (inside the "
+                              "traced function it checks only when the function runs)")
+        for call in m.findall(statement, m.Call()):
+            func = call.func
+            static = (isinstance(func, cst.Attribute) and (
+                (isinstance(func.value, cst.Name) and func.value.value == "self" and func.attr.value.startswith("assert"))
+                or func.attr.value in STATIC_METHODS)) or (isinstance(func, cst.Name) and func.value in STATIC_BUILTINS)
+            if not static:
+                stop(call, f"`{code(func)}(...)` inside `self.{deferred[0].func.attr.value}` of a shape test (the "
+                           "assertion checks at the trace only if it builds nothing)")
+        scope = cst.parse_statement(f"with {tf}.init_scope():  # (checks at the trace, not when it runs)\n    pass\n")
+        out.append(scope.with_changes(body=scope.body.with_changes(body=[statement.with_changes(leading_lines=[])]),
+                                      leading_lines=statement.leading_lines))
+    return out
