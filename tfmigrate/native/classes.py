@@ -33,6 +33,7 @@ from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Train, attrs_of, is_docstring,
                                           self_attr, session_parameter, subtree)
+from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
 from tfmigrate.native.script import OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS, Blocked
@@ -122,10 +123,9 @@ class ClassScript(ProgramRuns):
     # -- analysis -----------------------------------------------------------------------------
     def applies(self) -> bool:
         """Whether the module builds its graph in a class (else this route has nothing to say)."""
-        top = [n for n in self.module.body if not isinstance(n, cst.ClassDef)]
         return bool(self.aliases) and any(isinstance(n, cst.ClassDef) and self._tensor_apis(n)
                                           for n in self.module.body) and any(
-            self.tf_call(call) in SESSIONS for n in top for call in calls_in(n))
+            self.tf_call(call) in SESSIONS for call in calls_in(self.module))
 
     def analyse(self) -> "ClassScript":
         for node in self.module.body:
@@ -143,6 +143,7 @@ class ClassScript(ProgramRuns):
                     self._current = cls
                     for statement in method.body.body:
                         self._top(statement)
+        self._runners()
         self._current = None
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
@@ -167,20 +168,21 @@ class ClassScript(ProgramRuns):
         if not params.params or params.params[0].name.value != "self":
             raise Blocked(at, f"`{name}.__init__` without `self`")
         # Which methods build the graph: those `__init__`'s graph calls on `self`, transitively.
-        graph_methods: Set[str] = set()
-        for method in methods.values():
-            if method is not init and self._tensor_apis(method):
-                graph_methods.add(method.name.value)
-        changed = True
-        while changed:
-            changed = False
-            for method in methods.values():
-                if method is init or method.name.value in graph_methods:
-                    continue
-                reads, _ = attrs_of(method)
-                if reads & graph_methods:
-                    graph_methods.add(method.name.value)
-                    changed = True
+        # Methods run by the program (given a Session, or opening one) are not graph code.
+        cls.runners = {m for m, method in methods.items() if method is not init and session_parameter(method) is None
+                       and any(self.tf_call(c) in SESSIONS for c in calls_in(method))}
+        program = {m for m, method in methods.items() if method is not init and session_parameter(method) is not None} \
+            | cls.runners
+        graph_methods = self._graph_methods(init, methods, program)
+        after, calls = built_after(self.module, name, graph_methods, self.line_of)
+        cls.body = list(init.body.body)
+        if after:  # `model = Net(); model.build()`: `build` (and what it calls) as the end of `__init__`
+            statements, cls.inlined = inlined(node, after, graph_methods, self.line_of)
+            check_locals(node, init, cls.inlined, self.line_of)
+            other_calls(self.module, node, set(cls.inlined), calls, self.aliases, self.line_of)
+            cls.body += statements
+            self.removed |= calls
+            graph_methods = self._graph_methods(init, methods, program | set(cls.inlined))
         cls.graph_methods = graph_methods
         for attr in set().union(*(attrs_of(s)[1] for s in body)) | set(methods):
             if attr in MODULE_MEMBERS:
@@ -204,7 +206,9 @@ class ClassScript(ProgramRuns):
             if reads & {t for t in cls.trains}:
                 raise Blocked(self.line_of(method), f"`{name}.{method_name}` reads a train op")
         for method in methods.values():  # a method run by the program: Python, or runs in a Session it is given
-            if method is init or method.name.value in graph_methods:
+            if method is init or method.name.value in graph_methods or method.name.value in cls.inlined:
+                continue
+            if method.name.value in cls.runners:  # `def train(self): with tf.Session() as sess: ...`
                 continue
             session = session_parameter(method)
             if session is not None:  # `def predict(self, sess, x): return sess.run(self.out, {self.x: x})`
@@ -219,6 +223,42 @@ class ClassScript(ProgramRuns):
         for local in cls.captured:
             cls.captured[local] = cls.fresh(local)
         return cls
+
+    def _runners(self) -> None:
+        """The methods that open their own Session (`def train(self): with tf.Session() as sess:`),
+        each run once by the program and the program's only Session: read as the program's code."""
+        from tfmigrate.native.entry_functions import _called_once
+
+        sessions = {id(c) for c in calls_in(self.module) if self.tf_call(c) in SESSIONS}
+        mains = {f.name.value for f in self.module.body if isinstance(f, cst.FunctionDef)
+                 and _called_once(self.module, f, self.names)}
+        for cls in self.classes.values():
+            for method in cls.node.body.body:
+                if not (isinstance(method, cst.FunctionDef) and method.name.value in cls.runners):
+                    continue
+                if len(sessions) > 1:
+                    raise Blocked(self.line_of(method), f"`{cls.node.name.value}.{method.name.value}` opens a Session "
+                                                        "beside others (each began from the variables' initial values)")
+                runs_once(self.module, cls.node, method, mains, sessions, self.aliases, self.line_of)
+                self._current = cls
+                for statement in method.body.body:
+                    self._top(statement)
+
+    def _graph_methods(self, init, methods: Dict[str, cst.FunctionDef], program: Set[str]) -> Set[str]:
+        """The methods that build graph code: those that use TensorFlow, and those that call them
+        (the methods of the program, `program`, left out)."""
+        found = {m for m, method in methods.items() if method is not init and m not in program
+                 and self._tensor_apis(method)}
+        changed = True
+        while changed:
+            changed = False
+            for m, method in methods.items():
+                if method is init or m in found or m in program:
+                    continue
+                if attrs_of(method)[0] & found:
+                    found.add(m)
+                    changed = True
+        return found
 
     def _variables_made_once(self, cls: GraphClass, statement) -> bool:
         """The `tf.Variable(...)` calls of a statement of `__init__` outside loops, each made once by
@@ -292,7 +332,7 @@ class ClassScript(ProgramRuns):
             raise Blocked(self.line_of(cls.init), f"`self.{sorted(outlives)[0]}` of `{name}`: set by Python in "
                                                   "`__init__` and changed by the graph code, which runs at each call")
         for method in methods.values():
-            if method is cls.init or method.name.value in cls.graph_methods:
+            if method is cls.init or method.name.value in cls.graph_methods or method.name.value in cls.inlined:
                 continue
             changed = attrs_of(method)[1] & python
             if changed:
@@ -301,7 +341,7 @@ class ClassScript(ProgramRuns):
                                                     "`__init__`)")
         cls.python_read = python
         changing = self._changing_globals()
-        init_locals = local_names(cls.init)
+        init_locals = local_names(cls.init).union(*(local_names(methods[m]) for m in cls.inlined))
         for node in graph_nodes:
             local = local_names(node) if isinstance(node, cst.FunctionDef) else init_locals
             late = (names_read(node) - local) & changing
@@ -349,7 +389,7 @@ class ClassScript(ProgramRuns):
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
-        statements = cls.order = self._placeholders_unscoped(list(cls.init.body.body))
+        statements = cls.order = self._placeholders_unscoped(list(cls.body))
         if statements and is_docstring(statements[0]):
             cls.python.append(statements.pop(0))
         params = {p.name.value for p in (*cls.init.params.params, *cls.init.params.kwonly_params)}
