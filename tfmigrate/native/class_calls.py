@@ -41,6 +41,7 @@ def built_after(module: cst.Module, name: str, builders: Set[str], line_of) -> T
     objects right after it is made (`model = Net(); model.build()`), in order, and the ids of those
     call statements. Every object must be built the same way, each method once."""
     sequences: List[Tuple[str, ...]] = []
+    lines: List[int] = []
     statements: Set[int] = set()
     blocks = [module.body] + [n.body for n in subtree(module) if isinstance(n, cst.IndentedBlock)]
     for block in blocks:
@@ -63,8 +64,10 @@ def built_after(module: cst.Module, name: str, builders: Set[str], line_of) -> T
                 sequence.append(called)
                 statements.add(id(after))
             sequences.append(tuple(sequence))
+            lines.append(line_of(statement))
     if len(set(sequences)) > 1:
-        raise Blocked(line_of(module), f"objects of `{name}` built by different methods after they were made")
+        at = lines[next(i for i, s in enumerate(sequences) if s != sequences[0])]
+        raise Blocked(at, f"objects of `{name}` built by different methods after they were made")
     return (list(sequences[0]) if sequences else []), statements
 
 

@@ -202,6 +202,12 @@ class ProgramRuns:
         for path, attr in self._tensor_apis(node):
             if id(attr) not in inside:
                 raise Blocked(self.line_of(attr), f"`tf.{path}` at module level beside the classes that build the graph")
+        state = set().union(*(c.state for c in self.classes.values()))
+        for call in calls_in(node):  # `net.gstep.eval()`: the variable's value, `net.gstep.numpy()`
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "eval" and not call.args \
+                    and isinstance(func.value, cst.Attribute) and func.value.attr.value in state and plain(func.value.value):
+                self.state_reads.add(id(call))
         for call in calls_in(node):
             given = self._session_argument(call)
             if given is not None:

@@ -33,6 +33,8 @@ class ClassWriter:
 
         class _Rewrite(cst.CSTTransformer):
             def leave_Call(self, original: cst.Call, updated: cst.Call):
+                if id(original) in script.state_reads:
+                    return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("numpy")))
                 site = script.sites.get(id(original))
                 if site is None:
                     return updated

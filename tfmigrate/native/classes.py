@@ -85,6 +85,7 @@ class ClassScript(ProgramRuns):
         self.feed_names: Dict[str, List[cst.Dict]] = {}  # a feed built ahead -> the dict literals it holds
         self.key_params: Dict[int, str] = {}  # id(a key of such a dict) -> the parameter it feeds
         self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
+        self.state_reads: Set[int] = set()  # id of `net.<state>.eval()`, the value of a variable made once
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
 
