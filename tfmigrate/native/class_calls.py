@@ -15,7 +15,7 @@ from typing import Dict, List, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native.class_facts import attrs_of, is_docstring, root_name, subtree
+from tfmigrate.native.class_facts import attrs_of, is_docstring, root_name, self_attr, subtree
 from tfmigrate.native.model_mapping import local_names
 from tfmigrate.native.script import Blocked
 from tfmigrate.native.syntax import calls_in, names_read
@@ -130,9 +130,9 @@ def other_calls(module: cst.Module, cls: cst.ClassDef, names: Set[str], kept: Se
     allowed = {id(n) for s in subtree(module) if id(s) in kept for n in subtree(s)} | inside
     assigned = set().union(*(attrs_of(m)[1] for m in cls.body.body if isinstance(m, cst.FunctionDef)))
     called = {id(c.func) for c in calls_in(module)}
-    for node in subtree(module):
+    for node in subtree(module):  # (`self.gstep.eval()` is no call of a method `eval`)
         if isinstance(node, cst.Attribute) and node.attr.value in names and id(node) not in allowed \
-                and root_name(node) not in aliases and (id(node) in called or node.attr.value not in assigned):
+                and root_name(node) not in aliases and self_attr(node.value) not in assigned and (id(node) in called or node.attr.value not in assigned):
             raise Blocked(line_of(node), f"`{node.attr.value}`, a method that builds the graph, called other than once "
                                          f"right after the object of `{cls.name.value}` was made (TF1 built that graph "
                                          "again, or after a run)")

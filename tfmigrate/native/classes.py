@@ -21,7 +21,10 @@ helper methods built them. TF1 computed only what a run's fetches needed: a plac
 leaves unfed becomes `None`, and what it feeds is skipped (`if labels is not None:`), when that
 part makes no variables (skipping one would rename the layers after it). The optimizer stays
 TF1's (`tf.compat.v1.train`, eager-capable: the same update rule and slot names), made once in
-`__init__`. Anything outside this shape is a Blocker, and the module keeps the compat route.
+`__init__`. Methods called once right after construction (`model.build()`) are read as part of
+`__init__`, and a method that opens its own Session, run once, as the program's code
+(native.class_calls). Anything outside this shape is a Blocker, and the module keeps the compat
+route.
 """
 from __future__ import annotations
 
@@ -391,6 +394,8 @@ class ClassScript(ProgramRuns):
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
         statements = cls.order = self._placeholders_unscoped(list(cls.body))
+        origin = {id(s): m.name.value for m in cls.node.body.body  # the inlined method each statement is from
+                  if isinstance(m, cst.FunctionDef) and m.name.value in cls.inlined for s in m.body.body}
         if statements and is_docstring(statements[0]):
             cls.python.append(statements.pop(0))
         params = {p.name.value for p in (*cls.init.params.params, *cls.init.params.kwonly_params)}
@@ -428,7 +433,8 @@ class ClassScript(ProgramRuns):
                             or local_reads & graph_locals)
             if is_graph:
                 made_once = self._variables_made_once(cls, statement)
-                self._refused_in(statement, f"`{name}.__init__`", ("Variable",) if made_once else ())
+                self._refused_in(statement, f"`{name}.{origin.get(id(statement), '__init__')}`",
+                                 ("Variable",) if made_once else ())
                 if cls.trains and self._makes_variables(cls, statement):
                     raise Blocked(at, f"variables made in `{name}.__init__` after its `minimize` (TF1 trained only "
                                       "those made before it)")
