@@ -83,6 +83,7 @@ class ClassScript(ProgramRuns):
         self.session_methods: Dict[str, Tuple[int, str]] = {}  # method -> (index after self, name) of its Session
         self.session_defs: Dict[int, int] = {}  # id(def) -> the position of the Session among its parameters
         self._current: Optional[GraphClass] = None  # the class whose method is read
+        self._method = ""  # and that method's name
         self._changing: Optional[Set[str]] = None  # module-level names set more than once
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
         self.feed_names: Dict[str, List[cst.Dict]] = {}  # a feed built ahead -> the dict literals it holds
@@ -144,7 +145,7 @@ class ClassScript(ProgramRuns):
         for cls in self.classes.values():  # the runs of methods given a Session, as the module's code
             for method in cls.node.body.body:
                 if isinstance(method, cst.FunctionDef) and method.name.value in cls.session_methods:
-                    self._current = cls
+                    self._current, self._method = cls, method.name.value
                     for statement in method.body.body:
                         self._top(statement)
         self._runners()
@@ -244,7 +245,7 @@ class ClassScript(ProgramRuns):
                     raise Blocked(self.line_of(method), f"`{cls.node.name.value}.{method.name.value}` opens a Session "
                                                         "beside others (each began from the variables' initial values)")
                 runs_once(self.module, cls.node, method, mains, sessions, self.aliases, self.line_of)
-                self._current = cls
+                self._current, self._method = cls, method.name.value
                 for statement in method.body.body:
                     self._top(statement)
 
