@@ -187,6 +187,7 @@ class ClassScript(ProgramRuns):
             other_calls(self.module, node, set(cls.inlined), calls, self.aliases, self.line_of)
             cls.body += statements
             self.removed |= calls
+            cls.members -= set(cls.inlined) - set().union(*(attrs_of(s)[1] for s in body))  # (names gone)
             graph_methods = self._graph_methods(init, methods, program | set(cls.inlined))
         cls.graph_methods = graph_methods
         for attr in set().union(*(attrs_of(s)[1] for s in body)) | set(methods):
@@ -250,10 +251,11 @@ class ClassScript(ProgramRuns):
                     self._top(statement)
 
     def _graph_methods(self, init, methods: Dict[str, cst.FunctionDef], program: Set[str]) -> Set[str]:
-        """The methods that build graph code: those that use TensorFlow, and those that call them
-        (the methods of the program, `program`, left out)."""
+        """The methods that build graph code: those that use TensorFlow or `minimize` (of an optimizer
+        made elsewhere), and those that call them (the methods of the program, `program`, left out)."""
         found = {m for m, method in methods.items() if method is not init and m not in program
-                 and self._tensor_apis(method)}
+                 and (self._tensor_apis(method) or any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
+                                                       for c in calls_in(method)))}
         changed = True
         while changed:
             changed = False
