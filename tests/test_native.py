@@ -170,6 +170,13 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "a Session made in a loop of `Net.predict`"),
     ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
      "        self.out = tf.layers.dense(self.x, 1)\n"
+     "    def predict(self, x):\n        with tf.Session() as sess:\n            sess.run(tf.global_variables_initializer())\n"
+     "            return sess.run(self.out, {self.x: x})\n"
+     "net = Net()\nwith tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+     "    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\nprint(net.predict([[1.0, 2.0]]))\n",
+     "`Net.predict` opens a Session beside others"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "        self.out = tf.layers.dense(self.x, 1)\n"
      "net = Net()\nfeed = {net.x: [[1.0, 2.0]]}\nfeed.update({net.x: [[3.0, 4.0]]})\n"
      "with tf.Session() as sess:\n    print(sess.run(net.out, feed))\n",
      "`net.x`, a tensor of the graph read by Python"),
