@@ -150,8 +150,31 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "`SCALE`, a module-level name set more than once, read by the graph of `Net`"),
     ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
      "    def build(self):\n        self.out = tf.layers.dense(self.x, 1)\n"
-     "net = Net()\nnet.build()\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
+     "net = Net()\nsess = tf.Session()\nnet.build()\nprint(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
      "the method `Net.build` builds graph code that `__init__` does not run"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "    def build(self):\n        self.out = tf.layers.dense(self.x, 1)\n"
+     "net = Net()\nnet.build()\nnet.build()\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
+     "`net.build()` called twice"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "        self.out = tf.layers.dense(self.x, 1)\n"
+     "    def predict(self, x):\n        with tf.Session() as sess:\n            sess.run(tf.global_variables_initializer())\n"
+     "            return sess.run(self.out, {self.x: x})\n"
+     "net = Net()\nfor i in range(2):\n    print(net.predict([[1.0, 2.0]]))\n",
+     "`Net.predict`, a method that opens its own Session, called more than once"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "        self.out = tf.layers.dense(self.x, 1)\n"
+     "    def predict(self, x):\n        for i in range(2):\n            with tf.Session() as sess:\n"
+     "                sess.run(tf.global_variables_initializer())\n                print(sess.run(self.out, {self.x: x}))\n"
+     "net = Net()\nnet.predict([[1.0, 2.0]])\n",
+     "a Session made in a loop of `Net.predict`"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+     "        self.out = tf.layers.dense(self.x, 1)\n"
+     "    def predict(self, x):\n        with tf.Session() as sess:\n            sess.run(tf.global_variables_initializer())\n"
+     "            return sess.run(self.out, {self.x: x})\n"
+     "net = Net()\nwith tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+     "    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\nprint(net.predict([[1.0, 2.0]]))\n",
+     "`Net.predict` opens a Session beside others"),
     ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
      "        self.out = tf.layers.dense(self.x, 1)\n"
      "net = Net()\nfeed = {net.x: [[1.0, 2.0]]}\nfeed.update({net.x: [[3.0, 4.0]]})\n"

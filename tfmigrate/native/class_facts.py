@@ -63,6 +63,9 @@ class GraphClass:
     variable_counts: Dict[str, int] = field(default_factory=dict)
     order: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s statements, scopes of inputs undone
     python_read: Set[str] = field(default_factory=set)  # Python attributes the graph reads (fixed after __init__)
+    body: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s, then those of `inlined`
+    inlined: List[str] = field(default_factory=list)  # methods called right after construction (`model.build()`)
+    runners: Set[str] = field(default_factory=set)  # methods that open their own Session, run once
 
     def fresh(self, preferred: str) -> str:
         return fresh_name(self.members, preferred)

@@ -201,7 +201,14 @@ class ProgramRuns:
             id(n) for key in subtree(node) if id(key) in self.key_params for n in subtree(key)}
         for path, attr in self._tensor_apis(node):
             if id(attr) not in inside:
-                raise Blocked(self.line_of(attr), f"`tf.{path}` at module level beside the classes that build the graph")
+                where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"
+                raise Blocked(self.line_of(attr), f"`tf.{path}` {where} beside the classes that build the graph")
+        state = set().union(*(c.state for c in self.classes.values()))
+        for call in calls_in(node):  # `net.gstep.eval()`: the variable's value, `net.gstep.numpy()`
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "eval" and not call.args \
+                    and isinstance(func.value, cst.Attribute) and func.value.attr.value in state and plain(func.value.value):
+                self.state_reads.add(id(call))
         for call in calls_in(node):
             given = self._session_argument(call)
             if given is not None:

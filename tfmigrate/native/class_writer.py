@@ -33,6 +33,8 @@ class ClassWriter:
 
         class _Rewrite(cst.CSTTransformer):
             def leave_Call(self, original: cst.Call, updated: cst.Call):
+                if id(original) in script.state_reads:
+                    return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("numpy")))
                 site = script.sites.get(id(original))
                 if site is None:
                     return updated
@@ -148,7 +150,10 @@ class ClassWriter:
             if statement is cls.init:
                 members.append(self._init(cls))
                 members.append(self._build(cls))
-            elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.session_methods:
+            elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.inlined:
+                continue  # (its body is part of build_graph, its call gone)
+            elif isinstance(statement, cst.FunctionDef) and (statement.name.value in cls.session_methods
+                                                             or statement.name.value in cls.runners):
                 members.append(statement.visit(rewriter))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
                 members.append(statement.visit(_Overrides({p.attr: p.fed_tensor for p in cls.placeholders

@@ -21,7 +21,10 @@ helper methods built them. TF1 computed only what a run's fetches needed: a plac
 leaves unfed becomes `None`, and what it feeds is skipped (`if labels is not None:`), when that
 part makes no variables (skipping one would rename the layers after it). The optimizer stays
 TF1's (`tf.compat.v1.train`, eager-capable: the same update rule and slot names), made once in
-`__init__`. Anything outside this shape is a Blocker, and the module keeps the compat route.
+`__init__`. Methods called once right after construction (`model.build()`) are read as part of
+`__init__`, and a method that opens its own Session, run once, as the program's code
+(native.class_calls). Anything outside this shape is a Blocker, and the module keeps the compat
+route.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Train, attrs_of, is_docstring,
                                           self_attr, session_parameter, subtree)
+from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
 from tfmigrate.native.script import OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS, Blocked
@@ -79,11 +83,13 @@ class ClassScript(ProgramRuns):
         self.session_methods: Dict[str, Tuple[int, str]] = {}  # method -> (index after self, name) of its Session
         self.session_defs: Dict[int, int] = {}  # id(def) -> the position of the Session among its parameters
         self._current: Optional[GraphClass] = None  # the class whose method is read
+        self._method = ""  # and that method's name
         self._changing: Optional[Set[str]] = None  # module-level names set more than once
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
         self.feed_names: Dict[str, List[cst.Dict]] = {}  # a feed built ahead -> the dict literals it holds
         self.key_params: Dict[int, str] = {}  # id(a key of such a dict) -> the parameter it feeds
         self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
+        self.state_reads: Set[int] = set()  # id of `net.<state>.eval()`, the value of a variable made once
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
 
@@ -122,10 +128,9 @@ class ClassScript(ProgramRuns):
     # -- analysis -----------------------------------------------------------------------------
     def applies(self) -> bool:
         """Whether the module builds its graph in a class (else this route has nothing to say)."""
-        top = [n for n in self.module.body if not isinstance(n, cst.ClassDef)]
         return bool(self.aliases) and any(isinstance(n, cst.ClassDef) and self._tensor_apis(n)
                                           for n in self.module.body) and any(
-            self.tf_call(call) in SESSIONS for n in top for call in calls_in(n))
+            self.tf_call(call) in SESSIONS for call in calls_in(self.module))
 
     def analyse(self) -> "ClassScript":
         for node in self.module.body:
@@ -140,9 +145,10 @@ class ClassScript(ProgramRuns):
         for cls in self.classes.values():  # the runs of methods given a Session, as the module's code
             for method in cls.node.body.body:
                 if isinstance(method, cst.FunctionDef) and method.name.value in cls.session_methods:
-                    self._current = cls
+                    self._current, self._method = cls, method.name.value
                     for statement in method.body.body:
                         self._top(statement)
+        self._runners()
         self._current = None
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
@@ -167,20 +173,22 @@ class ClassScript(ProgramRuns):
         if not params.params or params.params[0].name.value != "self":
             raise Blocked(at, f"`{name}.__init__` without `self`")
         # Which methods build the graph: those `__init__`'s graph calls on `self`, transitively.
-        graph_methods: Set[str] = set()
-        for method in methods.values():
-            if method is not init and self._tensor_apis(method):
-                graph_methods.add(method.name.value)
-        changed = True
-        while changed:
-            changed = False
-            for method in methods.values():
-                if method is init or method.name.value in graph_methods:
-                    continue
-                reads, _ = attrs_of(method)
-                if reads & graph_methods:
-                    graph_methods.add(method.name.value)
-                    changed = True
+        # Methods run by the program (given a Session, or opening one) are not graph code.
+        cls.runners = {m for m, method in methods.items() if method is not init and session_parameter(method) is None
+                       and any(self.tf_call(c) in SESSIONS for c in calls_in(method))}
+        program = {m for m, method in methods.items() if method is not init and session_parameter(method) is not None} \
+            | cls.runners
+        graph_methods = self._graph_methods(init, methods, program)
+        after, calls = built_after(self.module, name, graph_methods, self.line_of)
+        cls.body = list(init.body.body)
+        if after:  # `model = Net(); model.build()`: `build` (and what it calls) as the end of `__init__`
+            statements, cls.inlined = inlined(node, after, graph_methods, self.line_of)
+            check_locals(node, init, cls.inlined, self.line_of)
+            other_calls(self.module, node, set(cls.inlined), calls, self.aliases, self.line_of)
+            cls.body += statements
+            self.removed |= calls
+            cls.members -= set(cls.inlined) - set().union(*(attrs_of(s)[1] for s in body))  # (names gone)
+            graph_methods = self._graph_methods(init, methods, program | set(cls.inlined))
         cls.graph_methods = graph_methods
         for attr in set().union(*(attrs_of(s)[1] for s in body)) | set(methods):
             if attr in MODULE_MEMBERS:
@@ -204,7 +212,9 @@ class ClassScript(ProgramRuns):
             if reads & {t for t in cls.trains}:
                 raise Blocked(self.line_of(method), f"`{name}.{method_name}` reads a train op")
         for method in methods.values():  # a method run by the program: Python, or runs in a Session it is given
-            if method is init or method.name.value in graph_methods:
+            if method is init or method.name.value in graph_methods or method.name.value in cls.inlined:
+                continue
+            if method.name.value in cls.runners:  # `def train(self): with tf.Session() as sess: ...`
                 continue
             session = session_parameter(method)
             if session is not None:  # `def predict(self, sess, x): return sess.run(self.out, {self.x: x})`
@@ -219,6 +229,43 @@ class ClassScript(ProgramRuns):
         for local in cls.captured:
             cls.captured[local] = cls.fresh(local)
         return cls
+
+    def _runners(self) -> None:
+        """The methods that open their own Session (`def train(self): with tf.Session() as sess:`),
+        each run once by the program and the program's only Session: read as the program's code."""
+        from tfmigrate.native.entry_functions import _called_once
+
+        sessions = {id(c) for c in calls_in(self.module) if self.tf_call(c) in SESSIONS}
+        mains = {f.name.value for f in self.module.body if isinstance(f, cst.FunctionDef)
+                 and _called_once(self.module, f, self.names)}
+        for cls in self.classes.values():
+            for method in cls.node.body.body:
+                if not (isinstance(method, cst.FunctionDef) and method.name.value in cls.runners):
+                    continue
+                if len(sessions) > 1:
+                    raise Blocked(self.line_of(method), f"`{cls.node.name.value}.{method.name.value}` opens a Session "
+                                                        "beside others (each began from the variables' initial values)")
+                runs_once(self.module, cls.node, method, mains, sessions, self.aliases, self.line_of)
+                self._current, self._method = cls, method.name.value
+                for statement in method.body.body:
+                    self._top(statement)
+
+    def _graph_methods(self, init, methods: Dict[str, cst.FunctionDef], program: Set[str]) -> Set[str]:
+        """The methods that build graph code: those that use TensorFlow or `minimize` (of an optimizer
+        made elsewhere), and those that call them (the methods of the program, `program`, left out)."""
+        found = {m for m, method in methods.items() if method is not init and m not in program
+                 and (self._tensor_apis(method) or any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
+                                                       for c in calls_in(method)))}
+        changed = True
+        while changed:
+            changed = False
+            for m, method in methods.items():
+                if method is init or m in found or m in program:
+                    continue
+                if attrs_of(method)[0] & found:
+                    found.add(m)
+                    changed = True
+        return found
 
     def _variables_made_once(self, cls: GraphClass, statement) -> bool:
         """The `tf.Variable(...)` calls of a statement of `__init__` outside loops, each made once by
@@ -292,7 +339,7 @@ class ClassScript(ProgramRuns):
             raise Blocked(self.line_of(cls.init), f"`self.{sorted(outlives)[0]}` of `{name}`: set by Python in "
                                                   "`__init__` and changed by the graph code, which runs at each call")
         for method in methods.values():
-            if method is cls.init or method.name.value in cls.graph_methods:
+            if method is cls.init or method.name.value in cls.graph_methods or method.name.value in cls.inlined:
                 continue
             changed = attrs_of(method)[1] & python
             if changed:
@@ -301,7 +348,7 @@ class ClassScript(ProgramRuns):
                                                     "`__init__`)")
         cls.python_read = python
         changing = self._changing_globals()
-        init_locals = local_names(cls.init)
+        init_locals = local_names(cls.init).union(*(local_names(methods[m]) for m in cls.inlined))
         for node in graph_nodes:
             local = local_names(node) if isinstance(node, cst.FunctionDef) else init_locals
             late = (names_read(node) - local) & changing
@@ -349,7 +396,9 @@ class ClassScript(ProgramRuns):
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
-        statements = cls.order = self._placeholders_unscoped(list(cls.init.body.body))
+        statements = cls.order = self._placeholders_unscoped(list(cls.body))
+        origin = {id(s): m.name.value for m in cls.node.body.body  # the inlined method each statement is from
+                  if isinstance(m, cst.FunctionDef) and m.name.value in cls.inlined for s in m.body.body}
         if statements and is_docstring(statements[0]):
             cls.python.append(statements.pop(0))
         params = {p.name.value for p in (*cls.init.params.params, *cls.init.params.kwonly_params)}
@@ -387,7 +436,8 @@ class ClassScript(ProgramRuns):
                             or local_reads & graph_locals)
             if is_graph:
                 made_once = self._variables_made_once(cls, statement)
-                self._refused_in(statement, f"`{name}.__init__`", ("Variable",) if made_once else ())
+                self._refused_in(statement, f"`{name}.{origin.get(id(statement), '__init__')}`",
+                                 ("Variable",) if made_once else ())
                 if cls.trains and self._makes_variables(cls, statement):
                     raise Blocked(at, f"variables made in `{name}.__init__` after its `minimize` (TF1 trained only "
                                       "those made before it)")

@@ -1,0 +1,172 @@
+"""How the program calls a graph class's methods besides `__init__` (issue 21), in the two shapes
+real TF1 code uses most:
+
+- the graph built by methods called once right after the object is made
+  (`model = ConvNet(); model.build()`, `build` calling `self.inference()`, `self.loss()`, ...):
+  TF1 built that graph once, before any run, as if `__init__` had; their bodies are read as the
+  end of `__init__` (`built_after`, `inlined`), and the calls go;
+- a method that opens its own Session (`def train(self): with tf.Session() as sess: ...`), run
+  once by the program: read as the program's code, as native.entry_functions reads a function run
+  once by `main` (`runs_once`). Run twice, TF1 began each Session from the initial values.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Set, Tuple
+
+import libcst as cst
+
+from tfmigrate.native.class_facts import attrs_of, is_docstring, root_name, self_attr, subtree
+from tfmigrate.native.model_mapping import local_names
+from tfmigrate.native.script import Blocked
+from tfmigrate.native.syntax import calls_in, names_read
+
+_LOOPS = (cst.For, cst.While, cst.CompFor, cst.Lambda)
+
+
+def _method_call(statement, receiver: str) -> str:
+    """`<receiver>.m()` as a statement of its own, without arguments: `m` ('' when it is not that)."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call)):
+        return ""
+    call = statement.body[0].value
+    func = call.func
+    if call.args or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                         and func.value.value == receiver):
+        return ""
+    return func.attr.value
+
+
+def built_after(module: cst.Module, name: str, builders: Set[str], line_of) -> Tuple[List[str], Set[int]]:
+    """The methods of the class `name` that build the graph (`builders`) called on each of its
+    objects right after it is made (`model = Net(); model.build()`), in order, and the ids of those
+    call statements. Every object must be built the same way, each method once."""
+    sequences: List[Tuple[str, ...]] = []
+    lines: List[int] = []
+    statements: Set[int] = set()
+    blocks = [module.body] + [n.body for n in subtree(module) if isinstance(n, cst.IndentedBlock)]
+    for block in blocks:
+        for index, statement in enumerate(block):
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                else None
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)
+                    and isinstance(small.value.func, cst.Name) and small.value.func.value == name
+                    and isinstance(small.targets[0].target, cst.Name)):
+                continue
+            receiver = small.targets[0].target.value
+            sequence: List[str] = []
+            for after in block[index + 1:]:
+                called = _method_call(after, receiver)
+                if called not in builders:
+                    break
+                if called in sequence:
+                    raise Blocked(line_of(after), f"`{receiver}.{called}()` called twice (TF1 built its graph "
+                                                  "again, with new variables)")
+                sequence.append(called)
+                statements.add(id(after))
+            sequences.append(tuple(sequence))
+            lines.append(line_of(statement))
+    if len(set(sequences)) > 1:
+        at = lines[next(i for i, s in enumerate(sequences) if s != sequences[0])]
+        raise Blocked(at, f"objects of `{name}` built by different methods after they were made")
+    return (list(sequences[0]) if sequences else []), statements
+
+
+def inlined(cls: cst.ClassDef, first: List[str], builders: Set[str], line_of) -> Tuple[List[cst.BaseStatement], List[str]]:
+    """The statements the methods `first` run (their docstrings dropped, each `self.m()` of another
+    builder replaced by its body), and the methods whose bodies these are, in order."""
+    methods: Dict[str, cst.FunctionDef] = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    done: List[str] = []
+    out: List[cst.BaseStatement] = []
+
+    def expand(name: str) -> None:
+        method = methods[name]
+        if name in done:
+            raise Blocked(line_of(method), f"the method `{name}` that builds the graph run twice by the methods "
+                                           "called after the object was made")
+        params = method.params
+        if method.decorators or len(params.params) != 1 or params.kwonly_params or isinstance(
+                params.star_arg, cst.Param) or params.star_kwarg is not None:
+            raise Blocked(line_of(method), f"the method `{name}`, called after the object was made, with parameters "
+                                           "or decorators")
+        if any(isinstance(n, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) for n in subtree(method.body)):
+            raise Blocked(line_of(method), f"`return` or `yield` in `{name}`, called after the object was made")
+        done.append(name)
+        body = list(method.body.body)
+        if body and is_docstring(body[0]):
+            body.pop(0)
+        for statement in body:
+            called = _method_call(statement, "self")
+            if called in builders:
+                expand(called)
+            else:
+                out.append(statement)
+
+    for name in first:
+        expand(name)
+    return out, done
+
+
+def check_locals(cls: cst.ClassDef, init: cst.FunctionDef, names: List[str], line_of) -> None:
+    """The inlined methods and `__init__` become one body: a name local to one of them may not be a
+    module-level name another reads."""
+    methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    pieces = [init] + [methods[n] for n in names]
+    for piece in pieces:
+        free = names_read(piece.body) - local_names(piece)
+        for other in pieces:
+            clash = free & local_names(other) - {"self"} if other is not piece else set()
+            if clash:
+                raise Blocked(line_of(piece), f"`{sorted(clash)[0]}`, a local name of `{other.name.value}` and a "
+                                              f"module-level name read by `{piece.name.value}`, which this route "
+                                              "joins into one method")
+
+
+def other_calls(module: cst.Module, cls: cst.ClassDef, names: Set[str], kept: Set[int], aliases: Set[str],
+                line_of) -> None:
+    """The methods read as part of `__init__` may be named nowhere else: not called twice, after a
+    run, or by other methods (`self.loss` read where a method `loss` assigned it is the tensor)."""
+    inside = {id(n) for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value in names
+              for n in subtree(m.body)}
+    allowed = {id(n) for s in subtree(module) if id(s) in kept for n in subtree(s)} | inside
+    assigned = set().union(*(attrs_of(m)[1] for m in cls.body.body if isinstance(m, cst.FunctionDef)))
+    called = {id(c.func) for c in calls_in(module)}
+    for node in subtree(module):  # (`self.gstep.eval()` is no call of a method `eval`)
+        if isinstance(node, cst.Attribute) and node.attr.value in names and id(node) not in allowed \
+                and root_name(node) not in aliases and self_attr(node.value) not in assigned and (id(node) in called or node.attr.value not in assigned):
+            raise Blocked(line_of(node), f"`{node.attr.value}`, a method that builds the graph, called other than once "
+                                         f"right after the object of `{cls.name.value}` was made (TF1 built that graph "
+                                         "again, or after a run)")
+
+
+def runs_once(module: cst.Module, cls: cst.ClassDef, method: cst.FunctionDef, mains: Set[str], sessions: Set[int],
+              aliases: Set[str], line_of) -> None:
+    """A method that opens its own Session may be called once, by the program: one call, outside
+    loops, at module level or in a function run once (`mains`). Blocked otherwise."""
+    name = method.name.value
+    parents: Dict[int, cst.CSTNode] = {}
+
+    class _Parents(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            for child in node.children:
+                parents[id(child)] = node
+            return True
+
+    module.visit(_Parents())
+    calls = [n for n in subtree(module) if isinstance(n, cst.Attribute) and n.attr.value == name
+             and root_name(n) not in aliases]  # (`tf.train.Saver` is no call of `train`)
+    why = "called more than once (TF1 began each of its Sessions from the variables' initial values)"
+    if len(calls) != 1:
+        raise Blocked(line_of(method), f"`{cls.name.value}.{name}`, a method that opens its own Session, " +
+                      (why if calls else "never called"))
+    node = calls[0]
+    call = parents.get(id(node))
+    if not (isinstance(call, cst.Call) and call.func is node):
+        raise Blocked(line_of(node), f"`{name}`, a method that opens its own Session, used other than by a call")
+    while id(node) in parents:
+        node = parents[id(node)]
+        if isinstance(node, _LOOPS) or isinstance(node, cst.ClassDef) or isinstance(node, cst.FunctionDef) \
+                and node.name.value not in mains:
+            raise Blocked(line_of(call), f"`{cls.name.value}.{name}`, a method that opens its own Session, {why}")
+    for loop in subtree(method.body):
+        if isinstance(loop, _LOOPS) and any(id(c) in sessions for c in calls_in(loop)):
+            raise Blocked(line_of(loop), f"a Session made in a loop of `{cls.name.value}.{name}`")
