@@ -233,11 +233,11 @@ class ClassScript(ProgramRuns):
     def _runners(self) -> None:
         """The methods that open their own Session (`def train(self): with tf.Session() as sess:`),
         each run once by the program and the program's only Session: read as the program's code."""
-        from tfmigrate.native.entry_functions import _called_once
+        from tfmigrate.native.entry_functions import called_once
 
         sessions = {id(c) for c in calls_in(self.module) if self.tf_call(c) in SESSIONS}
         mains = {f.name.value for f in self.module.body if isinstance(f, cst.FunctionDef)
-                 and _called_once(self.module, f, self.names)}
+                 and called_once(self.module, f, self.names)}
         for cls in self.classes.values():
             for method in cls.node.body.body:
                 if not (isinstance(method, cst.FunctionDef) and method.name.value in cls.runners):

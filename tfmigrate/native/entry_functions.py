@@ -47,7 +47,7 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...])
         inside = []
         for statement in script.body:
             if id(statement.top) in tops:
-                if statement.kind not in BESIDE and not (len(functions) == 1 and _called_once(module, function, names)):
+                if statement.kind not in BESIDE and not (len(functions) == 1 and called_once(module, function, names)):
                     raise Blocked(statement.line, f"graph code at module level beside `{function.name.value}`, "
                                                   "a function that runs its own Session more than once (or beside "
                                                   "other such functions): each run began from the graph's initial "
@@ -87,7 +87,7 @@ def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cs
     reached = _run_from_entry_point(module, names)
     for node in module.body:
         if isinstance(node, cst.FunctionDef) and any(names.api(c.func) in SESSIONS for c in calls_in(node)):
-            if not _called_once(module, node, names):
+            if not called_once(module, node, names):
                 if node.name.value not in reached:
                     raise Blocked(line_of(node), f"`{node.name.value}`, a function that runs its own Session, "
                                                  "not run from the module's entry point (a library function)")
@@ -126,7 +126,7 @@ def _run_from_entry_point(module: cst.Module, names: ImportTable) -> set:
     return reached
 
 
-def _called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTable) -> bool:
+def called_once(module: cst.Module, function: cst.FunctionDef, names: ImportTable) -> bool:
     """Run by exactly one top-level statement (`_entry_call`), and named nowhere else."""
     name = function.name.value
     runs = [run for node in module.body if node is not function
