@@ -30,6 +30,7 @@ from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.fixers.compat_route import os_imported_before
+import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
@@ -357,8 +358,8 @@ class Emitter:
     def _layer_line(self, layer, dtype: Optional[cst.BaseExpression] = None) -> str:
         """The Keras layer, with TF1's kernel initializer and, where TF1's took another dtype from
         its data than float32, that dtype."""
-        ref = cst.parse_expression(f"{self.tf}.keras.layers.{layer.mapped.spec.cls}")
         mapped = layer.mapped
+        ref = cst.parse_expression(f"{self.tf}.keras.layers.{layer.mapped.spec.cls}")
         extra = self._tf1_initializers(mapped) + ([keyword("dtype", dtype)] if dtype is not None else [])
         mapped = layer_specs.Mapped(mapped.spec, mapped.inputs, mapped.ctor_args + extra, mapped.call_args, mapped.name)
         ctor = layer_specs.constructor(ref, mapped, layer.call, multiline=False)
@@ -432,6 +433,7 @@ class Emitter:
             return cst.parse_expression(read), None
         body, ordered_params = self._closure(site)
         args = []
+        given: Dict[str, str] = {}
         for param in ordered_params:
             name = param.targets[0]
             if param.kind is Kind.NEXT:
@@ -451,6 +453,8 @@ class Emitter:
                 args.append(code(param.default))
             else:
                 raise Blocked(site.line, f"the placeholder `{name}` is not fed")
+            given[name] = args[-1]
+        batch_norm.check_run(site, body, given.get, Blocked)
         function, definition_text = self._cached_function(site, body, ordered_params)
         if definition_text is not None:
             if not self.helper_written and self._multi(site) and site.outer is None:
@@ -573,6 +577,7 @@ class Emitter:
         if params:
             raise Blocked(site.line, f"the tensor `{name}` used by Python code while the graph is built "
                                      f"(it needs `{params[0].targets[0]}`, given only when the graph runs)")
+        batch_norm.check_run(site, body, lambda _name: None, Blocked)
         drawn = [path for statement in body for path in self._random_calls(statement.node)]
         changes = [what for statement in body for what in self._state_changes(statement.node)]
         if drawn or changes or any(s.kind is Kind.TRAIN for s in body):

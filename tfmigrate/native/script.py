@@ -18,6 +18,7 @@ import libcst as cst
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.datasets import DatasetNames
 from tfmigrate.facts.names import ImportTable, dotted
+import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer, learning_rate_of
@@ -60,7 +61,6 @@ UNSUPPORTED = {
     "train.Saver": "`tf.train.Saver`",
     "get_collection": "graph collections (`tf.get_collection`)",
     "control_dependencies": "`tf.control_dependencies`",
-    "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
     "metrics.": "`tf.metrics.*` (local variables updated by `sess.run`)",
     "data.Iterator": "`tf.data.Iterator` used other than through `from_structure`",
     "nn.rnn_cell": "an RNN cell made inside a graph expression (it would be made again on each call)",
@@ -175,6 +175,7 @@ class Statement:
     var_list: Optional[cst.BaseExpression] = None
     var_scope: Optional[str] = None  # `var_list=tf.get_collection(TRAINABLE_VARIABLES, scope=...)`
     global_step: Optional[cst.BaseExpression] = None
+    updates: bool = False  # TRAIN: made under `tf.control_dependencies(update_ops)` (native.batch_norm)
     # PLACEHOLDER: dtype and shape expressions, the default of placeholder_with_default
     dtype: Optional[cst.BaseExpression] = None
     shape: Optional[cst.BaseExpression] = None
@@ -279,6 +280,7 @@ class Script:
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = set(self.names.tensorflow_aliases())
         self.schedules: Dict[str, Statement] = {}  # learning rates of a step variable, by name
+        self.update_collections: Dict[str, int] = {}  # `update_ops = tf.get_collection(UPDATE_OPS)` -> uses
 
     # -- helpers ------------------------------------------------------------------------------
     def api(self, node: cst.CSTNode) -> Optional[str]:
@@ -326,6 +328,10 @@ class Script:
         self._map_model_functions()
         self._restored_state_is_saved()
         self._sparse_gradients_keep_tf1_optimizers()
+        for name, uses in self.update_collections.items():
+            if len(re.findall(rf"\b{name}\b", self.source)) != 1 + uses:
+                raise Blocked(1, f"`{name}`, the UPDATE_OPS collection, used other than by "
+                                 f"`tf.control_dependencies({name})` around a training op")
         return self
 
     def _graph_object_only_builds(self) -> None:
@@ -478,6 +484,11 @@ class Script:
             if named:
                 self.name_scopes.pop()
             return
+        if isinstance(node, cst.With) and batch_norm.updates_with(self, node, self.update_collections):
+            self._updates_with(node)
+            return
+        if self._update_collection(node):
+            return
         if (isinstance(node, cst.If) and (self._mentions_tf(node) or names_read(node) & self.graph_names())
                 or isinstance(node, cst.For) and names_read(node) & self.graph_names() and _assigns_only(node.body)) \
                 and not self._runs(node):
@@ -505,6 +516,36 @@ class Script:
         statement.scope = "/".join(self.scope)
         self.statements.append(statement)
         self.current.append(statement)
+
+    def _update_collection(self, node) -> bool:
+        """`update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)`: dropped; the training op made
+        under its `control_dependencies` is what runs the updates (native.batch_norm)."""
+        if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1
+                and isinstance(node.body[0], cst.Assign) and len(node.body[0].targets) == 1
+                and isinstance(node.body[0].targets[0].target, cst.Name)
+                and batch_norm.is_update_collection(self, node.body[0].value)):
+            return False
+        self.update_collections[node.body[0].targets[0].target.value] = 0
+        drop = Statement(node, Kind.DROP, self.line_of(node), top=node)
+        self.statements.append(drop)
+        self.current.append(drop)
+        return True
+
+    def _updates_with(self, node: cst.With) -> None:
+        """`with tf.control_dependencies(update_ops): train_op = opt.minimize(loss)`: a training
+        step that runs the batch-norm updates (Keras makes them in its training-mode calls)."""
+        value = node.items[0].item.args[0].value
+        if isinstance(value, cst.Name):
+            self.update_collections[value.value] += 1
+        for inner in node.body.body:
+            before = len(self.statements)
+            self._top(inner)
+            made = self.statements[before:]
+            if not made or any(s.kind is not Kind.TRAIN for s in made):
+                raise Blocked(self.line_of(inner), "`tf.control_dependencies(update_ops)` around something other "
+                                                   "than `train_op = optimizer.minimize(loss)`")
+            for statement in made:
+                statement.updates = True
 
     def reusing(self) -> str:
         """How the variable scopes around the statement reuse variables: "reuse" (`reuse=True`,
@@ -1504,6 +1545,10 @@ class Script:
                 mapped = layer_specs.map_call(function, call)
                 if isinstance(mapped, str):
                     raise Blocked(at, f"`tf.{path}`: {mapped}")
+                why = batch_norm.unsupported(mapped, batch_norm.input_rank(script, mapped.inputs)) \
+                    if function == "batch_normalization" else None
+                if why is not None:
+                    raise Blocked(at, why)
                 for arg in mapped.ctor_args:
                     if names_read(arg.value) & script.graph_names():
                         raise Blocked(at, f"`tf.{path}` configured with a tensor")
