@@ -81,7 +81,7 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     (MODEL + "def f(t):\n    for i in range(2):\n        t = t * tf.Variable(1.0)\n    return t\na = f(x)\nb = a\n" + RUN,
      "makes a `tf.Variable` in a loop"),
     (MODEL + "def f(t):\n    return tf.layers.batch_normalization(tf.layers.dense(t, 1), training=True)\n"
-     "a = f(x)\nb = a\n" + RUN, "UPDATE_OPS"),
+     "a = f(x)\nb = a\n" + RUN, "in training mode without its update ops"),
     (MODEL + "def f(t):\n    return tf.layers.dense(t, 1)\ng = lambda t: f(t) * tf.constant(2.0)\na = g(x)\nb = a\n"
      + RUN, "calls the model function `f`"),
     ("import numpy as np\nimport tensorflow as tf\nd = np.zeros([4, 1])\nx = tf.placeholder(d.dtype, d.shape)\n"

@@ -29,6 +29,12 @@ import libcst as cst
 
 from tfmigrate.native.syntax import bind, code
 
+MADE_AFTER = ("`tf.layers.batch_normalization` made after the program read UPDATE_OPS (its updates are not in "
+              "the collection the training op depends on)")
+# `tf.layers.batch_normalization`'s parameters after `inputs` (TF 1.15).
+_BN_PARAMS = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
+              "moving_mean_initializer", "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+              "beta_constraint", "gamma_constraint", "training")
 # TF1 arguments the layer takes (the rest is refused: regularizers, constraints, renorm, ...).
 ARGUMENTS = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
              "moving_mean_initializer", "moving_variance_initializer", "name")
@@ -117,13 +123,15 @@ def training_of(layer) -> Optional[cst.BaseExpression]:
                 None)
 
 
-def check_run(site, body, args_of, blocked) -> None:
+def check_run(script, site, body, args_of, blocked) -> None:
     """Refuse a run whose batch-norm layers Keras would update where TF1 did not, or the reverse.
 
     `body`: the graph statements the run computes; `args_of(name)`: the code of what the run
     gives the placeholder `name` (None when it is not a parameter of the run)."""
     training = [layer for statement in body for layer in statement.layers
                 if layer.mapped.spec.cls == "BatchNormalization" and _may_train(training_of(layer), args_of)]
+    training += [call for statement in body for name, call in statement.tracked
+                 if _model_function_may_train(script.builders[name], call, args_of)]
     if not training:
         return
     trains = [s for s in body if s.loss is not None]
@@ -141,3 +149,27 @@ def _may_train(training, args_of) -> bool:
         return False
     value = args_of(training.value) if isinstance(training, cst.Name) else None
     return (value if value is not None else code(training)) != "False"
+
+
+def _model_function_may_train(builder, site: cst.Call, args_of) -> bool:
+    """Whether a model function's batch norm runs in training mode at this call: its `training=`
+    is a literal, a placeholder, or a parameter given one of those here."""
+    params = [p.name.value for p in builder.node.params.params]
+    for norm in builder.batch_norms:
+        try:
+            training = bind(norm, ("inputs",) + _BN_PARAMS).get("training")
+        except ValueError:
+            return True
+        if isinstance(training, cst.Name) and training.value in params:
+            index = params.index(training.value)
+            given = next((a.value for a in site.args if a.keyword is not None and a.keyword.value == training.value),
+                         None)
+            if given is None and index < len(site.args) and site.args[index].keyword is None:
+                given = site.args[index].value
+            if given is None:
+                default = builder.node.params.params[index].default
+                given = default if default is not None else cst.Name("True")
+            training = given
+        if _may_train(training, args_of):
+            return True
+    return False

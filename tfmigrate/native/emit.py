@@ -454,7 +454,7 @@ class Emitter:
             else:
                 raise Blocked(site.line, f"the placeholder `{name}` is not fed")
             given[name] = args[-1]
-        batch_norm.check_run(site, body, given.get, Blocked)
+        batch_norm.check_run(self.script, site, body, given.get, Blocked)
         function, definition_text = self._cached_function(site, body, ordered_params)
         if definition_text is not None:
             if not self.helper_written and self._multi(site) and site.outer is None:
@@ -577,7 +577,7 @@ class Emitter:
         if params:
             raise Blocked(site.line, f"the tensor `{name}` used by Python code while the graph is built "
                                      f"(it needs `{params[0].targets[0]}`, given only when the graph runs)")
-        batch_norm.check_run(site, body, lambda _name: None, Blocked)
+        batch_norm.check_run(self.script, site, body, lambda _name: None, Blocked)
         drawn = [path for statement in body for path in self._random_calls(statement.node)]
         changes = [what for statement in body for what in self._state_changes(statement.node)]
         if drawn or changes or any(s.kind is Kind.TRAIN for s in body):

@@ -55,7 +55,6 @@ REFUSED = {
     "trainable_variables": "the graph's variable lists",
     "py_func": "`tf.py_func`",
     "assign": "variable assignments",
-    "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
     "get_variable_scope": "`tf.get_variable_scope()`",
 }
 _VARIABLE_PARAMS = ("initial_value", "trainable", "collections", "validate_shape", "caching_device", "name",
@@ -101,6 +100,7 @@ class Builder:
     anew: Optional[str] = None  # what TF1 made anew at each call even in a reused scope (`tf.Variable`)
     shared_by_scope: bool = False  # its calls share one object: a module-level scope reuses its variables
     objects: Dict[int, str] = field(default_factory=dict)    # id(site) -> the tracked object
+    batch_norms: List[cst.Call] = field(default_factory=list)  # its `tf.layers.batch_normalization` calls
 
 
 def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
@@ -207,8 +207,12 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         reuse_given &= inner.reuse_given
         variables |= inner.module_variables
         anew = anew or inner.anew
+    norms = [call for call, path, _ in paths if path == "layers.batch_normalization"]
+    for inner in inherited:
+        if inner.batch_norms:
+            raise Refused(f"`{name}`, a model function calling `{inner.name}`, which makes batch normalization")
     return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables),
-                   set(placeholders), anew=anew)
+                   set(placeholders), anew=anew, batch_norms=norms)
 
 
 def check_sharing(builders: Dict[str, Builder]) -> None:

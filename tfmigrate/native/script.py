@@ -281,6 +281,7 @@ class Script:
         self.aliases = set(self.names.tensorflow_aliases())
         self.schedules: Dict[str, Statement] = {}  # learning rates of a step variable, by name
         self.update_collections: Dict[str, int] = {}  # `update_ops = tf.get_collection(UPDATE_OPS)` -> uses
+        self.updates_read = False  # UPDATE_OPS read: a batch-norm layer made after it is not in it
 
     # -- helpers ------------------------------------------------------------------------------
     def api(self, node: cst.CSTNode) -> Optional[str]:
@@ -526,6 +527,7 @@ class Script:
                 and batch_norm.is_update_collection(self, node.body[0].value)):
             return False
         self.update_collections[node.body[0].targets[0].target.value] = 0
+        self.updates_read = True
         drop = Statement(node, Kind.DROP, self.line_of(node), top=node)
         self.statements.append(drop)
         self.current.append(drop)
@@ -537,6 +539,7 @@ class Script:
         value = node.items[0].item.args[0].value
         if isinstance(value, cst.Name):
             self.update_collections[value.value] += 1
+        self.updates_read = True
         for inner in node.body.body:
             before = len(self.statements)
             self._top(inner)
@@ -1512,6 +1515,8 @@ class Script:
                 if script.tf_call(call, *PLACEHOLDERS):
                     statement.fed_only = True
                 if isinstance(call.func, cst.Name) and call.func.value in script.builders:
+                    if script.updates_read and script.builders[call.func.value].batch_norms:
+                        raise Blocked(at, batch_norm.MADE_AFTER)
                     script.builders[call.func.value].sites.append(call)
                     script.builders[call.func.value].site_scopes[id(call)] = ("/".join(script.scope), script.reusing())
                     statement.tracked.append((call.func.value, call))
@@ -1547,6 +1552,8 @@ class Script:
                     raise Blocked(at, f"`tf.{path}`: {mapped}")
                 why = batch_norm.unsupported(mapped, batch_norm.input_rank(script, mapped.inputs)) \
                     if function == "batch_normalization" else None
+                if function == "batch_normalization" and script.updates_read:
+                    why = batch_norm.MADE_AFTER
                 if why is not None:
                     raise Blocked(at, why)
                 for arg in mapped.ctor_args:
