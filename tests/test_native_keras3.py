@@ -119,3 +119,16 @@ def test_a_saver_keeps_tf1_names():
     level2 = rewrite(text).code
     result = upgrade(level2)
     assert result.code == level2 and "Saver" in result.kept[0]
+
+
+def test_the_model_mapping_route_is_not_reported_as_broken():
+    """What `fix --native` writes for TF1 model code runs `track_tf1_style_variables` under tf-keras
+    (the module sets TF_USE_LEGACY_KERAS=1): checking the fixed file says so, as migration debt,
+    rather than that the API does not work with Keras 3."""
+    from tfmigrate.core.engine import check_source
+
+    text = (FIXTURES / "TFM216" / "exec_model_functions.py").read_text(encoding="utf-8")
+    fixed = rewrite(text).code
+    found = [f for f in check_source(fixed.encode(), "fixed.py", ["TFM299"]) if "track_tf1_style" in f.message]
+    assert found and all("runs here because this module sets `TF_USE_LEGACY_KERAS=1`" in f.message
+                         and "does not work" not in f.message for f in found), [f.message for f in found]

@@ -13,6 +13,7 @@ from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix
 from tfmigrate.fixers.api_rename import generic_fix, keras_class_obstacle
 from tfmigrate.facts.names import dotted
+from tfmigrate.facts.program import ProgramMode
 from tfmigrate.facts.references import TF1Ref, fails_in_tf2
 from tfmigrate.rules.base import ReferenceRule
 
@@ -123,6 +124,11 @@ def generic_message(ref: TF1Ref, ctx, fix: Optional[Fix] = None) -> str:
                     "`tf.compat.v1` with the rest of the graph code.")
         return f"{name} was removed from TensorFlow 2. It still works as `tf.compat.v1.{ref.path}` (a compat.v1 fallback, not TF2-native)."
     error = entry.get("error")
+    if ref.path.startswith("keras.") and ref.spelled_v1 and ctx.fact(ProgramMode).legacy_keras_set:
+        # (what `fix --native` writes for TF1 model code: track_tf1_style_variables under tf-keras)
+        return (f"{name} is legacy Keras (tf-keras) API: it runs here because this module sets "
+                f"`TF_USE_LEGACY_KERAS=1`, and Keras 3 has no such API{f' ({error})' if error else ''}. "
+                "Keep it until this code moves to Keras 3.")
     return f"{name} does not work in TensorFlow 2.21 with Keras 3, not even as `tf.compat.v1.{ref.path}`{f' ({error})' if error else ''}. Rewrite it with TF2 APIs."
 
 
