@@ -132,3 +132,18 @@ def test_the_model_mapping_route_is_not_reported_as_broken():
     found = [f for f in check_source(fixed.encode(), "fixed.py", ["TFM299"]) if "track_tf1_style" in f.message]
     assert found and all("runs here because this module sets `TF_USE_LEGACY_KERAS=1`" in f.message
                          and "does not work" not in f.message for f in found), [f.message for f in found]
+
+
+def test_fix_says_what_stays_tf1_and_why(tmp_path):
+    """Issue 22, item 4: the debt left at level 2 is said per file and construct where the run ends."""
+    folder = tmp_path / "k"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "TFM216" / "exec_keras3_embedding.py", folder / "model.py")
+    done = subprocess.run([sys.executable, "-m", "tfmigrate", "fix", "--keras3", "--no-cache", "--exit-zero",
+                           "--output-format", "concise", "model.py"], capture_output=True, text=True, env=ENV,
+                          cwd=folder, timeout=300)
+    lines = done.stderr.splitlines()
+    head = lines.index("`--keras3` kept TF1 code inside tracked layers (it runs under tf-keras):")
+    kept = [line for line in lines[head + 1:] if line.startswith("  model.py: ")]
+    assert any("`encoder`: `tf.nn.embedding_lookup`" in line and "0.00434" in line for line in kept), lines
+    assert any("`encoder`: `tf.compat.v1.get_variable` stays TF1" in line for line in kept), lines

@@ -90,7 +90,7 @@ def _summed(first: Outcome, later: Outcome) -> Outcome:
     """One file's outcome over two runs: the later findings, the fixes of both."""
     return replace(later, applied=first.applied + later.applied, changed=first.changed or later.changed,
                    requires=tuple(dict.fromkeys(first.requires + later.requires)),
-                   fixed_rules=first.fixed_rules + later.fixed_rules)
+                   fixed_rules=first.fixed_rules + later.fixed_rules, kept=tuple(dict.fromkeys(first.kept + later.kept)))
 
 
 def stdin_job(settings: Settings, mode: str, data: bytes, name: Optional[str] = None, diff: bool = False) -> Job:

@@ -29,6 +29,7 @@ class FileResult:
     passes: list = field(default_factory=list)  # (before, after, edited spans), when recorded
     requires: tuple = ()  # packages the applied fixes make the code need ("tf-keras")
     fixed_rules: list = field(default_factory=list)  # the rule of each fix applied (--show-fixes)
+    kept: tuple = ()  # `fix --keras3`: what stays TF1 inside the tracked layers, and why (native.keras3)
 
     @property
     def text(self) -> str:
@@ -112,6 +113,7 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: t
         result.passes.append((data, new, [((1, 0), (data.count(b"\n") + 1, 0))]))  # the whole module
     result.applied += 1
     result.fixed_rules.append(NATIVE)
+    result.kept = outcome.kept
     if "write_summaries(" in outcome.code:
         result.requires = tuple(sorted(set(result.requires) | {"tensorboard"}))
     if LEGACY_KERAS_SET.search(outcome.code) and not LEGACY_KERAS_SET.search(source):

@@ -476,7 +476,8 @@ def fix(paths, unsafe_fixes, native, diff, show_fixes, config, select, extend_se
                 soft_wrap=True,
             )
         raise SystemExit(1 if fixed_files else 0)
-    needs = report.requirements_line(r for o in outcomes for r in o.requires)
+    needs = "\n".join(filter(None, [report.requirements_line(r for o in outcomes for r in o.requires),
+                                     report.kept_tf1_lines((o.shown, o.kept) for o in outcomes)]))
     rich = fmt is Format.rich and not statistics
     if only and rich:
         if listing:

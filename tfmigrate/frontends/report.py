@@ -520,6 +520,15 @@ def requirements_line(requires) -> str:
     return "The fixed code needs: " + "; ".join(REQUIREMENTS.get(r, r) for r in needed) + "."
 
 
+def kept_tf1_lines(kept) -> str:
+    """What `fix --keras3` left TF1 inside the tracked layers, per file and construct, and why
+    (issue 22: the debt that stays at level 2, said where the run ends, once)."""
+    lines = [f"  {shown}: {why}" for shown, whys in kept for why in whys]
+    if not lines:
+        return ""
+    return "`--keras3` kept TF1 code inside tracked layers (it runs under tf-keras):\n" + "\n".join(lines)
+
+
 def closing_text(findings: Sequence[Finding], files_checked: int, fixed: int = 0, fixed_files: int = 0) -> str:
     """The rich report's closing line as plain text (for stderr, beside machine formats)."""
     return _closing(findings, files_checked, fixed, fixed_files)[0]

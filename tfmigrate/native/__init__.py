@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -23,6 +23,7 @@ from tfmigrate.native.script import Blocker, Blocked, Script
 class Outcome:
     code: Optional[str]          # the rewritten module, or None
     blocker: Optional[Blocker]   # why not, when code is None
+    kept: Tuple[str, ...] = ()   # `--keras3`: what stays TF1 inside the tracked layers, and why
 
 
 @lru_cache(maxsize=16)
@@ -104,10 +105,11 @@ def _keras3(outcome: Outcome) -> Outcome:
     from tfmigrate.native.keras3 import upgrade
 
     try:
-        upgraded = _checked(upgrade(outcome.code).code)
+        result = upgrade(outcome.code)
+        upgraded = _checked(result.code)
     except Exception:  # noqa: BLE001 - a defect of the upgrade: the level-2 rewrite stands
         return outcome
-    return upgraded if upgraded.code is not None else outcome
+    return Outcome(upgraded.code, None, tuple(result.kept)) if upgraded.code is not None else outcome
 
 
 def _checked(text: str) -> Outcome:

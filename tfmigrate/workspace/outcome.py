@@ -18,4 +18,5 @@ class Outcome:
     output: Optional[bytes] = None  # fixed bytes, for stdin mode
     requires: tuple = ()  # packages the applied fixes make the code need
     fixed_rules: tuple = ()  # the rule of each fix applied, for --show-fixes
+    kept: tuple = ()  # `fix --keras3`: what stays TF1 inside the tracked layers, and why
 

@@ -168,7 +168,7 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     result = fix_source(data, task.shown, task.codes, unsafe=task.unsafe, **engine_facts(task))
     findings = [f.portable() for f in result.findings]
     outcome = Outcome(task.shown, findings, applied=result.applied, requires=getattr(result, "requires", ()),
-                      fixed_rules=tuple(getattr(result, "fixed_rules", ())))
+                      fixed_rules=tuple(getattr(result, "fixed_rules", ())), kept=tuple(getattr(result, "kept", ())))
     final = data
     if result.fixed is not None:
         outcome.changed = True
