@@ -147,3 +147,15 @@ def test_fix_says_what_stays_tf1_and_why(tmp_path):
     kept = [line for line in lines[head + 1:] if line.startswith("  model.py: ")]
     assert any("`encoder`: `tf.nn.embedding_lookup`" in line and "0.00434" in line for line in kept), lines
     assert any("`encoder`: `tf.compat.v1.get_variable` stays TF1" in line for line in kept), lines
+
+
+def test_check_keras3_reports_what_level_3_keeps():
+    """`check --keras3`: per construct, what `fix --keras3` would keep TF1 and why (TFM216, migration
+    debt); `check --native` alone says nothing about a module it rewrites."""
+    from tfmigrate.core.engine import check_source
+
+    data = (FIXTURES / "TFM216" / "exec_keras3_embedding.py").read_bytes()
+    level3 = check_source(data, "m.py", ["TFM216"], native=True, keras3=True)
+    assert len(level3) == 2 and all(f.kind == "debt" for f in level3), [f.message for f in level3]
+    assert any("`tf.nn.embedding_lookup` over its `get_variable` table stays TF1" in f.message for f in level3)
+    assert check_source(data, "m.py", ["TFM216"], native=True) == []

@@ -271,7 +271,7 @@ def _exit_code(findings, exit_zero: bool, fail_on: "FailOn") -> int:
 
 
 def check(paths=None, config=None, select=None, extend_select=None, ignore=None, target_version=None, native=None,
-          fmt=Format.rich, output_file=None, statistics=False, exit_zero=False, fail_on=FailOn.any, baseline=None,
+          keras3=None, fmt=Format.rich, output_file=None, statistics=False, exit_zero=False, fail_on=FailOn.any, baseline=None,
           update_baseline=False, add_noqa=False, add_noqa_reason=None, jobs=0, no_cache=False, stdin_filename=None,
           force_exclude=None, max_file_size=None, respect_gitignore=None, exclude=None, extend_exclude=None,
           quiet=False, verbose=False, show_files=False, show_settings=False, ignore_noqa=None, fix_=False,
@@ -289,7 +289,7 @@ def check(paths=None, config=None, select=None, extend_select=None, ignore=None,
     settings = _settings(paths, config, select, extend_select, ignore, target_version,
                          unsafe_fixes if fixing else None, force_exclude=force_exclude,
                          respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude,
-                         max_file_size=max_file_size, native=native, ignore_noqa=ignore_noqa)
+                         max_file_size=max_file_size, native=native, ignore_noqa=ignore_noqa, keras3=keras3)
     if show_settings:
         _emit(_settings_text(paths[0], settings))
         raise SystemExit(0)
@@ -301,7 +301,7 @@ def check(paths=None, config=None, select=None, extend_select=None, ignore=None,
         fix(paths, unsafe_fixes, native, diff, show_fixes, config, select, extend_select, ignore, target_version,
             fmt, output_file, statistics, exit_zero, exit_non_zero_on_fix, fail_on, jobs, no_cache, stdin_filename,
             force_exclude, max_file_size, respect_gitignore, exclude, extend_exclude, quiet, verbose, ignore_noqa,
-            only=fix_only)
+            only=fix_only, keras3=keras3)
     if add_noqa_reason is not None:
         add_noqa = True
     if add_noqa and (paths == ["-"] or baseline):

@@ -90,6 +90,7 @@ def check(
     ignore: Optional[List[str]] = IGNORE,
     target_version: Optional[str] = TARGET,
     native: Optional[bool] = typer.Option(None, "--native/--no-native", help="Rewrite TF1 graph scripts (Session, placeholder, feed_dict) to eager TF2 where tfmigrate can; check: say which construct stops it."),
+    keras3: Optional[bool] = typer.Option(None, "--keras3/--no-keras3", help="With --native (which it implies): also say, per construct, what `fix --keras3` would keep TF1 inside the tracked layers, and why."),
     fmt: Format = FORMAT,
     output_file: Optional[str] = OUTPUT,
     statistics: bool = STATISTICS,

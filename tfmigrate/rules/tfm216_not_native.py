@@ -44,13 +44,18 @@ class NotNative(Rule):
         from tfmigrate.native import rewrite
 
         outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports)
-        if outcome.blocker is None:
-            return
         imports = self.ctx.fact(ProgramMode).tf_imports()
-        if not imports:
+        if not imports or outcome.blocker is None and not self.ctx.keras3:
             return
         target = imports[0][1]
         target = target.name if isinstance(target, cst.ImportAlias) else target
+        if outcome.blocker is None:  # `--keras3`: what level 3 would keep TF1, per construct (issue 22)
+            upgraded = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports,
+                               keras3=True)
+            for why in upgraded.kept:
+                self.report(target, f"`fix --keras3` rewrites this module as eager TF2 and keeps TF1 code inside "
+                                    f"a tracked layer (it runs under tf-keras): {why}.", None, debt=True)
+            return
         blocker = outcome.blocker
         construct = _construct(blocker.construct, self.ctx.imported_by)
         graph = self.ctx.fact(ProgramMode).graph
