@@ -901,3 +901,26 @@ def test_a_library_module_names_the_program_that_holds_it(tmp_path):
     assert "tf.train.Saver" in found["blocked.py"]
     assert "the graph module `blocked.py` imports, and `blocked.py` keeps the compat route" in found["layers.py"]
     assert "orphan.py" not in found, found
+
+
+def test_a_module_imported_from_its_package_is_judged_alone(tmp_path):
+    """`from pkg import base` in the module a test calls: it calls `pkg/base.py`, and only runs
+    `pkg/__init__.py`'s own code, so another module the package imports (one that makes variables)
+    does not hold it back; a name the package re-exports from that module does."""
+    from tfmigrate.project.graph_imports import eager_imports
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    files = {"__init__.py": "from pkg import ops\nfrom pkg.stateful import counter\n",
+             "ops.py": "import tensorflow as tf\nfrom pkg import base\n\n\ndef scaled(t):\n    return base.k * t\n",
+             "base.py": "k = 3.0\n",
+             "stateful.py": "import tensorflow as tf\n\n\ndef counter():\n    return tf.get_variable('c', [])\n",
+             "ops_test.py": "import tensorflow as tf\nfrom pkg import ops\n\n\nclass T(tf.test.TestCase):\n    pass\n",
+             "counter_test.py": "import tensorflow as tf\nfrom pkg import counter\n\n\nclass T(tf.test.TestCase):\n"
+                                "    pass\n"}
+    for name, text in files.items():
+        (package / name).write_text(text)
+    paths = [str(package / name) for name in files]
+    found = eager_imports(paths, lambda path: open(path, "rb").read())
+    assert "pkg.ops" in found.get(str(package / "ops_test.py"), ()), found
+    assert str(package / "counter_test.py") not in found, found

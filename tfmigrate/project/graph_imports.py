@@ -152,9 +152,10 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     def eager(path: str, seen: frozenset) -> bool:
         if path not in clean:
             data = read(path) or b""
+            followed, packages = _called_modules(data, path, known)
             clean[path] = not _NOT_EAGER.search(data) and all(
-                target is None or target in seen or eager(target, seen | {target})
-                for target in (resolve(m, path, known) for m in _imported_modules(data)))
+                not _NOT_EAGER.search(read(package) or b"") for package in packages) and all(
+                target in seen or eager(target, seen | {target}) for target in followed)
         return clean[path]
 
     found: Dict[str, tuple] = {}
@@ -168,6 +169,30 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         if names:
             found[path] = tuple(sorted(set(names)))
     return found
+
+
+def _called_modules(data: bytes, path: str, known: Dict[str, str]):
+    """The checked modules whose functions `path` may call, and the packages whose `__init__`
+    it only runs on the way: `from trfl import base_ops` calls `trfl/base_ops.py`, and runs
+    `trfl/__init__.py` (its own code, not the functions of every module it imports)."""
+    named: Dict[str, List[Optional[str]]] = {}
+    for match in re.finditer(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+([\w \t,]+)$", data, re.MULTILINE):
+        names = [n.strip().split()[0] for n in match.group(2).split(b",") if n.strip()]
+        module = match.group(1).decode("ascii", "replace")
+        named.setdefault(module, []).extend(
+            resolve(f"{module}.{n.decode('ascii', 'replace')}", path, known) for n in names)
+    followed, packages = [], []
+    for module in _imported_modules(data):
+        target = resolve(module, path, known)
+        if target is None or target == path:
+            continue
+        submodules = named.get(module)
+        if submodules and all(s is not None and not s.endswith("__init__.py") for s in submodules):
+            followed += [s for s in submodules if s != path]
+            packages.append(target)
+        else:
+            followed.append(target)
+    return followed, packages
 
 
 def _imported_names(data: bytes) -> List[str]:
