@@ -726,6 +726,9 @@ OPS_TEST = ("import tensorflow as tf\nfrom ops import scaled\n\n\nclass OpsTest(
 @pytest.mark.parametrize("helper, eager", [
     ("import tensorflow as tf\n\n\ndef scaled(t):\n    return t * 3.0\n", True),
     ("import tensorflow as tf\n\n\ndef scaled(t):\n    return t * 3.0 + 0.0 * tf.gradients(t, t)[0]\n", False),
+    # a docstring's example and a comment run nothing
+    ('import tensorflow as tf\n\n\ndef scaled(t):\n    """with tf.Session() as s: s.run(y, feed_dict={x: 1})"""\n'
+     "    return t * 3.0  # not t.name\n", True),
 ])
 def test_a_test_file_calls_a_module_of_its_project_only_if_that_module_runs_eagerly(tmp_path, helper, eager):
     """project.graph_imports.eager_imports: the module a test calls has no construct that runs

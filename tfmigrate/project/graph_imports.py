@@ -153,8 +153,8 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         if path not in clean:
             data = read(path) or b""
             followed, packages = _called_modules(data, path, known)
-            clean[path] = not _NOT_EAGER.search(data) and all(
-                not _NOT_EAGER.search(read(package) or b"") for package in packages) and all(
+            clean[path] = not _NOT_EAGER.search(_code_only(data)) and all(
+                not _NOT_EAGER.search(_code_only(read(package) or b"")) for package in packages) and all(
                 target in seen or eager(target, seen | {target}) for target in followed)
         return clean[path]
 
@@ -169,6 +169,23 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         if names:
             found[path] = tuple(sorted(set(names)))
     return found
+
+
+def _code_only(data: bytes) -> bytes:
+    """The module's code without its comments and strings (a docstring's `with tf.Session() as
+    sess:` example runs nothing), and without `self.name` (an object's own attribute); the bytes
+    as they are when they do not tokenize."""
+    import io
+    import tokenize
+
+    try:
+        tokens = [t for t in tokenize.tokenize(io.BytesIO(data).readline)
+                  if t.type not in (tokenize.COMMENT, tokenize.STRING)]
+        text = tokenize.untokenize((t.type, t.string) for t in tokens)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return data
+    text = text if isinstance(text, bytes) else text.encode("utf-8")
+    return re.sub(rb"\bself\s*\.\s*name\b", b"self_name", text)
 
 
 def _called_modules(data: bytes, path: str, known: Dict[str, str]):
