@@ -901,3 +901,19 @@ def test_a_library_module_names_the_program_that_holds_it(tmp_path):
     assert "tf.train.Saver" in found["blocked.py"]
     assert "the graph module `blocked.py` imports, and `blocked.py` keeps the compat route" in found["layers.py"]
     assert "orphan.py" not in found, found
+
+
+def test_under_unsafe_fixes_tfm216_names_what_holds_the_module_after_the_unsafe_conversion():
+    """Issue 21: `fix --native --unsafe-fixes` converted the shuffled queue; the TFM216 left names
+    the next construct, not the advice to give the flag that was given."""
+    source = QUEUE.replace("import tensorflow as tf\n", "import tensorflow as tf\nclass Net(object):\n"
+                                                         "    def __init__(self, t):\n        self.t = t\n"
+                                                         "    def out(self):\n        return self.t\n"
+                                                         "    def run(self, s):\n        return s.run(self.t)\n")
+    source = source.replace("print(sess.run(line))", "print(Net(line).run(sess))")
+    safe = fix_source(source.encode(), "q.py", ALL, native=True)
+    unsafe = fix_source(source.encode(), "q.py", ALL, unsafe=True, native=True)
+    said = next(f.message for f in safe.findings if f.rule == "TFM216")
+    assert "order is random" in said and "`fix --native --unsafe-fixes` converts it" in said
+    said = next(f.message for f in unsafe.findings if f.rule == "TFM216")
+    assert "order is random" not in said and "--unsafe-fixes` converts it" not in said, said

@@ -26,10 +26,11 @@ T = TypeVar("T")
 
 class FileContext:
     def __init__(self, path: str, module: cst.Module, source: str, shims=None, imported_by=None,
-                 native: bool = False):
+                 native: bool = False, unsafe: bool = False):
         self.path = path
         self.imported_by = imported_by  # a checked TF1 graph module that imports this one
         self.native = native  # `fix --native`: TF1 graph scripts are rewritten as eager TF2
+        self.unsafe = unsafe  # a fix that applies unsafe fixes (`--unsafe-fixes`)
         self.module = module
         self.source = source
         self.names = ImportTable(module, source, shims)

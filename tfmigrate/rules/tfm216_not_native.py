@@ -43,7 +43,10 @@ class NotNative(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         from tfmigrate.native import rewrite
 
-        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports)
+        # under `fix --unsafe-fixes`, what holds the module after the unsafe conversions, not the
+        # advice to give the flag that was given
+        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports,
+                          self.ctx.unsafe)
         if outcome.blocker is None:
             return
         imports = self.ctx.fact(ProgramMode).tf_imports()
