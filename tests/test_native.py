@@ -805,12 +805,18 @@ def test_a_queue_batch_becomes_map_and_batch(batch, returned):
 
 def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
     """Inlined into each `tf.function` that reads its tensors, it made one iterator per function:
-    `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9)."""
+    `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9).
+    Called once, it is written where it is called (native.inline): one iterator, at module level,
+    as TF1 made it; called twice, it is refused, naming the iterator and the two calls."""
     source = ("import tensorflow as tf\ndef pipeline():\n    ds = tf.data.Dataset.range(9)\n"
               "    return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
               "x = pipeline()\na = x * 2\nb = x * 3\nwith tf.Session() as s:\n    print(s.run(a), s.run(b))\n")
     outcome = rewrite(source)
-    assert outcome.code is None and "make_one_shot_iterator" in outcome.blocker.construct
+    assert outcome.blocker is None and "def pipeline" not in outcome.code
+    assert outcome.code.count("iter(ds)") == 1 and "iterator.get_next()" in outcome.code
+    twice = rewrite(source.replace("b = x * 3", "b = pipeline() * 3"))
+    assert twice.code is None and "make_one_shot_iterator" in twice.blocker.construct
+    assert "a function called 2 times" in twice.blocker.construct
 
 
 def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eager(tmp_path):
