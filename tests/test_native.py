@@ -923,3 +923,42 @@ def test_under_unsafe_fixes_tfm216_names_what_holds_the_module_after_the_unsafe_
     assert "order is random" in said and "`fix --native --unsafe-fixes` converts it" in said
     said = next(f.message for f in unsafe.findings if f.rule == "TFM216")
     assert "order is random" not in said and "--unsafe-fixes` converts it" not in said, said
+
+
+TRAINING = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None])\nw = tf.Variable(1.0)\n"
+            "loss = tf.reduce_mean(tf.square(w * x - 1.0))\n"
+            "def training(loss, rate):\n    opt = tf.train.GradientDescentOptimizer(rate)\n"
+            "    return opt.minimize(loss)\n"
+            "train_op = training(loss, 0.1)\n"
+            "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
+            "    s.run(train_op, {x: [1.0, 2.0]})\n    print(s.run(w))\n")
+
+
+@pytest.mark.parametrize("change, reason", [
+    (("def training(loss, rate):\n", "def training(loss, rate, *more):\n"), "`*args` or `**kwargs`"),
+    (("def training(loss, rate):\n", "def training(loss, rate=tf.constant(0.1)):\n",
+      "train_op = training(loss, 0.1)\n", "train_op = training(loss)\n"), None),
+    (("train_op = training(loss, 0.1)\n", "train_op = training(loss)\n"), None),
+    (("    return opt.minimize(loss)\n", "    if rate > 1:\n        return None\n    return opt.minimize(loss)\n"),
+     "a `return` before its end"),
+    (("    opt = tf", "    global w\n    opt = tf"), "`global`"),
+    (("train_op = training(loss, 0.1)\n", "train_op = [training(loss, 0.1)][0]\n"), "called inside an expression"),
+    (("    return opt.minimize(loss)\n", "    return opt.minimize(loss) if rate else training(loss, 0)\n"),
+     "a recursive function"),
+])
+def test_a_graph_function_is_written_in_place_only_where_that_is_exact(change, reason):
+    """native.inline: each way the body written at its call site would not mean the call is
+    refused, and TFM216 names the function and why (the unchanged program is inlined)."""
+    assert rewrite(TRAINING).blocker is None and "def training" not in rewrite(TRAINING).code
+    source = TRAINING
+    for old, new in zip(change[::2], change[1::2]):
+        source = source.replace(old, new)
+    outcome = rewrite(source)
+    assert outcome.code is None, outcome.code
+    construct = outcome.blocker.construct
+    assert construct.startswith("`training`, a "), construct
+    if reason is None:  # a default evaluated at `def`, other than a literal
+        assert "a default argument `rate=tf.constant(0.1)` that is not a literal" in construct \
+            or "does not give" in construct, construct
+    else:
+        assert f"not written where it is called: {reason}" in construct or reason in construct, construct
