@@ -808,12 +808,18 @@ def test_a_queue_batch_becomes_map_and_batch(batch, returned):
 
 def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
     """Inlined into each `tf.function` that reads its tensors, it made one iterator per function:
-    `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9)."""
+    `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9).
+    Called once, it is written where it is called (native.inline): one iterator, at module level,
+    as TF1 made it; called twice, it is refused, naming the iterator and the two calls."""
     source = ("import tensorflow as tf\ndef pipeline():\n    ds = tf.data.Dataset.range(9)\n"
               "    return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
               "x = pipeline()\na = x * 2\nb = x * 3\nwith tf.Session() as s:\n    print(s.run(a), s.run(b))\n")
     outcome = rewrite(source)
-    assert outcome.code is None and "make_one_shot_iterator" in outcome.blocker.construct
+    assert outcome.blocker is None and "def pipeline" not in outcome.code
+    assert outcome.code.count("iter(ds)") == 1 and "iterator.get_next()" in outcome.code
+    twice = rewrite(source.replace("b = x * 3", "b = pipeline() * 3"))
+    assert twice.code is None and "make_one_shot_iterator" in twice.blocker.construct
+    assert "a function called 2 times" in twice.blocker.construct
 
 
 def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eager(tmp_path):
@@ -927,3 +933,58 @@ def test_a_module_imported_from_its_package_is_judged_alone(tmp_path):
     found = eager_imports(paths, lambda path: open(path, "rb").read())
     assert "pkg.ops" in found.get(str(package / "ops_test.py"), ()), found
     assert str(package / "counter_test.py") not in found, found
+
+
+def test_under_unsafe_fixes_tfm216_names_what_holds_the_module_after_the_unsafe_conversion():
+    """Issue 21: `fix --native --unsafe-fixes` converted the shuffled queue; the TFM216 left names
+    the next construct, not the advice to give the flag that was given."""
+    source = QUEUE.replace("import tensorflow as tf\n", "import tensorflow as tf\nclass Net(object):\n"
+                                                         "    def __init__(self, t):\n        self.t = t\n"
+                                                         "    def out(self):\n        return self.t\n"
+                                                         "    def run(self, s):\n        return s.run(self.t)\n")
+    source = source.replace("print(sess.run(line))", "print(Net(line).run(sess))")
+    safe = fix_source(source.encode(), "q.py", ALL, native=True)
+    unsafe = fix_source(source.encode(), "q.py", ALL, unsafe=True, native=True)
+    said = next(f.message for f in safe.findings if f.rule == "TFM216")
+    assert "order is random" in said and "`fix --native --unsafe-fixes` converts it" in said
+    said = next(f.message for f in unsafe.findings if f.rule == "TFM216")
+    assert "order is random" not in said and "--unsafe-fixes` converts it" not in said, said
+
+
+TRAINING = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None])\nw = tf.Variable(1.0)\n"
+            "loss = tf.reduce_mean(tf.square(w * x - 1.0))\n"
+            "def training(loss, rate):\n    opt = tf.train.GradientDescentOptimizer(rate)\n"
+            "    return opt.minimize(loss)\n"
+            "train_op = training(loss, 0.1)\n"
+            "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
+            "    s.run(train_op, {x: [1.0, 2.0]})\n    print(s.run(w))\n")
+
+
+@pytest.mark.parametrize("change, reason", [
+    (("def training(loss, rate):\n", "def training(loss, rate, *more):\n"), "`*args` or `**kwargs`"),
+    (("def training(loss, rate):\n", "def training(loss, rate=tf.constant(0.1)):\n",
+      "train_op = training(loss, 0.1)\n", "train_op = training(loss)\n"), None),
+    (("train_op = training(loss, 0.1)\n", "train_op = training(loss)\n"), None),
+    (("    return opt.minimize(loss)\n", "    if rate > 1:\n        return None\n    return opt.minimize(loss)\n"),
+     "a `return` before its end"),
+    (("    opt = tf", "    global w\n    opt = tf"), "`global`"),
+    (("train_op = training(loss, 0.1)\n", "train_op = [training(loss, 0.1)][0]\n"), "called inside an expression"),
+    (("    return opt.minimize(loss)\n", "    return opt.minimize(loss) if rate else training(loss, 0)\n"),
+     "a recursive function"),
+])
+def test_a_graph_function_is_written_in_place_only_where_that_is_exact(change, reason):
+    """native.inline: each way the body written at its call site would not mean the call is
+    refused, and TFM216 names the function and why (the unchanged program is inlined)."""
+    assert rewrite(TRAINING).blocker is None and "def training" not in rewrite(TRAINING).code
+    source = TRAINING
+    for old, new in zip(change[::2], change[1::2]):
+        source = source.replace(old, new)
+    outcome = rewrite(source)
+    assert outcome.code is None, outcome.code
+    construct = outcome.blocker.construct
+    assert construct.startswith("`training`, a "), construct
+    if reason is None:  # a default evaluated at `def`, other than a literal
+        assert "a default argument `rate=tf.constant(0.1)` that is not a literal" in construct \
+            or "does not give" in construct, construct
+    else:
+        assert f"not written where it is called: {reason}" in construct or reason in construct, construct

@@ -46,16 +46,17 @@ def _internal_error(path: str, what: str, error: BaseException) -> Finding:
 
 def _lint(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module] = None, shims=None,
           imported_by: Optional[str] = None, native: bool = False, ignore_noqa: bool = False,
-          keras3: bool = False) -> _Pass:
+          keras3: bool = False, unsafe: bool = False) -> _Pass:
     """Lint one file (`parsed`: its module, when the caller has parsed it already); no
     exception escapes (it becomes a TFM000 finding). `ignore_noqa`: no `# noqa` comment (line
-    or file) silences anything, and none is reported unused (Ruff's --ignore-noqa)."""
+    or file) silences anything, and none is reported unused (Ruff's --ignore-noqa). `unsafe`: the
+    fix applies unsafe fixes (TFM216 then names what holds the module after them)."""
     unreadable = unreadable_source(data, path, shims)
     if unreadable is not None:
         return _Pass(None, [unreadable])
     try:
         return _lint_unguarded(data, path, codes if ignore_noqa else noqa.file_codes(data, codes), parsed, shims,
-                               imported_by, native, ignore_noqa, keras3)
+                               imported_by, native, ignore_noqa, keras3, unsafe)
     except RecursionError:  # code nested deeper than tfmigrate's recursion limit (tfmigrate.core.deep)
         return _Pass(None, [make_finding(INTERNAL_ERROR, path, (
             "Cannot check this file: its code is nested too deeply for tfmigrate (the recursion limit "
@@ -79,7 +80,7 @@ def _forget(ctx: FileContext, rules: Sequence[Rule]) -> None:
 
 def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Optional[cst.Module], shims=None,
                     imported_by: Optional[str] = None, native: bool = False, ignore_noqa: bool = False,
-                    keras3: bool = False) -> _Pass:
+                    keras3: bool = False, unsafe: bool = False) -> _Pass:
     if not might_use_tensorflow(data, shims):
         return _Pass(None, [])
     try:
@@ -92,7 +93,7 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
     except Exception as error:  # libcst raises several types for bad input
         # Whatever the selection or noqa, as Ruff's syntax errors: the file was not checked.
         return _Pass(None, [parse_error(path, error, data)])
-    ctx = FileContext(path, module, source, shims, imported_by, native, keras3)
+    ctx = FileContext(path, module, source, shims, imported_by, native, keras3=keras3, unsafe=unsafe)
     registry = all_rules()
     rules = [registry[c](ctx) for c in codes if c in registry and registry[c].applies_to(ctx)]
     steps, failed = dispatch.walk_steps(ctx, rules)  # walked before the rules, at each node
@@ -145,7 +146,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
     and its tracked TF1 layers as Keras layers where equal (native.keras3)."""
 
     def lint(current: bytes, parsed: Optional[cst.Module]) -> _Pass:
-        return _lint(current, path, codes, parsed, shims, imported_by, native, ignore_noqa, keras3)
+        return _lint(current, path, codes, parsed, shims, imported_by, native, ignore_noqa, keras3, unsafe)
 
     return run_deep(fix_to_fixed_point, data, path, codes, lint, unsafe, record, native,
                     shims.stateful if shims else (), shims.eager if shims else (), keras3)

@@ -26,11 +26,12 @@ T = TypeVar("T")
 
 class FileContext:
     def __init__(self, path: str, module: cst.Module, source: str, shims=None, imported_by=None,
-                 native: bool = False, keras3: bool = False):
+                 native: bool = False, keras3: bool = False, unsafe: bool = False):
         self.path = path
         self.imported_by = imported_by  # a checked TF1 graph module that imports this one
         self.native = native  # `fix --native`: TF1 graph scripts are rewritten as eager TF2
         self.keras3 = keras3  # `--keras3`: and their tracked TF1 layers as Keras layers where equal
+        self.unsafe = unsafe  # a fix that applies unsafe fixes (`--unsafe-fixes`)
         self.module = module
         self.source = source
         self.names = ImportTable(module, source, shims)

@@ -33,7 +33,30 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     queue pipeline whose order was random may become a `tf.data` shuffle; `keras3`: the TF1 layers of
     its model functions become Keras layers where equal, native.keras3). Remembered per
     source: the runner's look at the scripts, the engine's first pass and TFM216 in every later fix
-    pass ask about the same text."""
+    pass ask about the same text.
+
+    Stopped by a function that builds graph state (`train_op = training(loss, 0.1)`), the module is
+    tried again with that function written where it is called (native.inline), where that is exact."""
+    outcome = _rewrite(source, stateful, eager, unsafe, keras3)
+    if outcome.blocker is None or outcome.blocker.function is None:
+        return outcome
+    import tfmigrate.native.inline as inline
+
+    blocker = outcome.blocker
+    try:
+        text = inline.inline(cst.parse_module(source), blocker.function).module.code
+    except inline.Refused as why:
+        return Outcome(None, Blocker(blocker.line, f"{blocker.construct}, not written where it is called: {why}"))
+    inlined = rewrite(text, stateful, eager, unsafe, keras3)
+    if inlined.blocker is not None:  # both: the function, and what stops the module with it written in place
+        line = inline.original_line(source, text, inlined.blocker.line)
+        return Outcome(None, Blocker(blocker.line, f"{blocker.construct}; written where it is called, the module "
+                                                   f"stops at line {line}: {inlined.blocker.construct}"))
+    return inlined
+
+
+def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool) -> Outcome:
+    """`rewrite`, but for the functions it may write where they are called."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source))
     except Exception as error:  # noqa: BLE001 - the caller reports unparsable files itself

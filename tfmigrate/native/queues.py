@@ -33,7 +33,6 @@ code says what changes), else a `Blocked` that says why.
 """
 from __future__ import annotations
 
-import difflib
 import textwrap
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
@@ -43,6 +42,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tfmigrate.facts import api_table
 from tfmigrate.facts.names import ImportTable
+from tfmigrate.native.inline import (Refused, Replace, assignment, calls_of, inline, names_of, nodes_in,
+                                      only_statement, original_line, stmt)
 from tfmigrate.native.script import Blocked, Script
 from tfmigrate.native.syntax import bind, code, names_assigned, names_read
 
@@ -92,11 +93,7 @@ class Converted:
 
     def original_line(self, original: str, line: int) -> int:
         """The line of the original source that line `line` of the converted text came from."""
-        old, new = original.splitlines(), self.text.splitlines()
-        for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-            if b1 < line <= b2 or (b1 == b2 == line - 1):
-                return a1 + (line - b1 if tag == "equal" else 1)
-        return line
+        return original_line(original, self.text, line)
 
 
 def convert(module: cst.Module, source: str, line_of, unsafe: bool = False) -> Optional[Converted]:
@@ -132,7 +129,7 @@ def _reader_functions(module: cst.Module, names: ImportTable) -> List[str]:
         params = {p.name.value for p in function.params.params}
         readers = set()
         for statement in function.body.body:
-            assigned = _assign(statement)
+            assigned = assignment(statement)
             if assigned is None:
                 continue
             value = assigned[2]
@@ -168,36 +165,12 @@ def _queue_nodes(node: cst.CSTNode, names: ImportTable) -> List[Tuple[cst.CSTNod
     return found
 
 
-def _stmt(text: str) -> cst.BaseStatement:
-    return cst.parse_statement(text)
-
-
-def _small(statement) -> Optional[cst.BaseSmallStatement]:
-    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-        return statement.body[0]
-    return None
-
-
-def _assign(statement) -> Optional[Tuple[List[str], cst.BaseExpression, cst.BaseExpression]]:
-    """(target names, target node, value) of `a = v` / `a, b = v` (`_` kept as a name)."""
-    small = _small(statement)
-    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-        return None
-    target = small.targets[0].target
-    if isinstance(target, cst.Name):
-        return [target.value], target, small.value
-    if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) and not isinstance(
-            e, cst.StarredElement) for e in target.elements):
-        return [e.value.value for e in target.elements], target, small.value
-    return None
-
-
 def _batch_statement(statement):
-    """`_assign` of `a, b = tf.train.batch(...)`, or ([], None, call) of `return tf.train.batch(...)`."""
-    small = _small(statement)
+    """`assignment` of `a, b = tf.train.batch(...)`, or ([], None, call) of `return tf.train.batch(...)`."""
+    small = only_statement(statement)
     if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
         return [], None, small.value
-    return _assign(statement)
+    return assignment(statement)
 
 
 def _literal_bool(node, default: bool) -> Optional[bool]:
@@ -264,7 +237,7 @@ class _Conversion:
             self._body(body, params)
         coordinators = _Coordinators(self)
         coordinators.check(self.module)
-        module = self.module.visit(_Replace(self.replace))
+        module = self.module.visit(Replace(self.replace))
         for name in sorted(self.builders):
             module, targets, scope = _inline(module, name, self)
             if scope is not None:
@@ -301,7 +274,7 @@ class _Conversion:
         producers: Dict[str, _Pipeline] = {}
         readers: Dict[str, Tuple[cst.BaseStatement, str, Dict[str, cst.BaseExpression]]] = {}
         for index, statement in enumerate(body):
-            assigned = _assign(statement)
+            assigned = assignment(statement)
             if assigned is None:
                 continue
             targets, _, value = assigned
@@ -358,8 +331,8 @@ class _Conversion:
         params = [p.name.value for p in owner.params.params]
         if files.value not in params or owner.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
             return False
-        calls = [c for c in _calls(self.module) if isinstance(c.func, cst.Name) and c.func.value == owner.name.value]
-        uses = [n for n in _names(self.module) if n.value == owner.name.value]
+        calls = [c for c in calls_of(self.module) if isinstance(c.func, cst.Name) and c.func.value == owner.name.value]
+        uses = [n for n in names_of(self.module) if n.value == owner.name.value]
         if not calls or len(uses) != len(calls) + 1:  # the `def` and its calls, nothing else
             return False
         for call in calls:
@@ -407,14 +380,14 @@ class _Conversion:
                                                     "(`shuffle=True`)")
         files += f".repeat({code(pipeline.epochs)})" if pipeline.epochs is not None else ".repeat()"
         records = self._reader_dataset(pipeline, key_used)
-        producer = _stmt(f"{pipeline.queue} = {files}")
+        producer = stmt(f"{pipeline.queue} = {files}")
         self.replace[id(pipeline.producer)] = [producer.with_changes(leading_lines=pipeline.producer.leading_lines)]
         self.replace[id(pipeline.reader)] = []
         if batch_at is None:
             dataset = self.fresh("records")
             targets = f"{pipeline.key}, {pipeline.value}" if key_used else pipeline.value
-            new = [_stmt(f"{dataset} = {pipeline.queue}.{records}"),
-                   _stmt(f"{targets} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
+            new = [stmt(f"{dataset} = {pipeline.queue}.{records}"),
+                   stmt(f"{targets} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
             self.replace[id(pipeline.read)] = self._noted(new, notes, pipeline.read)
             self._built_in_function()
             self._respell_records(body, read_at, {pipeline.value} | ({pipeline.key} if key_used else set()))
@@ -454,13 +427,13 @@ class _Conversion:
         epochs = args.get("num_epochs")
         source += ".repeat()" if _is_none(epochs) else f".repeat({code(epochs)})"
         dataset = self.fresh("slices")
-        head = [_stmt(f"{dataset} = {source}")]
+        head = [stmt(f"{dataset} = {source}")]
         batch_at = self._batch_after(body, at, None)
         if batch_at is not None:
             self._batched(body, at, batch_at, targets, dataset, head, notes)
             return
         head[0] = head[0].with_changes(leading_lines=statement.leading_lines)
-        new = [*head, _stmt(f"{code(target_node)} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
+        new = [*head, stmt(f"{code(target_node)} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
         self.replace[id(statement)] = self._noted(new, notes, statement)
         self._built_in_function()
         self._respell_records(body, at, set(targets))
@@ -540,7 +513,7 @@ class _Conversion:
         if not names_read(tensors) & tainted:
             self.blocked(statement, f"`{path}` of tensors that are not computed from the reader's records")
         for between in moved:
-            for call_node in _calls(between):
+            for call_node in calls_of(between):
                 what = self.names.api(call_node.func) or ""
                 if any(word in what for word in STATEFUL_WORDS):
                     self.blocked(between, f"`{what}` in the per-record ops of a queue pipeline (a dataset's `map` "
@@ -567,7 +540,7 @@ class _Conversion:
             returned = code(tensors)
         else:
             self.blocked(statement, f"`{path}` of something other than a list, tuple or dict literal")
-        inside = [*moved, _stmt(f"return {returned}")]
+        inside = [*moved, stmt(f"return {returned}")]
         lines = list(inside[0].leading_lines)
         while lines and lines[0].comment is None:  # (no blank line after the `def` line)
             lines.pop(0)
@@ -601,8 +574,8 @@ class _Conversion:
         for between in moved:
             self.replace[id(between)] = []
         fetch = f"{tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()"
-        new = [_stmt(f"{dataset} = {source}.map({function}){batch}"),
-               _stmt(f"return {fetch}" if target_node is None else f"{code(target_node)} = {fetch}")]
+        new = [stmt(f"{dataset} = {source}.map({function}){batch}"),
+               stmt(f"return {fetch}" if target_node is None else f"{code(target_node)} = {fetch}")]
         blank = [] if self.owner is self.module or (statement.leading_lines and statement.leading_lines[0].comment
                                                     is None) else [cst.EmptyLine(indent=False)]  # after the `def`
         new[0] = new[0].with_changes(leading_lines=[*blank, *statement.leading_lines])
@@ -630,10 +603,10 @@ class _Conversion:
         """The graph-state API (`placeholder_with_default`, `Variable`) whose result `name` is, in
         the pipeline's body before the read or at module level."""
         for statement in [*before, *self.module.body]:
-            assigned = _assign(statement)
+            assigned = assignment(statement)
             if assigned is None or name not in assigned[0]:
                 continue
-            for call in _calls(assigned[2]):
+            for call in calls_of(assigned[2]):
                 what = self.names.api(call.func) or ""
                 if any(word in what for word in STATEFUL_WORDS):
                     return what
@@ -714,8 +687,8 @@ class _Conversion:
         dtype_list = [dtypes] if single else [e.value for e in dtypes.elements]
         uses: Dict[str, List[Tuple[cst.BaseStatement, List[str], cst.Call]]] = {}
         for later in body[at + 1:]:
-            assigned = _assign(later)
-            small = _small(later)
+            assigned = assignment(later)
+            small = only_statement(later)
             value = assigned[2] if assigned else (small.value if isinstance(small, cst.Expr) else None)
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
                     and isinstance(value.func.value, cst.Name) and value.func.value.value == queue:
@@ -743,16 +716,16 @@ class _Conversion:
         self.replace[id(statement)] = []
         self.replace[id(enqueue_statement)] = []
         self.replace[id(runner)] = []
-        targets = _assign(dequeue_statement)[1]
-        new = [_stmt(f"{dataset} = {self.tf}.data.Dataset.from_tensor_slices({slices}).repeat()"),
-               _stmt(f"{code(targets)} = {self.tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
+        targets = assignment(dequeue_statement)[1]
+        new = [stmt(f"{dataset} = {self.tf}.data.Dataset.from_tensor_slices({slices}).repeat()"),
+               stmt(f"{code(targets)} = {self.tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
         new[0] = new[0].with_changes(leading_lines=dequeue_statement.leading_lines)
         self.replace[id(dequeue_statement)] = new
         self._built_in_function()
 
     def _runner_of(self, body, queue: str, enqueue: str) -> cst.BaseStatement:
         for statement in body:
-            assigned = _assign(statement)
+            assigned = assignment(statement)
             if assigned and self.call(assigned[2], "train.QueueRunner", "train.queue_runner.QueueRunner"):
                 call = assigned[2]
                 first = call.args[0].value if call.args else None
@@ -776,7 +749,7 @@ class _Conversion:
             bound = [s for s in self.module.body if name in names_assigned(s)]
             if not bound or any(names_read(s) & aliases for s in bound):
                 return False
-        return not any(isinstance(n, cst.Call) and self.names.api(n.func) is not None for n in _calls(value))
+        return not any(isinstance(n, cst.Call) and self.names.api(n.func) is not None for n in calls_of(value))
 
 
 def _one_element(node) -> bool:
@@ -784,109 +757,22 @@ def _one_element(node) -> bool:
         and not isinstance(node.elements[0], cst.StarredElement)
 
 
-def _names(node) -> List[cst.Name]:
-    found: List[cst.Name] = []
-    node.visit(type("N", (cst.CSTVisitor,), {"visit_Name": lambda self, n: found.append(n)})())
-    return found
-
-
-def _calls(node) -> List[cst.Call]:
-    found: List[cst.Call] = []
-    node.visit(type("C", (cst.CSTVisitor,), {"visit_Call": lambda self, c: found.append(c)})())
-    return found
-
-
 def _inline(module: cst.Module, name: str, conversion: "_Conversion") -> Tuple[cst.Module, Set[str], object]:
     """The function `name`, called once (`x, y = name(args)`, or `name(args)` alone), written where
-    it is called; the module as it was when that cannot be done plainly. Returns the module, the
-    names the call site assigns, and the scope it is in (None: not inlined).
+    it is called (native.inline, without renaming); the module as it was when that cannot be done
+    plainly. Returns the module, the names the call site assigns, and the scope it is in (None: not
+    inlined).
 
     A function that builds a pipeline is inlined so that its iterator is made once, where TF1
     made its queue: left in a function, the native route would call it, and make a new iterator,
     in every `tf.function` that reads its tensors (native.script refuses that). A function that
     runs the Session on the pipeline's tensors (`generate_batches(data_batch, label_batch)`) is
     inlined so that the pipeline and its runs are in one body, as native.entry_functions reads one."""
-    unchanged = (module, set(), None)
-    definition = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
-    if definition is None or definition.decorators or not isinstance(definition.body, cst.IndentedBlock):
-        return unchanged
-    uses = [n for n in _names(module) if n.value == name]
-    calls = [c for c in _calls(module) if isinstance(c.func, cst.Name) and c.func.value == name]
-    sites = []
-
-    class _Sites(cst.CSTVisitor):
-        def visit_SimpleStatementLine(self, line) -> None:
-            assigned = _assign(line)
-            small = _small(line)
-            value = assigned[2] if assigned is not None else (small.value if isinstance(small, cst.Expr) else None)
-            if isinstance(value, cst.Call) and value in calls:
-                sites.append((line, assigned))
-
-    module.visit(_Sites())
-    if len(calls) != 1 or len(uses) != 2 or len(sites) != 1:
-        return unchanged
-    params = definition.params
-    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg or params.kwonly_params \
-            or params.posonly_params:
-        return unchanged
-    site, assigned = sites[0]
-    body = list(definition.body.body)
-    if body and isinstance(_small(body[0]), cst.Expr) and isinstance(_small(body[0]).value, cst.SimpleString):
-        body = body[1:]  # the docstring
-    last = _small(body[-1]) if body else None
-    if assigned is not None:
-        if not isinstance(last, cst.Return) or last.value is None:
-            return unchanged
-        body, returned = body[:-1], last.value
-        targets, target_node, call = assigned
-    else:
-        returned, targets, target_node, call = None, [], None, _small(site).value
-    inner = cst.Module(body=body)
-    if any(isinstance(n, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) for n in _nodes(inner)):
-        return unchanged
     try:
-        given = bind(call, [p.name.value for p in params.params])
-    except ValueError:
-        return unchanged
-    assigned_inside = names_assigned(inner)
-    # a parameter given the caller's name of the same name, and not assigned inside: no binding needed
-    # the caller's names that the function's would overwrite: only the call's own targets, given
-    # back in their place by the `return` (`label, shape, image = f(...)` of `return label, shape, image`)
-    same = returned is not None and (isinstance(returned, cst.Tuple) and [
-        code(e.value) for e in returned.elements] == targets or code(returned) == ",".join(targets))
-    # a parameter given the caller's name of the same name (`images = get_real_images(images)`) needs
-    # no binding, if the function does not assign it, or it is what the call assigns anyway
-    passed = {p.name.value for p in params.params if isinstance(given.get(p.name.value), cst.Name)
-              and given[p.name.value].value == p.name.value
-              and (p.name.value not in assigned_inside or (same and p.name.value in targets))}
-    local = ({p.name.value for p in params.params} - passed) | assigned_inside
-    scope = _scope_of(module, site)
-    others = [s for s in scope.body.body] if isinstance(scope, cst.FunctionDef) else \
-        [s for s in module.body if s is not definition]
-    seen = set().union(*(_scope_names(s) for s in others))
-    clash = (local & seen) - (set(targets) if same else set())
-    if clash or (local - passed) & names_read(call):
-        return unchanged
-    bound = []
-    for param in params.params:
-        if param.name.value in passed:
-            continue
-        value = given.get(param.name.value, param.default)
-        if value is None or (param.name.value not in given and not isinstance(
-                value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name))):
-            return unchanged  # (a default other than a literal was evaluated once, at `def`)
-        bound.append(_stmt(f"{param.name.value} = {code(value)}"))
-    result = [] if same or returned is None else [_stmt(f"{code(target_node)} = {code(returned)}")]
-    new = [*bound, *body, *result]
-    if not new:
-        return unchanged
-    if scope is module:  # a nested `def parse_record` now at module level: two blank lines before it
-        new = [s.with_changes(leading_lines=[cst.EmptyLine()] * 2 + [l for l in s.leading_lines if l.comment])
-               if isinstance(s, cst.FunctionDef) or (i and isinstance(new[i - 1], cst.FunctionDef)) else s
-               for i, s in enumerate(new)]  # (and two after it)
-    new[0] = new[0].with_changes(leading_lines=[*site.leading_lines, *new[0].leading_lines])
-    module = module.visit(_Replace({id(site): new, id(definition): []}))
-    return module, set(targets), (scope.name.value if isinstance(scope, cst.FunctionDef) else "")
+        done = inline(module, name, rename=False)
+    except Refused:
+        return module, set(), None
+    return done.module, done.targets, done.scope
 
 
 def _iterators_at_call_sites(module: cst.Module, name: str, conversion: "_Conversion") -> cst.Module:
@@ -902,10 +788,10 @@ def _iterators_at_call_sites(module: cst.Module, name: str, conversion: "_Conver
     if definition is None or not isinstance(definition.body, cst.IndentedBlock):
         return module
     body = list(definition.body.body)
-    last = _small(body[-1]) if body else None
+    last = only_statement(body[-1]) if body else None
     fetch = last.value if isinstance(last, cst.Return) else None
     fetched = [body[-1]]
-    before = _assign(body[-2]) if len(body) > 1 and fetch is not None else None
+    before = assignment(body[-2]) if len(body) > 1 and fetch is not None else None
     if before is not None and code(fetch) in (code(before[1]), ", ".join(before[0])):  # `batch = ...; return batch`
         fetch, fetched = before[2], body[-2:]
     made = fetch.func.value if isinstance(fetch, cst.Call) and isinstance(fetch.func, cst.Attribute) \
@@ -913,30 +799,30 @@ def _iterators_at_call_sites(module: cst.Module, name: str, conversion: "_Conver
     if not (isinstance(made, cst.Call) and conversion.names.api(made.func) in ("data.make_one_shot_iterator", "compat.v1.data.make_one_shot_iterator")
             and len(made.args) == 1 and isinstance(made.args[0].value, cst.Name)):
         return module
-    if any(isinstance(n, (cst.Return, cst.Yield)) for s in body[:-len(fetched)] for n in _nodes(s)):
+    if any(isinstance(n, (cst.Return, cst.Yield)) for s in body[:-len(fetched)] for n in nodes_in(s)):
         return module
     sites = []
 
     class _Sites(cst.CSTVisitor):
         def visit_SimpleStatementLine(self, line) -> None:
-            assigned = _assign(line)
+            assigned = assignment(line)
             if assigned is not None and isinstance(assigned[2], cst.Call) and isinstance(assigned[2].func, cst.Name) \
                     and assigned[2].func.value == name:
                 sites.append((line, assigned))
 
     module.visit(_Sites())
-    if not sites or len([n for n in _names(module) if n.value == name]) != len(sites) + 1:
+    if not sites or len([n for n in names_of(module) if n.value == name]) != len(sites) + 1:
         return module
-    replace = {id(fetched[0]): [_stmt(f"return {code(made.args[0].value)}").with_changes(
+    replace = {id(fetched[0]): [stmt(f"return {code(made.args[0].value)}").with_changes(
         leading_lines=fetched[0].leading_lines)]}
     if len(fetched) == 2:
         replace[id(fetched[1])] = []
     for line, (targets, target_node, call) in sites:
         dataset = conversion.fresh(f"{targets[0]}_data")
-        new = [_stmt(f"{dataset} = {code(call)}").with_changes(leading_lines=line.leading_lines),
-               _stmt(f"{code(target_node)} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
+        new = [stmt(f"{dataset} = {code(call)}").with_changes(leading_lines=line.leading_lines),
+               stmt(f"{code(target_node)} = {tf}.compat.v1.data.make_one_shot_iterator({dataset}).get_next()")]
         replace[id(line)] = new
-    return module.visit(_Replace(replace))
+    return module.visit(Replace(replace))
 
 
 def _consumers(module: cst.Module, scope: str, tainted: Set[str], names: ImportTable) -> List[str]:
@@ -954,69 +840,11 @@ def _consumers(module: cst.Module, scope: str, tainted: Set[str], names: ImportT
         if not reads & tainted:
             continue
         tainted = tainted | names_assigned(statement)
-        for call in _calls(statement):
+        for call in calls_of(statement):
             if isinstance(call.func, cst.Name) and call.func.value in functions and names_read(call) & tainted:
-                runs = any(names.api(c.func) in ("Session", "InteractiveSession") for c in _calls(functions[call.func.value]))
+                runs = any(names.api(c.func) in ("Session", "InteractiveSession") for c in calls_of(functions[call.func.value]))
                 if runs and call.func.value not in found:
                     found.append(call.func.value)
-    return found
-
-
-class _NoComprehensions(cst.CSTTransformer):
-    def on_leave(self, original, updated):
-        if isinstance(updated, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-            return cst.Name("None")  # (the names it reads from the scope kept below)
-        return updated
-
-
-def _scope_names(statement) -> Set[str]:
-    """The names `statement` reads or binds in its scope. A comprehension's `for _ in ...` binds a
-    name of its own; a nested `def` (a pipeline's `parse_record`, written into the body) has its
-    own parameters and locals: no inlined name clashes with those."""
-    if isinstance(statement, cst.FunctionDef):
-        params = {p.name.value for p in statement.params.params + statement.params.kwonly_params
-                  + statement.params.posonly_params}
-        return (names_read(statement) - params - names_assigned(statement.body)) | {statement.name.value}
-    comprehensions = [n for n in _nodes(statement) if isinstance(n, (cst.ListComp, cst.SetComp, cst.DictComp,
-                                                                      cst.GeneratorExp))]
-    own = set().union(*(names_assigned(c) for c in comprehensions)) if comprehensions else set()
-    flat = statement.visit(_NoComprehensions())
-    outer = set().union(*(names_read(c) for c in comprehensions)) - own if comprehensions else set()
-    return names_read(flat) | names_assigned(flat) | outer
-
-
-def _scope_of(module: cst.Module, statement) -> cst.CSTNode:
-    """The function whose body holds `statement`, or the module."""
-    found = [module]
-
-    class _Find(cst.CSTVisitor):
-        def __init__(self):
-            super().__init__()
-            self.stack = [module]
-
-        def visit_FunctionDef(self, node) -> None:
-            self.stack.append(node)
-
-        def leave_FunctionDef(self, node) -> None:
-            self.stack.pop()
-
-        def visit_SimpleStatementLine(self, node) -> None:
-            if node is statement:
-                found[0] = self.stack[-1]
-
-    module.visit(_Find())
-    return found[0]
-
-
-def _nodes(node) -> List[cst.CSTNode]:
-    found: List[cst.CSTNode] = []
-
-    class _All(cst.CSTVisitor):
-        def on_visit(self, each) -> bool:
-            found.append(each)
-            return not isinstance(each, (cst.FunctionDef, cst.Lambda))  # their returns are their own
-
-    node.visit(_All())
     return found
 
 
@@ -1037,20 +865,6 @@ class _CompatSpelling(cst.CSTTransformer):
         if path and isinstance(head, cst.Name) and names.aliases.get(head.value) == "tensorflow" \
                 and api_table.v1_available(path):
             return updated.with_changes(func=cst.parse_expression(f"{head.value}.compat.v1.{path}"))
-        return updated
-
-
-class _Replace(cst.CSTTransformer):
-    """Statements replaced by lists of statements (an empty list removes one)."""
-
-    def __init__(self, replace: Dict[int, List[cst.BaseStatement]]):
-        super().__init__()
-        self.replace = replace
-
-    def on_leave(self, original, updated):
-        if id(original) in self.replace:
-            new = self.replace[id(original)]
-            return cst.FlattenSentinel(new) if new else cst.RemoveFromParent()
         return updated
 
 
@@ -1091,7 +905,7 @@ class _Coordinators:
 
     def stops_with(self, line, handler: cst.ExceptHandler) -> bool:
         """`except ... as e: coord.request_stop(e)`."""
-        small = _small(line)
+        small = only_statement(line)
         if not (isinstance(small, cst.Expr) and self.coord_call(small.value, "request_stop")):
             return False
         args = small.value.args
@@ -1115,7 +929,7 @@ class _Uses(cst.CSTVisitor):
 
     def visit_ExceptHandler(self, handler: cst.ExceptHandler) -> None:
         body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
-        if any(self.owner.coord_call(getattr(_small(s), "value", None), "request_stop") and _small(s).value.args
+        if any(self.owner.coord_call(getattr(only_statement(s), "value", None), "request_stop") and only_statement(s).value.args
                for s in body):
             if not (len(body) == 1 and self.owner.stops_with(body[0], handler)) or (
                     handler.type is not None and code(handler.type) not in ("Exception", "BaseException")):
@@ -1173,7 +987,7 @@ class _CoordinatorRemover(cst.CSTTransformer):
         return self.owner.coord_call(node, *methods)
 
     def _removable(self, statement) -> bool:
-        small = _small(statement)
+        small = only_statement(statement)
         if isinstance(small, cst.Expr):
             value = small.value
             return self._coord_call(value, "request_stop", "join") or bool(
@@ -1208,12 +1022,12 @@ class _CoordinatorRemover(cst.CSTTransformer):
         body = original.body.body if isinstance(original.body, cst.IndentedBlock) else ()
         if len(body) == 1 and self.owner.stops_with(body[0], original):
             return updated.with_changes(type=cst.parse_expression(f"{self.tf}.errors.OutOfRangeError"), name=None,
-                                        body=updated.body.with_changes(body=[_stmt("pass")]))
+                                        body=updated.body.with_changes(body=[stmt("pass")]))
         return updated
 
     def leave_IndentedBlock(self, original, updated):
         if not updated.body:
-            return updated.with_changes(body=[_stmt("pass")])
+            return updated.with_changes(body=[stmt("pass")])
         return updated
 
     def leave_Try(self, original, updated):
@@ -1226,5 +1040,5 @@ class _CoordinatorRemover(cst.CSTTransformer):
 
 
 def _is_pass(statement) -> bool:
-    small = _small(statement)
+    small = only_statement(statement)
     return isinstance(small, cst.Pass)

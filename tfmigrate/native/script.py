@@ -119,6 +119,7 @@ class Kind(enum.Enum):
 class Blocker:
     line: int
     construct: str
+    function: Optional[str] = None  # a top-level function that holds it, which native.inline may write in place
 
     def __str__(self) -> str:
         return f"{self.construct} (line {self.line})"
@@ -133,9 +134,9 @@ LIBRARY_MODULE = ("a library module, not a script: no Session or placeholder at 
 class Blocked(Exception):
     """Raised with the Blocker that stops the rewrite (the TFM216 rule, `not-native`, reports it)."""
 
-    def __init__(self, line: int, construct: str):
+    def __init__(self, line: int, construct: str, function: Optional[str] = None):
         super().__init__(construct)
-        self.blocker = Blocker(line, construct)
+        self.blocker = Blocker(line, construct, function)
 
 
 @dataclass
@@ -1522,6 +1523,9 @@ class Script:
                     statement.tracked.append((call.func.value, call))
                 if isinstance(call.func, cst.Name) and call.func.value in script.factories:
                     raise Blocked(at, f"`{call.func.value}(...)`, which makes a variable, inside an expression")
+                made = script.tf_call(call, *VARIABLES)
+                if made:  # written into the `tf.function` that computes the tensor, it was made at each call
+                    raise Blocked(at, f"`tf.{made}(...)` inside an expression of graph code")
 
         value.visit(_Inline())
 
@@ -1627,8 +1631,8 @@ class Script:
         if isinstance(node, cst.FunctionDef):
             try:
                 found = model_mapping.builder(self, node)
-            except model_mapping.Refused as why:
-                raise Blocked(at, str(why))
+            except model_mapping.Refused as why:  # (called once, it may be written where it is called)
+                raise Blocked(at, str(why), name)
             if found is not None:
                 self._no_placeholder_helpers(node, at, name)
                 self.builders[name] = found
@@ -1642,7 +1646,7 @@ class Script:
         calls_model = sorted(names_read(node) & set(self.builders))
         if calls_model:
             raise Blocked(at, f"`{name}`, a function that calls the model function `{calls_model[0]}` "
-                              "(only graph statements at module level are mapped)")
+                              "(only graph statements at module level are mapped)", name)
 
         own = model_mapping.local_names(node) if isinstance(node, cst.FunctionDef) else set()
         variables = {n for n in names_read(node) - own if self.kinds.get(n) is Kind.VARIABLE}
@@ -1661,7 +1665,12 @@ class Script:
                 raise Blocked(at, f"`{name}`, a function with `global`")
 
         allowed = RECORD_FUNCTION_OPS if isinstance(node, cst.FunctionDef) and self._record_function(name) else ()
-        node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state", allowed))
+        try:
+            node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state", allowed))
+        except Blocked as stop:  # a function called once may be written where it is called (native.inline)
+            if isinstance(node, cst.FunctionDef):
+                stop.blocker.function = name
+            raise
         self.helpers.add(name)
         self.helper_variables[name] = variables
         self.helper_placeholders[name] = placeholders

@@ -43,7 +43,10 @@ class NotNative(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         from tfmigrate.native import rewrite
 
-        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports)
+        # under `fix --unsafe-fixes`, what holds the module after the unsafe conversions, not the
+        # advice to give the flag that was given
+        outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports,
+                          self.ctx.unsafe)
         imports = self.ctx.fact(ProgramMode).tf_imports()
         if not imports or outcome.blocker is None and not self.ctx.keras3:
             return
@@ -51,7 +54,7 @@ class NotNative(Rule):
         target = target.name if isinstance(target, cst.ImportAlias) else target
         if outcome.blocker is None:  # `--keras3`: what level 3 would keep TF1, per construct (issue 22)
             upgraded = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports,
-                               keras3=True)
+                               self.ctx.unsafe, keras3=True)
             for why in upgraded.kept:
                 self.report(target, f"`fix --keras3` rewrites this module as eager TF2 and keeps TF1 code inside "
                                     f"a tracked layer (it runs under tf-keras): {why}.", None, debt=True)

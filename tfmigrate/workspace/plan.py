@@ -147,6 +147,8 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
     if key and own.native:
         key += "|native" + "".join(f"|stateful import: {m}" for m in facts.stateful.get(path, ())) + "".join(
             f"|eager import: {m}" for m in facts.eager.get(path, ()))
+    if key and own.native and mode == "fix" and (own.unsafe_fixes if unsafe is None else unsafe):
+        key += "|unsafe"  # TFM216 names what holds the module after the unsafe fixes
     if key and own.native and own.keras3:
         key += "|keras3"
     if key and own.ignore_noqa:
