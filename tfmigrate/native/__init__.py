@@ -58,9 +58,16 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
 def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool) -> Outcome:
     """`rewrite`, but for the functions it may write where they are called."""
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        module = cst.parse_module(source)
     except Exception as error:  # noqa: BLE001 - the caller reports unparsable files itself
         return Outcome(None, Blocker(1, f"the file does not parse ({type(error).__name__})"))
+    from tfmigrate.native.tf1_signatures import spelled_v1
+
+    spelled = spelled_v1(module, source)  # TF1 calls TF2 reads otherwise: `tf.compat.v1.<path>` (same lines)
+    if spelled is not None:
+        source = spelled.code
+        module = cst.parse_module(source)
+    wrapper = MetadataWrapper(module)
     positions = wrapper.resolve(PositionProvider)
 
     def line_of(node) -> int:
