@@ -21,6 +21,7 @@ class Placeholder:
     own: bool = True               # made in `__init__` (else a module-level placeholder)
     optional: bool = False         # some run leaves it unfed: None, and what it feeds is skipped
     fed_tensor: Optional[str] = None  # a tensor of the graph fed by a run: the attribute holding what it was fed
+    iterator: Optional[str] = None  # `x, y = iterator.get_next()`: the attribute of the Python iterator runs draw from
 
     @property
     def default_code(self) -> Optional[str]:
@@ -66,6 +67,9 @@ class GraphClass:
     body: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s, then those of `inlined`
     inlined: List[str] = field(default_factory=list)  # methods called right after construction (`model.build()`)
     runners: Set[str] = field(default_factory=set)  # methods that open their own Session, run once
+    iterators: Dict[str, str] = field(default_factory=dict)  # local `Iterator.from_structure` -> its attribute
+    initializers: Dict[str, str] = field(default_factory=dict)  # `self.<a> = it.make_initializer(ds)` -> it's attribute
+    frozen: Dict[str, str] = field(default_factory=dict)  # Python attribute the graph reads, changed later -> its copy
 
     def fresh(self, preferred: str) -> str:
         return fresh_name(self.members, preferred)

@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from tfmigrate.native import class_data
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -143,6 +144,9 @@ class ProgramRuns:
     def _top(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.ClassDef) and node.name.value in self.classes or id(node) in self.removed:
             return
+        if isinstance(node, cst.FunctionDef) and class_data.datasets_only(self, node) and not any(
+                self._session_method(c, "run") for c in calls_in(node)):
+            return  # `def make_datasets(batch): ... tf.data.Dataset...`: Python data in, datasets out
         if isinstance(node, cst.FunctionDef) and not node.decorators:  # `main()`: its statements, as the module's
             for inner in node.body.body:
                 self._top(inner)
@@ -236,7 +240,14 @@ class ProgramRuns:
             raise Blocked(self.line_of(node), f"the placeholder `{placeholders[0].value}` used other than as a feed")
         assigned = {id(a.value): a for a in assignments_in(node) if len(a.targets) == 1}
         for call in runs:
-            self._site(call, assigned.get(id(call)))
+            started = class_data.restart(self, call)
+            if started is None:
+                self._site(call, assigned.get(id(call)))
+            elif not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1
+                      and isinstance(node.body[0], cst.Expr) and node.body[0].value is call):
+                raise Blocked(self.line_of(call), "the run of an iterator's initializer inside another statement")
+            else:
+                self.restarts[id(call)] = started
 
     def _site(self, call: cst.Call, assign: Optional[cst.Assign] = None) -> None:
         at = self.line_of(call)
@@ -311,9 +322,15 @@ class ProgramRuns:
         train = cls.trains[trains[0]] if trains else None
         fed = {k for k, _ in feeds}
         needed = set(fetched) | ({train.loss} if train else set())
+        drawn: Dict[str, str] = {}
         for placeholder in cls.placeholders:
             if placeholder.attr not in fed and placeholder.default is None:
                 attrs, _statements, skippable = self._computed_from(cls, placeholder)
+                if placeholder.iterator and needed & attrs:  # TF1's run drew the next element
+                    if feeds:
+                        raise Blocked(at, "a `sess.run` with a feed of a class that reads a `tf.data` iterator")
+                    drawn[placeholder.param] = class_data.draws(cls, placeholder, instance)
+                    continue
                 if skippable and not needed & attrs:  # what it feeds is skipped: `if labels is not None:`
                     placeholder.optional = True
                     continue
@@ -334,6 +351,8 @@ class ProgramRuns:
         for placeholder in cls.placeholders:
             if placeholder.attr in values:
                 args.append((placeholder.param, code(values[placeholder.attr])))
+            elif placeholder.param in drawn:
+                args.append((placeholder.param, drawn[placeholder.param]))
         self.sites[id(call)] = (cls, cls.methods[key], fetched_node, args)
         self.to_numpy |= isinstance(fetched_node, (cst.List, cst.Tuple, cst.Dict))
 

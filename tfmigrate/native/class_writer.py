@@ -86,6 +86,10 @@ class ClassWriter:
                 return updated.with_changes(params=updated.params.with_changes(params=params))
 
             def leave_SimpleStatementLine(self, original, updated):
+                small = original.body[0] if len(original.body) == 1 else None
+                if isinstance(small, cst.Expr) and id(small.value) in script.restarts:
+                    return cst.parse_statement(script.restarts[id(small.value)] + "\n").with_changes(
+                        leading_lines=updated.leading_lines)
                 return cst.RemoveFromParent() if id(original) in script.removed else updated
 
             def leave_With(self, original: cst.With, updated: cst.With):
@@ -157,7 +161,7 @@ class ClassWriter:
                 members.append(statement.visit(rewriter))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
                 members.append(statement.visit(_Overrides({p.attr: p.fed_tensor for p in cls.placeholders
-                                                           if p.fed_tensor})))
+                                                           if p.fed_tensor})).visit(_Frozen(cls.frozen)))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -182,6 +186,8 @@ class ClassWriter:
                 statements.append(cst.parse_statement(f"self.{train.attr}_optimizer = {train.optimizer}\n"))
         for local, attr in cls.captured.items():  # what the graph reads of `__init__`'s names
             statements.append(cst.parse_statement(f"self.{attr} = {local}\n"))
+        for attr, copy in cls.frozen.items():  # what the graph read of Python attributes changed later
+            statements.append(cst.parse_statement(f"self.{copy} = self.{attr}\n"))
         return cls.init.with_changes(body=cls.init.body.with_changes(body=statements))
 
     def _build(self, cls: GraphClass) -> cst.FunctionDef:
@@ -198,10 +204,11 @@ class ClassWriter:
                 guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
         skipped = {p.param: self.script._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
         made_once = _AsGetVariable(cls.variables)
+        frozen = _Frozen(cls.frozen)
         fed = _Overrides({p.attr: p.fed_tensor for p in cls.placeholders if p.fed_tensor})
         for i, statement in enumerate(cls.graph):
             guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
-            statement = statement.visit(made_once).visit(fed)
+            statement = statement.visit(made_once).visit(fed).visit(frozen)
             guarded.append((guard, statement.with_changes(leading_lines=[]) if i == 0 and not guarded else statement))
         text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
                 f"def {cls.build}({params}):\n"
@@ -250,6 +257,18 @@ class _AsGetVariable(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         new = self.variables.get(id(original))
         return updated if new is None else cst.parse_expression(new)
+
+
+class _Frozen(cst.CSTTransformer):
+    """`self.training` read by the graph as `self.training_built`: the value TF1's graph was built with."""
+
+    def __init__(self, frozen):
+        self.frozen = frozen  # attribute -> its copy made at the end of `__init__`
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if isinstance(original.value, cst.Name) and original.value.value == "self" and original.attr.value in self.frozen:
+            return updated.with_changes(attr=cst.Name(self.frozen[original.attr.value]))
+        return updated
 
 
 class _Overrides(cst.CSTTransformer):
