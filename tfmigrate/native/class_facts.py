@@ -69,6 +69,7 @@ class GraphClass:
     runners: Set[str] = field(default_factory=set)  # methods that open their own Session, run once
     iterators: Dict[str, str] = field(default_factory=dict)  # local `Iterator.from_structure` -> its attribute
     initializers: Dict[str, str] = field(default_factory=dict)  # `self.<a> = it.make_initializer(ds)` -> it's attribute
+    summaries: Set[str] = field(default_factory=set)  # `self.<s> = tf.summary.merge_all()`: a dict of values by tag
     frozen: Dict[str, str] = field(default_factory=dict)  # Python attribute the graph reads, changed later -> its copy
 
     def fresh(self, preferred: str) -> str:

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native import class_data
+from tfmigrate.native import class_data, class_summaries
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -203,6 +203,7 @@ class ProgramRuns:
         runs = [c for c in calls_in(node) if self._session_method(c, "run")]
         inside = {id(n) for c in runs for n in subtree(c)} | {
             id(n) for key in subtree(node) if id(key) in self.key_params for n in subtree(key)}
+        inside |= set(class_summaries.writer_calls(self, node))
         for path, attr in self._tensor_apis(node):
             if id(attr) not in inside:
                 where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"

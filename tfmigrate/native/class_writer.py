@@ -11,6 +11,7 @@ from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.native.class_facts import GraphClass, RunMethod, instance_of, is_docstring, ordered
 from tfmigrate.native.classes import ClassScript
+from tfmigrate.native.emit import WRITE_SUMMARIES
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
 from tfmigrate.native.syntax import calls_in, code
 
@@ -33,6 +34,8 @@ class ClassWriter:
 
         class _Rewrite(cst.CSTTransformer):
             def leave_Call(self, original: cst.Call, updated: cst.Call):
+                if id(original) in script.writers:
+                    return cst.parse_expression(script.writers[id(original)])
                 if id(original) in script.state_reads:
                     return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("numpy")))
                 site = script.sites.get(id(original))
@@ -105,6 +108,7 @@ class ClassWriter:
 
         body: List[cst.BaseStatement] = []
         helper_written = not self.script.to_numpy
+        summaries_written = False
         legacy = not LEGACY_KERAS_SET.search(self.script.source)  # track_tf1_style_variables is tf-keras's
         for node in self.script.module.body:
             if legacy and self._imports_tensorflow(node):
@@ -124,6 +128,13 @@ class ClassWriter:
                 helper = cst.parse_module(TO_NUMPY).body[0]
                 body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
                 helper_written = True
+                if written and len(written[0].leading_lines) < 2:
+                    written[0] = written[0].with_changes(leading_lines=[_BLANK, _BLANK, *written[0].leading_lines])
+            if not summaries_written and any(self.script.writers.get(id(c), "").startswith("write_summaries(")
+                                             for c in calls_in(node)):
+                helper = cst.parse_module(WRITE_SUMMARIES).body[0]
+                body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
+                summaries_written = True
                 if written and len(written[0].leading_lines) < 2:
                     written[0] = written[0].with_changes(leading_lines=[_BLANK, _BLANK, *written[0].leading_lines])
             body.extend(written)

@@ -36,7 +36,7 @@ from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Train, attrs_of, is_docstring,
                                           self_attr, session_parameter, subtree)
-from tfmigrate.native import class_data
+from tfmigrate.native import class_data, class_summaries
 from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
@@ -93,6 +93,7 @@ class ClassScript(ProgramRuns):
         self.state_reads: Set[int] = set()  # id of `net.<state>.eval()`, the value of a variable made once
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
+        self.writers: Dict[int, str] = {}  # id of `FileWriter(...)` / `w.add_summary(s, step)` -> its TF2 code
         self.restarts: Dict[int, str] = {}  # id of `sess.run(<iterator initializer>)` -> the statement it becomes
 
     @property
@@ -397,7 +398,8 @@ class ClassScript(ProgramRuns):
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
-        statements = cls.order = class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body)))
+        statements = cls.order = class_summaries.merged(
+            self, cls, class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body))))
         origin = {id(s): m.name.value for m in cls.node.body.body  # the inlined method each statement is from
                   if isinstance(m, cst.FunctionDef) and m.name.value in cls.inlined for s in m.body.body}
         if statements and is_docstring(statements[0]):
