@@ -17,7 +17,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from tfmigrate.native.class_facts import GraphClass, Placeholder, plain, self_attr, subtree
+from tfmigrate.native.class_facts import GraphClass, Placeholder, plain, self_attr
 from tfmigrate.native.script import Blocked
 from tfmigrate.native.syntax import calls_in, code, fresh_name, names_read
 
@@ -123,7 +123,7 @@ def restart(script, call: cst.Call) -> Optional[str]:
         if arg is None and not any(a.star for a in positional) and position < len(positional):
             arg = positional[position].value
         if not (isinstance(arg, cst.Attribute) and arg.attr.value in current.initializers
-                and code(arg.value) == ("self" if code(other.func.value) == "self" else code(other.func.value))):
+                and code(arg.value) == code(other.func.value)):
             raise Blocked(script.line_of(call), f"`sess.run({fetch.value})` of a parameter given other than the "
                                                 "caller's own `make_initializer` attribute")
         given.add(current.initializers[arg.attr.value])
@@ -132,5 +132,6 @@ def restart(script, call: cst.Call) -> Optional[str]:
     return f"self.{given.pop()} = iter({fetch.value})"
 
 
-def draws(cls: GraphClass, placeholder: Placeholder, instance: str) -> str:
+def draws(placeholder: Placeholder, instance: str) -> str:
+    """What a run passes for the iterator's element: the next one, as TF1's run drew it."""
     return f"{instance}.{placeholder.iterator}.get_next()"

@@ -8,7 +8,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native import class_data, class_summaries
+import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_summaries as class_summaries
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -328,9 +329,10 @@ class ProgramRuns:
             if placeholder.attr not in fed and placeholder.default is None:
                 attrs, _statements, skippable = self._computed_from(cls, placeholder)
                 if placeholder.iterator and needed & attrs:  # TF1's run drew the next element
-                    if feeds:
-                        raise Blocked(at, "a `sess.run` with a feed of a class that reads a `tf.data` iterator")
-                    drawn[placeholder.param] = class_data.draws(cls, placeholder, instance)
+                    if fed & attrs:  # (TF1 drew no element when the feed replaced what it feeds)
+                        raise Blocked(at, f"a `sess.run` that feeds `{instance}.{sorted(fed & attrs)[0]}`, computed "
+                                          "from a `tf.data` iterator's `get_next()`")
+                    drawn[placeholder.param] = class_data.draws(placeholder, instance)
                     continue
                 if skippable and not needed & attrs:  # what it feeds is skipped: `if labels is not None:`
                     placeholder.optional = True
