@@ -206,6 +206,8 @@ class ProgramRuns:
             id(n) for key in subtree(node) if id(key) in self.key_params for n in subtree(key)}
         inside |= set(class_summaries.writer_calls(self, node))
         for path, attr in self._tensor_apis(node):
+            if path.startswith("data.Dataset"):  # a dataset of Python data, made once as TF1 made it
+                continue
             if id(attr) not in inside:
                 where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"
                 raise Blocked(self.line_of(attr), f"`tf.{path}` {where} beside the classes that build the graph")
@@ -245,8 +247,9 @@ class ProgramRuns:
             started = class_data.restart(self, call)
             if started is None:
                 self._site(call, assigned.get(id(call)))
-            elif not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1
-                      and isinstance(node.body[0], cst.Expr) and node.body[0].value is call):
+            elif not any(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+                         and isinstance(line.body[0], cst.Expr) and line.body[0].value is call
+                         for line in subtree(node)):
                 raise Blocked(self.line_of(call), "the run of an iterator's initializer inside another statement")
             else:
                 self.restarts[id(call)] = started
