@@ -134,11 +134,6 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "        self.out = tf.layers.dense(self.x, 1)\n"
      "a, b = Net(), Net()\nwith tf.Session() as sess:\n    print(sess.run([a.out, b.out], {a.x: [[1.0, 2.0]], b.x: [[1.0, 2.0]]}))\n",
      "a `sess.run` over more than one object"),
-    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.training = False\n"
-     "        self.x = tf.placeholder(tf.float32, [None, 2])\n"
-     "        self.out = tf.layers.dropout(tf.layers.dense(self.x, 1), 0.5, training=self.training)\n"
-     "net = Net()\nnet.training = True\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
-     "`net.training` set after the object was made"),
     # a graph class over a reinitializable tf.data iterator (native.class_data)
     ("import tensorflow as tf\nclass Net:\n    def __init__(self, ds):\n"
      "        it = tf.data.Iterator.from_structure(ds.output_types, ds.output_shapes)\n"

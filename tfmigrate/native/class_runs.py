@@ -231,13 +231,12 @@ class ProgramRuns:
             if isinstance(attr, cst.Attribute) and id(attr) not in inside and attr.attr.value in graph_attrs \
                     and root_name(attr) not in self.aliases:
                 raise Blocked(self.line_of(node), f"`{code(attr)}`, a tensor of the graph read by Python")
-        fixed = set().union(*(c.python_read for c in self.classes.values()))
-        for target in subtree(node):  # `net.training = True`: TF1 had read it once, in `__init__`
-            if isinstance(target, (cst.AssignTarget, cst.AugAssign)) and isinstance(target.target, cst.Attribute) \
-                    and target.target.attr.value in fixed and not (isinstance(target.target.value, cst.Name)
-                                                                  and target.target.value.value == "self"):
-                raise Blocked(self.line_of(node), f"`{code(target.target)}` set after the object was made: the graph "
-                                                  "reads it at each call on this route, TF1 read it once")
+        for target in subtree(node):  # `net.training = True`: TF1 had read it once, in `__init__`; the
+            if isinstance(target, (cst.AssignTarget, cst.AugAssign)) and isinstance(target.target, cst.Attribute):
+                attr = target.target.attr.value  # graph, built at each call here, reads a copy made then
+                for cls in self.classes.values():
+                    if attr in cls.python_read and attr not in cls.frozen:
+                        cls.frozen[attr] = cls.fresh(f"{attr}_built")
         placeholders = [n for n in subtree(node) if isinstance(n, cst.Name) and n.value in self.module_placeholders
                         and id(n) not in inside]
         if placeholders:
