@@ -76,7 +76,9 @@ def data_statement(script, cls: GraphClass, statements: List[cst.BaseStatement],
     if func.attr.value == "make_initializer" and len(value.args) == 1 and value.args[0].keyword is None:
         dataset = value.args[0].value
         attr = self_attr(target)
-        if attr is None or not (isinstance(dataset, cst.Name) and dataset.value in python_locals):
+        python = isinstance(dataset, cst.Name) and dataset.value in python_locals or (
+            self_attr(dataset) is not None and self_attr(dataset) not in cls.graph_attrs)
+        if attr is None or not python:
             raise Blocked(at, f"`make_initializer` in `{name}` other than `self.<init> = iterator.make_initializer("
                               "<dataset>)` of a dataset made in Python")
         cls.initializers[attr] = iterator

@@ -84,7 +84,10 @@ def session_parameter(method: cst.FunctionDef) -> Optional[Tuple[int, str]]:
         uses = [n for n in subtree(method.body) if isinstance(n, cst.Name) and n.value == name]
         runs = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
                 and isinstance(c.func.value, cst.Name) and c.func.value.value == name]
-        if param.default is None and runs and len(uses) == len(runs):
+        savers = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute)  # `saver.save(sess, path)`
+                  and c.func.attr.value in ("save", "restore") and c.args and isinstance(c.args[0].value, cst.Name)
+                  and c.args[0].value.value == name]
+        if param.default is None and runs and len(uses) == len(runs) + len(savers):
             return index, name
     return None
 

@@ -9,7 +9,9 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
+from tfmigrate.native.checkpoints import CHECKPOINT_FILES
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -201,13 +203,17 @@ class ProgramRuns:
     def _python(self, node: cst.CSTNode) -> None:
         """A module-level statement of the program: its `sess.run` calls become run methods, and it may
         use TensorFlow only for objects (dtypes, optimizer classes, initializers)."""
+        saver = class_savers.saver_statement(self, node)
+        if saver is not None:
+            self.savers[id(node)] = saver
+            return
         runs = [c for c in calls_in(node) if self._session_method(c, "run")]
         inside = {id(n) for c in runs for n in subtree(c)} | {
             id(n) for key in subtree(node) if id(key) in self.key_params for n in subtree(key)}
         inside |= set(class_summaries.writer_calls(self, node))
         for path, attr in self._tensor_apis(node):
-            if path.startswith("data.Dataset"):  # a dataset of Python data, made once as TF1 made it
-                continue
+            if path.startswith("data.Dataset") or path in CHECKPOINT_FILES + ("train.list_variables",):  # a dataset of Python data, made
+                continue  # once as TF1 made it; a file name
             if id(attr) not in inside:
                 where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"
                 raise Blocked(self.line_of(attr), f"`tf.{path}` {where} beside the classes that build the graph")
@@ -218,6 +224,10 @@ class ProgramRuns:
                     and isinstance(func.value, cst.Attribute) and func.value.attr.value in state and plain(func.value.value):
                 self.state_reads.add(id(call))
         for call in calls_in(node):
+            given = class_savers.session_of_saver(self, call)
+            if given is not None:
+                self.saver_sessions.add(id(given))
+                inside.add(id(given.value))
             given = self._session_argument(call)
             if given is not None:
                 self.session_args.add(id(given))

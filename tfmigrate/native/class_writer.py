@@ -11,6 +11,7 @@ from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.native.class_facts import GraphClass, RunMethod, instance_of, is_docstring, ordered
 from tfmigrate.native.classes import ClassScript
+from tfmigrate.native.checkpoints import OPTIMIZER_STATE
 from tfmigrate.native.emit import WRITE_SUMMARIES
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
 from tfmigrate.native.syntax import calls_in, code
@@ -77,6 +78,8 @@ class ClassWriter:
                 return updated if param is None else updated.with_changes(key=cst.SimpleString(f'"{param}"'))
 
             def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
+                if id(original) in script.saver_sessions:  # `saver.save(None, path)`: the eager saver's
+                    return updated.with_changes(value=cst.Name("None"))
                 return cst.RemoveFromParent() if id(original) in script.session_args else updated
 
             def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
@@ -89,6 +92,10 @@ class ClassWriter:
                 return updated.with_changes(params=updated.params.with_changes(params=params))
 
             def leave_SimpleStatementLine(self, original, updated):
+                if id(original) in script.savers:
+                    made = list(cst.parse_module(script.savers[id(original)]).body)
+                    made[0] = made[0].with_changes(leading_lines=updated.leading_lines)
+                    return cst.FlattenSentinel(made)
                 small = original.body[0] if len(original.body) == 1 else None
                 if isinstance(small, cst.Expr) and id(small.value) in script.restarts:
                     return cst.parse_statement(script.restarts[id(small.value)] + "\n").with_changes(
@@ -109,6 +116,7 @@ class ClassWriter:
         body: List[cst.BaseStatement] = []
         helper_written = not self.script.to_numpy
         summaries_written = False
+        state_written = False
         legacy = not LEGACY_KERAS_SET.search(self.script.source)  # track_tf1_style_variables is tf-keras's
         for node in self.script.module.body:
             if legacy and self._imports_tensorflow(node):
@@ -120,6 +128,9 @@ class ClassWriter:
                 continue
             if isinstance(node, cst.ClassDef) and node.name.value in self.script.classes:
                 written = [self._class(self.script.classes[node.name.value], _Rewrite())]
+                if self.script.optimizer_state and not state_written:
+                    body.extend(cst.parse_module(OPTIMIZER_STATE).body)
+                    state_written = True
             else:
                 result = node.visit(_Rewrite())
                 written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \

@@ -95,6 +95,9 @@ class ClassScript(ProgramRuns):
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
         self.writers: Dict[int, str] = {}  # id of `FileWriter(...)` / `w.add_summary(s, step)` -> its TF2 code
+        self.savers: Dict[int, str] = {}  # id of `saver = tf.train.Saver()` in a method -> the code it becomes
+        self.saver_sessions: Set[int] = set()  # id of the Session argument of `saver.save(sess, ...)`: None
+        self.optimizer_state = False  # whether a Saver keeps TF1's optimizer state (its helper is written)
         self.restarts: Dict[int, str] = {}  # id of `sess.run(<iterator initializer>)` -> the statement it becomes
 
     @property
@@ -224,7 +227,6 @@ class ClassScript(ProgramRuns):
             if session is not None:  # `def predict(self, sess, x): return sess.run(self.out, {self.x: x})`
                 cls.session_methods[method.name.value] = session
                 continue
-            self._no_saver_given(cls, method)
             reads, _ = attrs_of(method)
             if self._tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains) | graph_methods):
                 raise Blocked(self.line_of(method), f"the method `{name}.{method.name.value}` uses the graph outside "
@@ -234,21 +236,6 @@ class ClassScript(ProgramRuns):
         for local in cls.captured:
             cls.captured[local] = cls.fresh(local)
         return cls
-
-    def _no_saver_given(self, cls: GraphClass, method: cst.FunctionDef) -> None:
-        """`saver.save(sess, path, step)` / `saver.restore(sess, path)` in a method given the Session:
-        refused by name (this route makes the class's variables, and the optimizer's slots, at the
-        first run; TF1's Saver, made before, saved and restored them all by name)."""
-        params = {p.name.value for p in method.params.params[1:]}
-        for call in calls_in(method):
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("save", "restore") and call.args \
-                    and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value in params:
-                raise Blocked(self.line_of(call), f"`{code(call.func)}({call.args[0].value.value}, ...)`, a "
-                                                  f"`tf.train.Saver` of the graph `{cls.node.name.value}` builds, in "
-                                                  f"`{cls.node.name.value}.{method.name.value}` (this route makes the "
-                                                  "class's variables and the optimizer's slots at the first run, after "
-                                                  "TF1's Saver was made and had restored them; save the object with "
-                                                  "`tf.train.Checkpoint` by hand, or keep the compat route)")
 
     def _runners(self) -> None:
         """The methods that open their own Session (`def train(self): with tf.Session() as sess:`),
