@@ -134,11 +134,23 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "        self.out = tf.layers.dense(self.x, 1)\n"
      "a, b = Net(), Net()\nwith tf.Session() as sess:\n    print(sess.run([a.out, b.out], {a.x: [[1.0, 2.0]], b.x: [[1.0, 2.0]]}))\n",
      "a `sess.run` over more than one object"),
-    ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.training = False\n"
-     "        self.x = tf.placeholder(tf.float32, [None, 2])\n"
-     "        self.out = tf.layers.dropout(tf.layers.dense(self.x, 1), 0.5, training=self.training)\n"
-     "net = Net()\nnet.training = True\nwith tf.Session() as sess:\n    print(sess.run(net.out, {net.x: [[1.0, 2.0]]}))\n",
-     "`net.training` set after the object was made"),
+    # a graph class over a reinitializable tf.data iterator (native.class_data)
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self, ds):\n"
+     "        it = tf.data.Iterator.from_structure(ds.output_types, ds.output_shapes)\n"
+     "        x, self.y = it.get_next()\n        self.h = tf.layers.dense(x, 1)\n"
+     "        self.loss = tf.reduce_mean(tf.square(self.h - self.y))\n        self.init = it.make_initializer(ds)\n"
+     "net = Net(tf.data.Dataset.from_tensor_slices(([[1.0, 2.0]], [[1.0]])).batch(1))\n"
+     "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n    sess.run(net.init)\n"
+     "    print(sess.run(net.loss, {net.h: [[0.5]]}))\n",
+     "a `sess.run` that feeds `net.h`, computed from a `tf.data` iterator's `get_next()`"),
+    ("import tensorflow as tf\nclass Net:\n    def __init__(self, ds):\n"
+     "        it = tf.data.Iterator.from_structure(ds.output_types, ds.output_shapes)\n"
+     "        x, self.y = it.get_next()\n        self.loss = tf.reduce_mean(tf.square(tf.layers.dense(x, 1) - self.y))\n"
+     "        self.init = it.make_initializer(ds.batch(1))\n"
+     "net = Net(tf.data.Dataset.from_tensor_slices(([[1.0, 2.0]], [[1.0]])))\n"
+     "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n    sess.run(net.init)\n"
+     "    print(sess.run(net.loss))\n",
+     "`make_initializer` in `Net` other than `self.<init> = iterator.make_initializer(<dataset>)`"),
     ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.layers = []\n"
      "        self.x = tf.placeholder(tf.float32, [None, 2])\n        self.layers.append(tf.layers.dense(self.x, 1))\n"
      "        self.out = self.layers[-1]\n"

@@ -21,6 +21,7 @@ class Placeholder:
     own: bool = True               # made in `__init__` (else a module-level placeholder)
     optional: bool = False         # some run leaves it unfed: None, and what it feeds is skipped
     fed_tensor: Optional[str] = None  # a tensor of the graph fed by a run: the attribute holding what it was fed
+    iterator: Optional[str] = None  # `x, y = iterator.get_next()`: the attribute of the Python iterator runs draw from
 
     @property
     def default_code(self) -> Optional[str]:
@@ -66,6 +67,10 @@ class GraphClass:
     body: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s, then those of `inlined`
     inlined: List[str] = field(default_factory=list)  # methods called right after construction (`model.build()`)
     runners: Set[str] = field(default_factory=set)  # methods that open their own Session, run once
+    iterators: Dict[str, str] = field(default_factory=dict)  # local `Iterator.from_structure` -> its attribute
+    initializers: Dict[str, str] = field(default_factory=dict)  # `self.<a> = it.make_initializer(ds)` -> it's attribute
+    summaries: Set[str] = field(default_factory=set)  # `self.<s> = tf.summary.merge_all()`: a dict of values by tag
+    frozen: Dict[str, str] = field(default_factory=dict)  # Python attribute the graph reads, changed later -> its copy
 
     def fresh(self, preferred: str) -> str:
         return fresh_name(self.members, preferred)
@@ -79,7 +84,10 @@ def session_parameter(method: cst.FunctionDef) -> Optional[Tuple[int, str]]:
         uses = [n for n in subtree(method.body) if isinstance(n, cst.Name) and n.value == name]
         runs = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
                 and isinstance(c.func.value, cst.Name) and c.func.value.value == name]
-        if param.default is None and runs and len(uses) == len(runs):
+        savers = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute)  # `saver.save(sess, path)`
+                  and c.func.attr.value in ("save", "restore") and c.args and isinstance(c.args[0].value, cst.Name)
+                  and c.args[0].value.value == name]
+        if param.default is None and runs and len(uses) == len(runs) + len(savers):
             return index, name
     return None
 

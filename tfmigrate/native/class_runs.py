@@ -8,6 +8,10 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_savers as class_savers
+import tfmigrate.native.class_summaries as class_summaries
+from tfmigrate.native.checkpoints import CHECKPOINT_FILES
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -143,6 +147,9 @@ class ProgramRuns:
     def _top(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.ClassDef) and node.name.value in self.classes or id(node) in self.removed:
             return
+        if isinstance(node, cst.FunctionDef) and class_data.datasets_only(self, node) and not any(
+                self._session_method(c, "run") for c in calls_in(node)):
+            return  # `def make_datasets(batch): ... tf.data.Dataset...`: Python data in, datasets out
         if isinstance(node, cst.FunctionDef) and not node.decorators:  # `main()`: its statements, as the module's
             for inner in node.body.body:
                 self._top(inner)
@@ -196,10 +203,17 @@ class ProgramRuns:
     def _python(self, node: cst.CSTNode) -> None:
         """A module-level statement of the program: its `sess.run` calls become run methods, and it may
         use TensorFlow only for objects (dtypes, optimizer classes, initializers)."""
+        saver = class_savers.saver_statement(self, node)
+        if saver is not None:
+            self.savers[id(node)] = saver
+            return
         runs = [c for c in calls_in(node) if self._session_method(c, "run")]
         inside = {id(n) for c in runs for n in subtree(c)} | {
             id(n) for key in subtree(node) if id(key) in self.key_params for n in subtree(key)}
+        inside |= set(class_summaries.writer_calls(self, node))
         for path, attr in self._tensor_apis(node):
+            if path.startswith("data.Dataset") or path in CHECKPOINT_FILES + ("train.list_variables",):  # a dataset of Python data, made
+                continue  # once as TF1 made it; a file name
             if id(attr) not in inside:
                 where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"
                 raise Blocked(self.line_of(attr), f"`tf.{path}` {where} beside the classes that build the graph")
@@ -210,6 +224,10 @@ class ProgramRuns:
                     and isinstance(func.value, cst.Attribute) and func.value.attr.value in state and plain(func.value.value):
                 self.state_reads.add(id(call))
         for call in calls_in(node):
+            given = class_savers.session_of_saver(self, call)
+            if given is not None:
+                self.saver_sessions.add(id(given))
+                inside.add(id(given.value))
             given = self._session_argument(call)
             if given is not None:
                 self.session_args.add(id(given))
@@ -223,20 +241,27 @@ class ProgramRuns:
             if isinstance(attr, cst.Attribute) and id(attr) not in inside and attr.attr.value in graph_attrs \
                     and root_name(attr) not in self.aliases:
                 raise Blocked(self.line_of(node), f"`{code(attr)}`, a tensor of the graph read by Python")
-        fixed = set().union(*(c.python_read for c in self.classes.values()))
-        for target in subtree(node):  # `net.training = True`: TF1 had read it once, in `__init__`
-            if isinstance(target, (cst.AssignTarget, cst.AugAssign)) and isinstance(target.target, cst.Attribute) \
-                    and target.target.attr.value in fixed and not (isinstance(target.target.value, cst.Name)
-                                                                  and target.target.value.value == "self"):
-                raise Blocked(self.line_of(node), f"`{code(target.target)}` set after the object was made: the graph "
-                                                  "reads it at each call on this route, TF1 read it once")
+        for target in subtree(node):  # `net.training = True`: TF1 had read it once, in `__init__`; the
+            if isinstance(target, (cst.AssignTarget, cst.AugAssign)) and isinstance(target.target, cst.Attribute):
+                attr = target.target.attr.value  # graph, built at each call here, reads a copy made then
+                for cls in self.classes.values():
+                    if attr in cls.python_read and attr not in cls.frozen:
+                        cls.frozen[attr] = cls.fresh(f"{attr}_built")
         placeholders = [n for n in subtree(node) if isinstance(n, cst.Name) and n.value in self.module_placeholders
                         and id(n) not in inside]
         if placeholders:
             raise Blocked(self.line_of(node), f"the placeholder `{placeholders[0].value}` used other than as a feed")
         assigned = {id(a.value): a for a in assignments_in(node) if len(a.targets) == 1}
         for call in runs:
-            self._site(call, assigned.get(id(call)))
+            started = class_data.restart(self, call)
+            if started is None:
+                self._site(call, assigned.get(id(call)))
+            elif not any(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+                         and isinstance(line.body[0], cst.Expr) and line.body[0].value is call
+                         for line in subtree(node)):
+                raise Blocked(self.line_of(call), "the run of an iterator's initializer inside another statement")
+            else:
+                self.restarts[id(call)] = started
 
     def _site(self, call: cst.Call, assign: Optional[cst.Assign] = None) -> None:
         at = self.line_of(call)
@@ -311,9 +336,16 @@ class ProgramRuns:
         train = cls.trains[trains[0]] if trains else None
         fed = {k for k, _ in feeds}
         needed = set(fetched) | ({train.loss} if train else set())
+        drawn: Dict[str, str] = {}
         for placeholder in cls.placeholders:
             if placeholder.attr not in fed and placeholder.default is None:
                 attrs, _statements, skippable = self._computed_from(cls, placeholder)
+                if placeholder.iterator and needed & attrs:  # TF1's run drew the next element
+                    if fed & attrs:  # (TF1 drew no element when the feed replaced what it feeds)
+                        raise Blocked(at, f"a `sess.run` that feeds `{instance}.{sorted(fed & attrs)[0]}`, computed "
+                                          "from a `tf.data` iterator's `get_next()`")
+                    drawn[placeholder.param] = class_data.draws(placeholder, instance)
+                    continue
                 if skippable and not needed & attrs:  # what it feeds is skipped: `if labels is not None:`
                     placeholder.optional = True
                     continue
@@ -334,6 +366,8 @@ class ProgramRuns:
         for placeholder in cls.placeholders:
             if placeholder.attr in values:
                 args.append((placeholder.param, code(values[placeholder.attr])))
+            elif placeholder.param in drawn:
+                args.append((placeholder.param, drawn[placeholder.param]))
         self.sites[id(call)] = (cls, cls.methods[key], fetched_node, args)
         self.to_numpy |= isinstance(fetched_node, (cst.List, cst.Tuple, cst.Dict))
 

@@ -11,6 +11,8 @@ from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.native.class_facts import GraphClass, RunMethod, instance_of, is_docstring, ordered
 from tfmigrate.native.classes import ClassScript
+from tfmigrate.native.checkpoints import OPTIMIZER_STATE
+from tfmigrate.native.emit import WRITE_SUMMARIES
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
 from tfmigrate.native.syntax import calls_in, code
 
@@ -33,6 +35,8 @@ class ClassWriter:
 
         class _Rewrite(cst.CSTTransformer):
             def leave_Call(self, original: cst.Call, updated: cst.Call):
+                if id(original) in script.writers:
+                    return cst.parse_expression(script.writers[id(original)])
                 if id(original) in script.state_reads:
                     return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("numpy")))
                 site = script.sites.get(id(original))
@@ -74,6 +78,8 @@ class ClassWriter:
                 return updated if param is None else updated.with_changes(key=cst.SimpleString(f'"{param}"'))
 
             def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
+                if id(original) in script.saver_sessions:  # `saver.save(None, path)`: the eager saver's
+                    return updated.with_changes(value=cst.Name("None"))
                 return cst.RemoveFromParent() if id(original) in script.session_args else updated
 
             def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
@@ -86,6 +92,14 @@ class ClassWriter:
                 return updated.with_changes(params=updated.params.with_changes(params=params))
 
             def leave_SimpleStatementLine(self, original, updated):
+                if id(original) in script.savers:
+                    made = list(cst.parse_module(script.savers[id(original)]).body)
+                    made[0] = made[0].with_changes(leading_lines=updated.leading_lines)
+                    return cst.FlattenSentinel(made)
+                small = original.body[0] if len(original.body) == 1 else None
+                if isinstance(small, cst.Expr) and id(small.value) in script.restarts:
+                    return cst.parse_statement(script.restarts[id(small.value)] + "\n").with_changes(
+                        leading_lines=updated.leading_lines)
                 return cst.RemoveFromParent() if id(original) in script.removed else updated
 
             def leave_With(self, original: cst.With, updated: cst.With):
@@ -101,6 +115,8 @@ class ClassWriter:
 
         body: List[cst.BaseStatement] = []
         helper_written = not self.script.to_numpy
+        summaries_written = False
+        state_written = False
         legacy = not LEGACY_KERAS_SET.search(self.script.source)  # track_tf1_style_variables is tf-keras's
         for node in self.script.module.body:
             if legacy and self._imports_tensorflow(node):
@@ -112,6 +128,9 @@ class ClassWriter:
                 continue
             if isinstance(node, cst.ClassDef) and node.name.value in self.script.classes:
                 written = [self._class(self.script.classes[node.name.value], _Rewrite())]
+                if self.script.optimizer_state and not state_written:
+                    body.extend(cst.parse_module(OPTIMIZER_STATE).body)
+                    state_written = True
             else:
                 result = node.visit(_Rewrite())
                 written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \
@@ -120,6 +139,13 @@ class ClassWriter:
                 helper = cst.parse_module(TO_NUMPY).body[0]
                 body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
                 helper_written = True
+                if written and len(written[0].leading_lines) < 2:
+                    written[0] = written[0].with_changes(leading_lines=[_BLANK, _BLANK, *written[0].leading_lines])
+            if not summaries_written and any(self.script.writers.get(id(c), "").startswith("write_summaries(")
+                                             for c in calls_in(node)):
+                helper = cst.parse_module(WRITE_SUMMARIES).body[0]
+                body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
+                summaries_written = True
                 if written and len(written[0].leading_lines) < 2:
                     written[0] = written[0].with_changes(leading_lines=[_BLANK, _BLANK, *written[0].leading_lines])
             body.extend(written)
@@ -157,7 +183,7 @@ class ClassWriter:
                 members.append(statement.visit(rewriter))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
                 members.append(statement.visit(_Overrides({p.attr: p.fed_tensor for p in cls.placeholders
-                                                           if p.fed_tensor})))
+                                                           if p.fed_tensor})).visit(_Frozen(cls.frozen)))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -182,6 +208,8 @@ class ClassWriter:
                 statements.append(cst.parse_statement(f"self.{train.attr}_optimizer = {train.optimizer}\n"))
         for local, attr in cls.captured.items():  # what the graph reads of `__init__`'s names
             statements.append(cst.parse_statement(f"self.{attr} = {local}\n"))
+        for attr, copy in cls.frozen.items():  # what the graph read of Python attributes changed later
+            statements.append(cst.parse_statement(f"self.{copy} = self.{attr}\n"))
         return cls.init.with_changes(body=cls.init.body.with_changes(body=statements))
 
     def _build(self, cls: GraphClass) -> cst.FunctionDef:
@@ -198,10 +226,11 @@ class ClassWriter:
                 guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
         skipped = {p.param: self.script._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
         made_once = _AsGetVariable(cls.variables)
+        frozen = _Frozen(cls.frozen)
         fed = _Overrides({p.attr: p.fed_tensor for p in cls.placeholders if p.fed_tensor})
         for i, statement in enumerate(cls.graph):
             guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
-            statement = statement.visit(made_once).visit(fed)
+            statement = statement.visit(made_once).visit(fed).visit(frozen)
             guarded.append((guard, statement.with_changes(leading_lines=[]) if i == 0 and not guarded else statement))
         text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
                 f"def {cls.build}({params}):\n"
@@ -250,6 +279,18 @@ class _AsGetVariable(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         new = self.variables.get(id(original))
         return updated if new is None else cst.parse_expression(new)
+
+
+class _Frozen(cst.CSTTransformer):
+    """`self.training` read by the graph as `self.training_built`: the value TF1's graph was built with."""
+
+    def __init__(self, frozen):
+        self.frozen = frozen  # attribute -> its copy made at the end of `__init__`
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if isinstance(original.value, cst.Name) and original.value.value == "self" and original.attr.value in self.frozen:
+            return updated.with_changes(attr=cst.Name(self.frozen[original.attr.value]))
+        return updated
 
 
 class _Overrides(cst.CSTTransformer):

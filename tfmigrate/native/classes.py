@@ -36,6 +36,8 @@ from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Train, attrs_of, is_docstring,
                                           self_attr, session_parameter, subtree)
+import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_summaries as class_summaries
 from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
@@ -92,6 +94,11 @@ class ClassScript(ProgramRuns):
         self.state_reads: Set[int] = set()  # id of `net.<state>.eval()`, the value of a variable made once
         self.removed: Set[int] = set()      # id of module-level statements that go
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
+        self.writers: Dict[int, str] = {}  # id of `FileWriter(...)` / `w.add_summary(s, step)` -> its TF2 code
+        self.savers: Dict[int, str] = {}  # id of `saver = tf.train.Saver()` in a method -> the code it becomes
+        self.saver_sessions: Set[int] = set()  # id of the Session argument of `saver.save(sess, ...)`: None
+        self.optimizer_state = False  # whether a Saver keeps TF1's optimizer state (its helper is written)
+        self.restarts: Dict[int, str] = {}  # id of `sess.run(<iterator initializer>)` -> the statement it becomes
 
     @property
     def tf(self) -> str:
@@ -341,11 +348,10 @@ class ClassScript(ProgramRuns):
         for method in methods.values():
             if method is cls.init or method.name.value in cls.graph_methods or method.name.value in cls.inlined:
                 continue
-            changed = attrs_of(method)[1] & python
-            if changed:
-                raise Blocked(self.line_of(method), f"`self.{sorted(changed)[0]}`, which the graph of `{name}` reads, "
-                                                    f"changed by `{name}.{method.name.value}` (TF1 read it once, in "
-                                                    "`__init__`)")
+            for attr in sorted(attrs_of(method)[1] & python - set(cls.frozen)):
+                # `self.training = True` in `train()`: TF1 had read it once, in `__init__`; the graph,
+                # built at each call here, reads the copy `__init__` keeps of it
+                cls.frozen[attr] = cls.fresh(f"{attr}_built")
         cls.python_read = python
         changing = self._changing_globals()
         init_locals = local_names(cls.init).union(*(local_names(methods[m]) for m in cls.inlined))
@@ -396,7 +402,8 @@ class ClassScript(ProgramRuns):
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
-        statements = cls.order = self._placeholders_unscoped(list(cls.body))
+        statements = cls.order = class_summaries.merged(
+            self, cls, class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body))))
         origin = {id(s): m.name.value for m in cls.node.body.body  # the inlined method each statement is from
                   if isinstance(m, cst.FunctionDef) and m.name.value in cls.inlined for s in m.body.body}
         if statements and is_docstring(statements[0]):
@@ -410,8 +417,15 @@ class ClassScript(ProgramRuns):
         python_locals: Set[str] = set()
         graph_read_so_far: Set[str] = set()
         locals_changed: Set[str] = set()
-        for statement in statements:
-            at = self.line_of(statement)
+        for index in range(len(statements)):
+            at = self.line_of(statements[index])
+            data = class_data.data_statement(self, cls, statements, index, python_locals | params)
+            statement = statements[index]
+            if data == "gone":
+                continue
+            if data == "python":
+                cls.python.append(statement)
+                continue
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
                 else None
             value = small.value if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
@@ -433,7 +447,10 @@ class ClassScript(ProgramRuns):
                 cls.trains[target] = self._train(cls, statement, value, target, at, graph_locals)
                 continue
             is_graph = bool(self._tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
-                            or local_reads & graph_locals)
+                            or local_reads & graph_locals) or data == "input"
+            if is_graph and data is None and class_data.datasets_only(self, statement) \
+                    and not (reads & (cls.graph_attrs | cls.graph_methods) or local_reads & graph_locals):
+                is_graph = False  # `train = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)`: made once
             if is_graph:
                 made_once = self._variables_made_once(cls, statement)
                 self._refused_in(statement, f"`{name}.{origin.get(id(statement), '__init__')}`",
@@ -458,6 +475,7 @@ class ClassScript(ProgramRuns):
                 cls.python.append(statement)
                 python_locals |= names_assigned(statement)
                 locals_changed |= names_assigned(statement) & set(cls.captured)
+        class_data.iterators_consumed(self, cls)
         if not cls.graph and not cls.placeholders:
             raise Blocked(self.line_of(cls.init), f"`{name}.__init__` builds no graph itself")
         for method in cls.graph_methods:  # what the graph methods assign is graph too
@@ -465,6 +483,8 @@ class ClassScript(ProgramRuns):
             cls.graph_attrs |= attrs_of(node)[1]
         taken = set().union(*(names_read(s) for s in cls.graph)) if cls.graph else set()
         for placeholder in cls.placeholders:
+            if placeholder.iterator:  # (named fresh where its `get_next()` became it)
+                continue
             param = placeholder.attr
             while param in taken or param == "self":
                 param += "_"
