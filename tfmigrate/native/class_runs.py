@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from tfmigrate.native.feed_builds import escape_reason, feed_uses
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -81,24 +82,33 @@ class ProgramRuns:
                 candidates.setdefault(target.value, []).append(assign)
         for name, assigns in candidates.items():
             params: Dict[int, str] = {}
-            for element in (e for a in assigns for e in a.value.elements):
-                key = element.key if isinstance(element, cst.DictElement) else None
-                if isinstance(key, cst.Name) and key.value in self.module_placeholders:
-                    params[id(key)] = key.value
-                elif isinstance(key, cst.Attribute) and plain(key.value) and len(placeholders.get(key.attr.value, ())) == 1:
-                    params[id(key)] = next(iter(placeholders[key.attr.value]))
-                elif isinstance(key, cst.Attribute) and plain(key.value) and not placeholders.get(key.attr.value) and len(
-                        owners := [c for c in self.classes.values() if key.attr.value in c.graph_attrs]) == 1:
-                    params[id(key)] = self._fed_tensor(owners[0], key.attr.value, self.line_of(key))
-                else:
-                    break
-            else:
-                targets = {id(a.targets[0].target) for a in assigns}
-                uses = [n for n in subtree(self.module) if isinstance(n, cst.Name) and n.value == name
-                        and id(n) not in targets]
-                if all(id(n) in feeds_given for n in uses):
-                    self.feed_names[name] = [a.value for a in assigns]
-                    self.key_params.update(params)
+            if not all(self._key_param(e.key if isinstance(e, cst.DictElement) else None, params, placeholders)
+                       for a in assigns for e in a.value.elements):
+                continue
+            targets = {id(a.targets[0].target) for a in assigns}
+            uses = feed_uses(self.module, name, targets, feeds_given)
+            keys = [e.key if isinstance(e, cst.DictElement) else None for d in uses.updates for e in d.elements]
+            if uses.escape is not None or not all(self._key_param(k, params, placeholders)
+                                                  for k in keys + uses.set_keys):
+                if uses.updates or uses.set_keys:  # (a plain dict of tensors read by Python: blocked where it is)
+                    raise Blocked(self.line_of(uses.escape or assigns[0]), escape_reason(name))
+                continue
+            self.feed_names[name] = [a.value for a in assigns]
+            self.key_params.update(params)
+
+    def _key_param(self, key, params: Dict[int, str], placeholders: Dict[str, Set[str]]) -> bool:
+        """Whether `key` of a feed built ahead is a placeholder (or a tensor) of a class: its parameter
+        goes into `params`."""
+        if isinstance(key, cst.Name) and key.value in self.module_placeholders:
+            params[id(key)] = key.value
+        elif isinstance(key, cst.Attribute) and plain(key.value) and len(placeholders.get(key.attr.value, ())) == 1:
+            params[id(key)] = next(iter(placeholders[key.attr.value]))
+        elif isinstance(key, cst.Attribute) and plain(key.value) and not placeholders.get(key.attr.value) and len(
+                owners := [c for c in self.classes.values() if key.attr.value in c.graph_attrs]) == 1:
+            params[id(key)] = self._fed_tensor(owners[0], key.attr.value, self.line_of(key))
+        else:
+            return False
+        return True
 
     def _session_argument(self, call: cst.Call) -> Optional[cst.Arg]:
         """The argument of `call` that gives a function or a method its Session (None: none does)."""

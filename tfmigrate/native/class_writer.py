@@ -73,6 +73,10 @@ class ClassWriter:
                 param = script.key_params.get(id(original.key))
                 return updated if param is None else updated.with_changes(key=cst.SimpleString(f'"{param}"'))
 
+            def leave_Index(self, original: cst.Index, updated: cst.Index):  # `feed[model.x] = a`
+                param = script.key_params.get(id(original.value))
+                return updated if param is None else updated.with_changes(value=cst.SimpleString(f'"{param}"'))
+
             def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
                 return cst.RemoveFromParent() if id(original) in script.session_args else updated
 
