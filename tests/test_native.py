@@ -901,3 +901,15 @@ def test_a_library_module_names_the_program_that_holds_it(tmp_path):
     assert "tf.train.Saver" in found["blocked.py"]
     assert "the graph module `blocked.py` imports, and `blocked.py` keeps the compat route" in found["layers.py"]
     assert "orphan.py" not in found, found
+
+
+@pytest.mark.parametrize("name, construct", [
+    ("bad_class_feed_returned", "the feed dict `feed` used other than as"),
+    ("bad_class_feed_passed_on", "the feed dict `feed` used other than as"),
+    ("bad_class_feed_mutated_after_run", "the feed dict `feed` used other than as"),
+    ("bad_class_feed_key_not_placeholder", 'a feed of `"x:0"` added to `feed`, not a placeholder'),
+])
+def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, construct):
+    outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))
+    assert outcome.code is None
+    assert construct in str(outcome.blocker)

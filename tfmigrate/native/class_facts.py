@@ -21,6 +21,7 @@ class Placeholder:
     own: bool = True               # made in `__init__` (else a module-level placeholder)
     optional: bool = False         # some run leaves it unfed: None, and what it feeds is skipped
     fed_tensor: Optional[str] = None  # a tensor of the graph fed by a run: the attribute holding what it was fed
+    elements: bool = False  # a tuple of tensors fed element by element (`feed[net.state[i]] = s`): {index: value}
 
     @property
     def default_code(self) -> Optional[str]:

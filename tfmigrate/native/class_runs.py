@@ -8,8 +8,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native.feed_builds import escape_reason, feed_uses
-from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
+from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
+from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, self_attr, subtree
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
 
@@ -87,14 +87,51 @@ class ProgramRuns:
                 continue
             targets = {id(a.targets[0].target) for a in assigns}
             uses = feed_uses(self.module, name, targets, feeds_given)
-            keys = [e.key if isinstance(e, cst.DictElement) else None for d in uses.updates for e in d.elements]
-            if uses.escape is not None or not all(self._key_param(k, params, placeholders)
-                                                  for k in keys + uses.set_keys):
-                if uses.updates or uses.set_keys:  # (a plain dict of tensors read by Python: blocked where it is)
-                    raise Blocked(self.line_of(uses.escape or assigns[0]), escape_reason(name))
-                continue
+            if uses.escape is not None and (uses.updates or uses.sets):
+                raise Blocked(self.line_of(uses.escape), escape_reason(name))
+            if uses.escape is not None:
+                continue  # (a plain dict of tensors read by Python: blocked where it is read)
+            for call in uses.updates:
+                keys = [e.key if isinstance(e, cst.DictElement) else None for e in update_dict(call).elements]
+                self._extension(name, call, keys, params, placeholders)
+            for target in uses.sets:
+                self._extension(name, target, [set_key(target)], params, placeholders)
             self.feed_names[name] = [a.value for a in assigns]
             self.key_params.update(params)
+
+    def _extension(self, name: str, node, keys, params: Dict[int, str], placeholders: Dict[str, Set[str]]) -> None:
+        """`feed.update({...})` or `feed[key] = value`: keys of placeholders, or all elements of one tuple
+        of tensors (`self.in_state[i]`), which the run is given as a dict `{i: value}`."""
+        elements = {self._element_param(k) for k in keys}
+        if len(elements) == 1 and None not in elements:
+            param = elements.pop()
+            params.update({id(k): param for k in keys})
+            self.element_feeds[id(node)] = param
+            return
+        for key in keys:
+            if not self._key_param(key, params, placeholders):
+                raise Blocked(self.line_of(node), f"a feed of `{code(key) if key is not None else '**'}` added to "
+                                                  f"`{name}`, not a placeholder of a class (or all elements of one "
+                                                  "tuple of its tensors)")
+
+    def _element_param(self, key) -> Optional[str]:
+        """`net.state[i]`, an element of a tuple of the graph's tensors (an RNN's initial states, each a
+        `placeholder_with_default`): the parameter of the whole tuple, fed element by element."""
+        if not (isinstance(key, cst.Subscript) and isinstance(key.value, cst.Attribute) and plain(key.value.value)
+                and len(key.slice) == 1 and isinstance(key.slice[0].slice, cst.Index)):
+            return None
+        attr = key.value.attr.value
+        owners = [c for c in self.classes.values() if attr in c.graph_attrs and attr not in c.trains
+                  and all(p.attr != attr or p.fed_tensor for p in c.placeholders)]
+        if len(owners) != 1:
+            return None
+        made = [a.value for a in assignments_in(owners[0].node) if len(a.targets) == 1
+                and self_attr(a.targets[0].target) == attr]
+        if not made or not all(isinstance(v, cst.Tuple) or isinstance(v, cst.Call) and isinstance(v.func, cst.Name)
+                               and v.func.value == "tuple" for v in made):
+            raise Blocked(self.line_of(key), f"`{code(key)}` fed element by element, `{attr}` not made as a tuple "
+                                             "(`tuple(...)`) the eager graph can rebuild with the fed elements")
+        return self._fed_tensor(owners[0], attr, self.line_of(key), elements=True)
 
     def _key_param(self, key, params: Dict[int, str], placeholders: Dict[str, Set[str]]) -> bool:
         """Whether `key` of a feed built ahead is a placeholder (or a tensor) of a class: its parameter
@@ -347,11 +384,14 @@ class ProgramRuns:
         self.sites[id(call)] = (cls, cls.methods[key], fetched_node, args)
         self.to_numpy |= isinstance(fetched_node, (cst.List, cst.Tuple, cst.Dict))
 
-    def _fed_tensor(self, cls: GraphClass, attr: str, at: int) -> str:
+    def _fed_tensor(self, cls: GraphClass, attr: str, at: int, elements: bool = False) -> str:
         """A tensor of the graph that a run feeds (an RNN's initial state, fed the last final state):
-        an optional parameter that, when given, replaces the tensor right where the graph made it."""
+        an optional parameter that, when given, replaces the tensor right where the graph made it
+        (`elements`: a tuple whose elements are fed one by one, given as `{index: value}`)."""
         known = next((p for p in cls.placeholders if p.attr == attr), None)
         if known is not None:
+            if known.fed_tensor and known.elements != elements:
+                raise Blocked(at, f"`{attr}` fed whole in one place and element by element in another")
             return known.param
         if attr in cls.trains:
             raise Blocked(at, f"a feed of the train op `{attr}`")
@@ -360,7 +400,8 @@ class ProgramRuns:
         param = attr
         while param in taken:
             param += "_"
-        cls.placeholders.append(Placeholder(attr, param, None, "None", fed_tensor=cls.fresh(f"{attr}_fed")))
+        cls.placeholders.append(Placeholder(attr, param, None, "None", fed_tensor=cls.fresh(f"{attr}_fed"),
+                                            elements=elements))
         return param
 
     def _unpacked(self, assign: cst.Assign, fetches, instance: str, trains: Set[str]):

@@ -14,8 +14,8 @@ import libcst as cst
 
 @dataclass
 class FeedUses:
-    updates: List[cst.Dict] = field(default_factory=list)           # `feed.update({...})`: its literals
-    set_keys: List[cst.BaseExpression] = field(default_factory=list)  # `feed[key] = value`: the keys
+    updates: List[cst.Call] = field(default_factory=list)      # `feed.update({...})` (its one argument a dict)
+    sets: List[cst.Subscript] = field(default_factory=list)    # `feed[key] = value`: the targets
     escape: Optional[cst.CSTNode] = None                            # the first other use
 
 
@@ -30,7 +30,7 @@ def feed_uses(node: cst.CSTNode, name: str, targets: Set[int], runs: Set[int]) -
             if isinstance(func, cst.Attribute) and _named(func.value, name) and func.attr.value == "update":
                 if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star \
                         and isinstance(call.args[0].value, cst.Dict):
-                    found.updates.append(call.args[0].value)
+                    found.updates.append(call)
                     call.args[0].value.visit(self)
                     return False
             return None
@@ -39,7 +39,7 @@ def feed_uses(node: cst.CSTNode, name: str, targets: Set[int], runs: Set[int]) -
             sub = target.target
             if isinstance(sub, cst.Subscript) and _named(sub.value, name) and len(sub.slice) == 1 \
                     and isinstance(sub.slice[0].slice, cst.Index):
-                found.set_keys.append(sub.slice[0].slice.value)
+                found.sets.append(sub)
                 sub.slice[0].slice.value.visit(self)
                 return False
             return None
@@ -50,6 +50,14 @@ def feed_uses(node: cst.CSTNode, name: str, targets: Set[int], runs: Set[int]) -
 
     node.visit(_Uses())
     return found
+
+
+def update_dict(call: cst.Call) -> cst.Dict:
+    return call.args[0].value
+
+
+def set_key(target: cst.Subscript) -> cst.BaseExpression:
+    return target.slice[0].slice.value
 
 
 def escape_reason(name: str) -> str:
