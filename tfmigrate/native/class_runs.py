@@ -221,6 +221,9 @@ class ProgramRuns:
                     self.initializers.add(small.targets[0].target.value)
                     self.removed.add(id(node))
                     return
+            if isinstance(small, cst.Assign) and self._graph_writer(small):
+                self.graph_writers[id(node)] = small
+                return
             if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
                 call = small.value
                 if self._session_method(call, "close"):
@@ -234,6 +237,23 @@ class ProgramRuns:
                 if self.tf_call(call) in EAGER_STATEMENTS:
                     return
         self._python(node)
+
+    def _graph_writer(self, assign: cst.Assign) -> bool:
+        """`writer = tf.summary.FileWriter(logdir, sess.graph)`, the writer used nowhere else: it only
+        wrote TF1's graph, which eager code does not have (an eager writer keeps its log directory)."""
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        if not isinstance(target, cst.Name) or self.tf_call(assign.value) != "summary.FileWriter":
+            return False
+        try:
+            bound = bind(assign.value, ("logdir", "graph"))
+        except ValueError:
+            return False
+        graph = bound.get("graph")
+        if "logdir" not in bound or graph is not None and not (
+                isinstance(graph, cst.Attribute) and graph.attr.value == "graph" and isinstance(graph.value, cst.Name)
+                and graph.value.value in self.sessions):
+            return False
+        return sum(isinstance(n, cst.Name) and n.value == target.value for n in subtree(self.module)) == 1
 
     def _session_method(self, call: cst.Call, method: str) -> bool:
         func = call.func
@@ -249,6 +269,11 @@ class ProgramRuns:
         for path, attr in self._tensor_apis(node):
             if id(attr) not in inside:
                 where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"
+                if path == "train.Saver":
+                    raise Blocked(self.line_of(attr), f"`tf.train.Saver` {where}: the class route keeps no TF1 "
+                                                      "checkpoint (its variables are made at the first run, after "
+                                                      "a restore would have run); keep the compat route, or save "
+                                                      "the `tf.Module` with `tf.train.Checkpoint(model=...)` by hand")
                 raise Blocked(self.line_of(attr), f"`tf.{path}` {where} beside the classes that build the graph")
         state = set().union(*(c.state for c in self.classes.values()))
         for call in calls_in(node):  # `net.gstep.eval()`: the variable's value, `net.gstep.numpy()`

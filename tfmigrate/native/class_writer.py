@@ -105,6 +105,14 @@ class ClassWriter:
                 return updated.with_changes(params=updated.params.with_changes(params=params))
 
             def leave_SimpleStatementLine(self, original, updated):
+                writer = script.graph_writers.get(id(original))
+                if writer is not None:  # TF1's graph: none eagerly; the log directory stays
+                    logdir = code(bind(writer.value, ("logdir", "graph"))["logdir"])
+                    line = cst.parse_statement(f"{code(writer.targets[0].target)} = "
+                                               f"{script.tf}.summary.create_file_writer({logdir})\n")
+                    comment = cst.EmptyLine(comment=cst.Comment(
+                        "# tfmigrate: TF1's FileWriter wrote the session's graph here; eager code has none"))
+                    return line.with_changes(leading_lines=[*updated.leading_lines, comment])
                 return cst.RemoveFromParent() if id(original) in script.removed else updated
 
             def leave_With(self, original: cst.With, updated: cst.With):
