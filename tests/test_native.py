@@ -908,6 +908,7 @@ def test_a_library_module_names_the_program_that_holds_it(tmp_path):
     ("bad_class_feed_passed_on", "the feed dict `feed` used other than as"),
     ("bad_class_feed_mutated_after_run", "the feed dict `feed` used other than as"),
     ("bad_class_feed_key_not_placeholder", 'a feed of `"x:0"` added to `feed`, not a placeholder'),
+    ("bad_feed_update_printed", "the feed dict `feed` used other than as"),
     ("bad_class_saver_in_method", "`tf.train.Saver` in `Net.train`: the class route keeps no TF1 checkpoint"),
 ])
 def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, construct):
