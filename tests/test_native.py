@@ -177,9 +177,9 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "`Net.predict` opens a Session beside others"),
     ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
      "        self.out = tf.layers.dense(self.x, 1)\n"
-     "net = Net()\nfeed = {net.x: [[1.0, 2.0]]}\nfeed.update({net.x: [[3.0, 4.0]]})\n"
+     "net = Net()\nfeed = {net.x: [[1.0, 2.0]]}\nfeed.update({net.x: [[3.0, 4.0]]})\nprint(list(feed))\n"
      "with tf.Session() as sess:\n    print(sess.run(net.out, feed))\n",
-     "`net.x`, a tensor of the graph read by Python"),
+     "the feed dict `feed` used other than as"),  # (`.update` alone is followed since issue 21)
     (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
      "`tf.train.Saver` in Python code outside the graph"),
     (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",
