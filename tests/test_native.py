@@ -189,9 +189,9 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "`Net.predict` opens a Session beside others"),
     ("import tensorflow as tf\nclass Net:\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32, [None, 2])\n"
      "        self.out = tf.layers.dense(self.x, 1)\n"
-     "net = Net()\nfeed = {net.x: [[1.0, 2.0]]}\nfeed.update({net.x: [[3.0, 4.0]]})\n"
+     "net = Net()\nfeed = {net.x: [[1.0, 2.0]]}\nfeed.update({net.x: [[3.0, 4.0]]})\nprint(list(feed))\n"
      "with tf.Session() as sess:\n    print(sess.run(net.out, feed))\n",
-     "`net.x`, a tensor of the graph read by Python"),
+     "the feed dict `feed` used other than as"),  # (`.update` alone is followed since issue 21)
     (ENTRY.replace("print(sess.run(w))", "tf.train.Saver().save(sess, 'm')") + "main()\n",
      "`tf.train.Saver` in Python code outside the graph"),
     (ENTRY + ENTRY[24:].replace("main", "again").replace("with tf.Session() as sess:",
@@ -1000,3 +1000,17 @@ def test_a_graph_function_is_written_in_place_only_where_that_is_exact(change, r
             or "does not give" in construct, construct
     else:
         assert f"not written where it is called: {reason}" in construct or reason in construct, construct
+
+
+@pytest.mark.parametrize("name, construct", [
+    ("bad_class_feed_returned", "the feed dict `feed` used other than as"),
+    ("bad_class_feed_passed_on", "the feed dict `feed` used other than as"),
+    ("bad_class_feed_mutated_after_run", "the feed dict `feed` used other than as"),
+    ("bad_class_feed_key_not_placeholder", 'a feed of `"x:0"` added to `feed`, not a placeholder'),
+    ("bad_feed_update_printed", "the feed dict `feed` used other than as"),
+    ("bad_class_saver_in_method", "`tf.train.Saver` in `Net.train`: the class route keeps no TF1 checkpoint"),
+])
+def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, construct):
+    outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))
+    assert outcome.code is None
+    assert construct in str(outcome.blocker)

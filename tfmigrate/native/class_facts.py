@@ -22,6 +22,7 @@ class Placeholder:
     optional: bool = False         # some run leaves it unfed: None, and what it feeds is skipped
     fed_tensor: Optional[str] = None  # a tensor of the graph fed by a run: the attribute holding what it was fed
     iterator: Optional[str] = None  # `x, y = iterator.get_next()`: the attribute of the Python iterator runs draw from
+    elements: bool = False  # a tuple of tensors fed element by element (`feed[net.state[i]] = s`): {index: value}
 
     @property
     def default_code(self) -> Optional[str]:

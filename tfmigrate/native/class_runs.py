@@ -12,7 +12,8 @@ import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
 from tfmigrate.native.checkpoints import CHECKPOINT_FILES
-from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, subtree
+from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, self_attr, subtree
+from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
 
@@ -85,24 +86,70 @@ class ProgramRuns:
                 candidates.setdefault(target.value, []).append(assign)
         for name, assigns in candidates.items():
             params: Dict[int, str] = {}
-            for element in (e for a in assigns for e in a.value.elements):
-                key = element.key if isinstance(element, cst.DictElement) else None
-                if isinstance(key, cst.Name) and key.value in self.module_placeholders:
-                    params[id(key)] = key.value
-                elif isinstance(key, cst.Attribute) and plain(key.value) and len(placeholders.get(key.attr.value, ())) == 1:
-                    params[id(key)] = next(iter(placeholders[key.attr.value]))
-                elif isinstance(key, cst.Attribute) and plain(key.value) and not placeholders.get(key.attr.value) and len(
-                        owners := [c for c in self.classes.values() if key.attr.value in c.graph_attrs]) == 1:
-                    params[id(key)] = self._fed_tensor(owners[0], key.attr.value, self.line_of(key))
-                else:
-                    break
-            else:
-                targets = {id(a.targets[0].target) for a in assigns}
-                uses = [n for n in subtree(self.module) if isinstance(n, cst.Name) and n.value == name
-                        and id(n) not in targets]
-                if all(id(n) in feeds_given for n in uses):
-                    self.feed_names[name] = [a.value for a in assigns]
-                    self.key_params.update(params)
+            if not all(self._key_param(e.key if isinstance(e, cst.DictElement) else None, params, placeholders)
+                       for a in assigns for e in a.value.elements):
+                continue
+            targets = {id(a.targets[0].target) for a in assigns}
+            uses = feed_uses(self.module, name, targets, feeds_given)
+            if uses.escape is not None and (uses.updates or uses.sets):
+                raise Blocked(self.line_of(uses.escape), escape_reason(name))
+            if uses.escape is not None:
+                continue  # (a plain dict of tensors read by Python: blocked where it is read)
+            for call in uses.updates:
+                keys = [e.key if isinstance(e, cst.DictElement) else None for e in update_dict(call).elements]
+                self._extension(name, call, keys, params, placeholders)
+            for target in uses.sets:
+                self._extension(name, target, [set_key(target)], params, placeholders)
+            self.feed_names[name] = [a.value for a in assigns]
+            self.key_params.update(params)
+
+    def _extension(self, name: str, node, keys, params: Dict[int, str], placeholders: Dict[str, Set[str]]) -> None:
+        """`feed.update({...})` or `feed[key] = value`: keys of placeholders, or all elements of one tuple
+        of tensors (`self.in_state[i]`), which the run is given as a dict `{i: value}`."""
+        elements = {self._element_param(k) for k in keys}
+        if len(elements) == 1 and None not in elements:
+            param = elements.pop()
+            params.update({id(k): param for k in keys})
+            self.element_feeds[id(node)] = param
+            return
+        for key in keys:
+            if not self._key_param(key, params, placeholders):
+                raise Blocked(self.line_of(node), f"a feed of `{code(key) if key is not None else '**'}` added to "
+                                                  f"`{name}`, not a placeholder of a class (or all elements of one "
+                                                  "tuple of its tensors)")
+
+    def _element_param(self, key) -> Optional[str]:
+        """`net.state[i]`, an element of a tuple of the graph's tensors (an RNN's initial states, each a
+        `placeholder_with_default`): the parameter of the whole tuple, fed element by element."""
+        if not (isinstance(key, cst.Subscript) and isinstance(key.value, cst.Attribute) and plain(key.value.value)
+                and len(key.slice) == 1 and isinstance(key.slice[0].slice, cst.Index)):
+            return None
+        attr = key.value.attr.value
+        owners = [c for c in self.classes.values() if attr in c.graph_attrs and attr not in c.trains
+                  and all(p.attr != attr or p.fed_tensor for p in c.placeholders)]
+        if len(owners) != 1:
+            return None
+        made = [a.value for a in assignments_in(owners[0].node) if len(a.targets) == 1
+                and self_attr(a.targets[0].target) == attr]
+        if not made or not all(isinstance(v, cst.Tuple) or isinstance(v, cst.Call) and isinstance(v.func, cst.Name)
+                               and v.func.value == "tuple" for v in made):
+            raise Blocked(self.line_of(key), f"`{code(key)}` fed element by element, `{attr}` not made as a tuple "
+                                             "(`tuple(...)`) the eager graph can rebuild with the fed elements")
+        return self._fed_tensor(owners[0], attr, self.line_of(key), elements=True)
+
+    def _key_param(self, key, params: Dict[int, str], placeholders: Dict[str, Set[str]]) -> bool:
+        """Whether `key` of a feed built ahead is a placeholder (or a tensor) of a class: its parameter
+        goes into `params`."""
+        if isinstance(key, cst.Name) and key.value in self.module_placeholders:
+            params[id(key)] = key.value
+        elif isinstance(key, cst.Attribute) and plain(key.value) and len(placeholders.get(key.attr.value, ())) == 1:
+            params[id(key)] = next(iter(placeholders[key.attr.value]))
+        elif isinstance(key, cst.Attribute) and plain(key.value) and not placeholders.get(key.attr.value) and len(
+                owners := [c for c in self.classes.values() if key.attr.value in c.graph_attrs]) == 1:
+            params[id(key)] = self._fed_tensor(owners[0], key.attr.value, self.line_of(key))
+        else:
+            return False
+        return True
 
     def _session_argument(self, call: cst.Call) -> Optional[cst.Arg]:
         """The argument of `call` that gives a function or a method its Session (None: none does)."""
@@ -181,6 +228,9 @@ class ProgramRuns:
                     self.initializers.add(small.targets[0].target.value)
                     self.removed.add(id(node))
                     return
+            if isinstance(small, cst.Assign) and self._graph_writer(small):
+                self.graph_writers[id(node)] = small
+                return
             if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
                 call = small.value
                 if self._session_method(call, "close"):
@@ -194,6 +244,23 @@ class ProgramRuns:
                 if self.tf_call(call) in EAGER_STATEMENTS:
                     return
         self._python(node)
+
+    def _graph_writer(self, assign: cst.Assign) -> bool:
+        """`writer = tf.summary.FileWriter(logdir, sess.graph)`, the writer used nowhere else: it only
+        wrote TF1's graph, which eager code does not have (an eager writer keeps its log directory)."""
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        if not isinstance(target, cst.Name) or self.tf_call(assign.value) != "summary.FileWriter":
+            return False
+        try:
+            bound = bind(assign.value, ("logdir", "graph"))
+        except ValueError:
+            return False
+        graph = bound.get("graph")
+        if "logdir" not in bound or graph is not None and not (
+                isinstance(graph, cst.Attribute) and graph.attr.value == "graph" and isinstance(graph.value, cst.Name)
+                and graph.value.value in self.sessions):
+            return False
+        return sum(isinstance(n, cst.Name) and n.value == target.value for n in subtree(self.module)) == 1
 
     def _session_method(self, call: cst.Call, method: str) -> bool:
         func = call.func
@@ -216,6 +283,11 @@ class ProgramRuns:
                 continue  # once as TF1 made it; a file name
             if id(attr) not in inside:
                 where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"
+                if path == "train.Saver":
+                    raise Blocked(self.line_of(attr), f"`tf.train.Saver` {where}: the class route keeps no TF1 "
+                                                      "checkpoint (its variables are made at the first run, after "
+                                                      "a restore would have run); keep the compat route, or save "
+                                                      "the `tf.Module` with `tf.train.Checkpoint(model=...)` by hand")
                 raise Blocked(self.line_of(attr), f"`tf.{path}` {where} beside the classes that build the graph")
         state = set().union(*(c.state for c in self.classes.values()))
         for call in calls_in(node):  # `net.gstep.eval()`: the variable's value, `net.gstep.numpy()`
@@ -371,11 +443,14 @@ class ProgramRuns:
         self.sites[id(call)] = (cls, cls.methods[key], fetched_node, args)
         self.to_numpy |= isinstance(fetched_node, (cst.List, cst.Tuple, cst.Dict))
 
-    def _fed_tensor(self, cls: GraphClass, attr: str, at: int) -> str:
+    def _fed_tensor(self, cls: GraphClass, attr: str, at: int, elements: bool = False) -> str:
         """A tensor of the graph that a run feeds (an RNN's initial state, fed the last final state):
-        an optional parameter that, when given, replaces the tensor right where the graph made it."""
+        an optional parameter that, when given, replaces the tensor right where the graph made it
+        (`elements`: a tuple whose elements are fed one by one, given as `{index: value}`)."""
         known = next((p for p in cls.placeholders if p.attr == attr), None)
         if known is not None:
+            if known.fed_tensor and known.elements != elements:
+                raise Blocked(at, f"`{attr}` fed whole in one place and element by element in another")
             return known.param
         if attr in cls.trains:
             raise Blocked(at, f"a feed of the train op `{attr}`")
@@ -384,7 +459,8 @@ class ProgramRuns:
         param = attr
         while param in taken:
             param += "_"
-        cls.placeholders.append(Placeholder(attr, param, None, "None", fed_tensor=cls.fresh(f"{attr}_fed")))
+        cls.placeholders.append(Placeholder(attr, param, None, "None", fed_tensor=cls.fresh(f"{attr}_fed"),
+                                            elements=elements))
         return param
 
     def _unpacked(self, assign: cst.Assign, fetches, instance: str, trains: Set[str]):

@@ -14,7 +14,8 @@ from tfmigrate.native.classes import ClassScript
 from tfmigrate.native.checkpoints import OPTIMIZER_STATE
 from tfmigrate.native.emit import WRITE_SUMMARIES
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
-from tfmigrate.native.syntax import calls_in, code
+from tfmigrate.native.script import Blocked
+from tfmigrate.native.syntax import bind, calls_in, code
 
 TO_NUMPY = '''
 
@@ -37,6 +38,9 @@ class ClassWriter:
             def leave_Call(self, original: cst.Call, updated: cst.Call):
                 if id(original) in script.writers:
                     return cst.parse_expression(script.writers[id(original)])
+                if id(original) in script.element_feeds:  # `feed.update({self.state[i]: s})`
+                    holder = f'{code(original.func.value)}.setdefault("{script.element_feeds[id(original)]}", {{}})'
+                    return updated.with_changes(func=updated.func.with_changes(value=cst.parse_expression(holder)))
                 if id(original) in script.state_reads:
                     return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("numpy")))
                 site = script.sites.get(id(original))
@@ -75,7 +79,22 @@ class ClassWriter:
 
             def leave_DictElement(self, original: cst.DictElement, updated: cst.DictElement):
                 param = script.key_params.get(id(original.key))
+                if param is not None and isinstance(original.key, cst.Subscript):  # `{self.state[i]: s}` -> `{i: s}`
+                    return updated.with_changes(key=original.key.slice[0].slice.value)
                 return updated if param is None else updated.with_changes(key=cst.SimpleString(f'"{param}"'))
+
+            def leave_Index(self, original: cst.Index, updated: cst.Index):  # `feed[model.x] = a`
+                param = script.key_params.get(id(original.value))
+                if param is None or isinstance(original.value, cst.Subscript):
+                    return updated
+                return updated.with_changes(value=cst.SimpleString(f'"{param}"'))
+
+            def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
+                param = script.element_feeds.get(id(original))  # `feed[self.state[i]] = s`
+                if param is None:
+                    return updated
+                index = original.slice[0].slice.value.slice
+                return cst.Subscript(cst.parse_expression(f'{code(original.value)}.setdefault("{param}", {{}})'), index)
 
             def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
                 if id(original) in script.saver_sessions:  # `saver.save(None, path)`: the eager saver's
@@ -100,6 +119,14 @@ class ClassWriter:
                 if isinstance(small, cst.Expr) and id(small.value) in script.restarts:
                     return cst.parse_statement(script.restarts[id(small.value)] + "\n").with_changes(
                         leading_lines=updated.leading_lines)
+                writer = script.graph_writers.get(id(original))
+                if writer is not None:  # TF1's graph: none eagerly; the log directory stays
+                    logdir = code(bind(writer.value, ("logdir", "graph"))["logdir"])
+                    line = cst.parse_statement(f"{code(writer.targets[0].target)} = "
+                                               f"{script.tf}.summary.create_file_writer({logdir})\n")
+                    comment = cst.EmptyLine(comment=cst.Comment(
+                        "# tfmigrate: TF1's FileWriter wrote the session's graph here; eager code has none"))
+                    return line.with_changes(leading_lines=[*updated.leading_lines, comment])
                 return cst.RemoveFromParent() if id(original) in script.removed else updated
 
             def leave_With(self, original: cst.With, updated: cst.With):
@@ -182,8 +209,7 @@ class ClassWriter:
                                                              or statement.name.value in cls.runners):
                 members.append(statement.visit(rewriter))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
-                members.append(statement.visit(_Overrides({p.attr: p.fed_tensor for p in cls.placeholders
-                                                           if p.fed_tensor})).visit(_Frozen(cls.frozen)))
+                members.append(statement.visit(_Overrides.of(cls)).visit(_Frozen(cls.frozen)))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -227,7 +253,7 @@ class ClassWriter:
         skipped = {p.param: self.script._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
         made_once = _AsGetVariable(cls.variables)
         frozen = _Frozen(cls.frozen)
-        fed = _Overrides({p.attr: p.fed_tensor for p in cls.placeholders if p.fed_tensor})
+        fed = _Overrides.of(cls)
         for i, statement in enumerate(cls.graph):
             guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
             statement = statement.visit(made_once).visit(fed).visit(frozen)
@@ -298,8 +324,14 @@ class _Overrides(cst.CSTTransformer):
     `if self.init_state_fed is not None: self.init_state = self.init_state_fed`, as TF1 replaced a fed
     tensor for everything computed from it."""
 
-    def __init__(self, fed):
+    def __init__(self, fed, elements=frozenset()):
         self.fed = fed  # attribute -> the attribute holding what it was fed
+        self.elements = elements  # attributes fed element by element: `{index: value}`
+
+    @classmethod
+    def of(cls, graph: GraphClass) -> "_Overrides":
+        fed = [p for p in graph.placeholders if p.fed_tensor]
+        return cls({p.attr: p.fed_tensor for p in fed}, {p.attr for p in fed if p.elements})
 
     def overridden(self, statements: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
         out: List[cst.BaseStatement] = []
@@ -315,7 +347,9 @@ class _Overrides(cst.CSTTransformer):
                     if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
                             and target.value.value == "self" and target.attr.value in self.fed:
                         attr, given = target.attr.value, self.fed[target.attr.value]
-                        out.append(cst.parse_statement(f"if self.{given} is not None:\n    self.{attr} = self.{given}\n"))
+                        value = (f"tuple(self.{given}.get(i, t) for i, t in enumerate(self.{attr}))"
+                                 if attr in self.elements else f"self.{given}")
+                        out.append(cst.parse_statement(f"if self.{given} is not None:\n    self.{attr} = {value}\n"))
         return out
 
     def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
@@ -356,6 +390,19 @@ class _CompatV1(cst.CSTTransformer):
 
     def __init__(self, script: ClassScript):
         self.script = script
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        """`tf.placeholder_with_default(x, shape)` in a graph method: `x`, unless a run feeds the tensor
+        (which then replaces it where it is made, `_Overrides`)."""
+        if self.script.tf_call(original) != "placeholder_with_default":
+            return updated
+        try:
+            default = bind(updated, ("input", "shape", "name")).get("input")
+        except ValueError:
+            default = None
+        if default is None:
+            raise Blocked(self.script.line_of(original), "a `placeholder_with_default` whose arguments are not plain")
+        return cst.parse_expression(f"{self.script.tf}.identity({code(default)})")
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         path = self.script.api(original)

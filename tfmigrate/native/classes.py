@@ -90,6 +90,8 @@ class ClassScript(ProgramRuns):
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
         self.feed_names: Dict[str, List[cst.Dict]] = {}  # a feed built ahead -> the dict literals it holds
         self.key_params: Dict[int, str] = {}  # id(a key of such a dict) -> the parameter it feeds
+        self.graph_writers: Dict[int, cst.Assign] = {}  # id(`w = tf.summary.FileWriter(d, sess.graph)` line)
+        self.element_feeds: Dict[int, str] = {}  # id(`feed.update(...)`/`feed[k]` of `net.state[i]` keys) -> parameter
         self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
         self.state_reads: Set[int] = set()  # id of `net.<state>.eval()`, the value of a variable made once
         self.removed: Set[int] = set()      # id of module-level statements that go

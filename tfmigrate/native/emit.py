@@ -261,6 +261,8 @@ class Emitter:
                                                             *call.args[1:]])
         for call_id, (iterator, dataset) in self.script.restarts.items():
             replacements[call_id] = cst.parse_statement(f"{iterator} = iter({code(dataset)})\n").body[0]
+        for key in self.script.feed_set_keys:  # `feed[x] = a` -> `feed["x"] = a`
+            replacements[id(key)] = cst.SimpleString(repr(key.value))
         for literal in self.script.feed_literals:
             replacements[id(literal)] = literal.with_changes(elements=[
                 e.with_changes(key=cst.SimpleString(repr(e.key.value))) for e in literal.elements])

@@ -22,6 +22,7 @@ import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer, learning_rate_of
+from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
                                      names_in, names_read)
 
@@ -277,6 +278,8 @@ class Script:
         # (an `if` may build two: `{x: a}`, then `{x: a, state: s}` once there is a state to feed).
         self.feed_dicts: Dict[str, List[cst.Dict]] = {}
         self.feed_literals: List[cst.Dict] = []  # every such literal (a name may hold several in turn)
+        self.feed_added: Dict[str, List[str]] = {}  # such a name -> the keys `.update`/`[k] = v` add
+        self.feed_set_keys: List[cst.Name] = []  # the keys of `feed[k] = v` (written as strings)
         self._dtypes: Dict[int, Dict[str, cst.BaseExpression]] = {}  # data_dtypes, by statement
         self.restarts: Dict[int, Tuple[str, cst.BaseExpression]] = {}  # id(sess.run call) -> (iterator, dataset)
         self.aliases = set(self.names.tensorflow_aliases())
@@ -1751,6 +1754,20 @@ class Script:
                 arg.value.visit(self)
                 return False
 
+            def visit_Dict(self, node: cst.Dict) -> Optional[bool]:
+                if id(node) in built:  # `feed.update({x: a})`: its values are Python's
+                    for element in node.elements:
+                        element.value.visit(self)
+                    return False
+                return None
+
+            def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
+                if node.slice and any(node.slice[0].slice.value is k for k in script.feed_set_keys
+                                      if isinstance(node.slice[0].slice, cst.Index)):
+                    node.value.visit(self)  # `feed[x] = a`: `x` is the key
+                    return False
+                return None
+
             def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
                 if id(node.value) in built:  # a feed built ahead: its values are Python's
                     for element in node.value.elements:
@@ -1790,8 +1807,41 @@ class Script:
                 found.setdefault(assign.targets[0].target.value, []).append(value)
         self.feed_dicts.update(found)
         literals = [literal for group in found.values() for literal in group]
+        for name, group in found.items():
+            literals += self._feed_extended(node, name, group)
         self.feed_literals += literals
         return {id(literal) for literal in literals}
+
+    def _feed_extended(self, node, name: str, group: List[cst.Dict]) -> List[cst.Dict]:
+        """`feed.update({y: b})` and `feed[y] = b` in this statement (native.feed_builds): their keys
+        are fed by some runs only (the dict literals of the updates returned)."""
+        targets = {id(a.targets[0].target) for a in assignments_in(node) if any(a.value is d for d in group)}
+        runs = set()
+        for call in calls_in(node):
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" \
+                    and isinstance(call.func.value, cst.Name) and call.func.value.value in self.sessions:
+                try:
+                    feed = bind(call, ("fetches", "feed_dict", "options", "run_metadata")).get("feed_dict")
+                except ValueError:
+                    continue
+                if isinstance(feed, cst.Name) and feed.value == name:
+                    runs.add(id(feed))
+        uses = feed_uses(node, name, targets, runs)
+        if not uses.updates and not uses.sets:
+            return []
+        if uses.escape is not None:
+            raise Blocked(self.line_of(uses.escape), escape_reason(name))
+        feedable = (Kind.PLACEHOLDER, Kind.GRAPH, Kind.NEXT)
+        dicts = [update_dict(call) for call in uses.updates]
+        keys = [e.key if isinstance(e, cst.DictElement) else None for d in dicts for e in d.elements]
+        keys += [set_key(target) for target in uses.sets]
+        for key in keys:
+            if not (isinstance(key, cst.Name) and self.kinds.get(key.value) in feedable):
+                raise Blocked(self.line_of(node), f"a feed of `{code(key) if key is not None else '**'}` added to "
+                                                  f"`{name}`, not a placeholder or tensor of the graph")
+        self.feed_added.setdefault(name, []).extend(k.value for k in keys)
+        self.feed_set_keys += [set_key(target) for target in uses.sets]
+        return dicts
 
     def _static_shape(self, node, tensor, shapes: List[RunSite]) -> bool:
         """`t.shape` / `t.get_shape()` read by Python while TF1 built the graph: the static shape
@@ -1950,12 +2000,17 @@ class Script:
         state, fed once there is one) is an optional argument: None computes it as TF1 did."""
         keys = [[e.key.value for e in literal.elements] for literal in self.feed_dicts[feed]]
         always = set.intersection(*map(set, keys))
+        keys.append(self.feed_added.get(feed, []))  # (`feed.update({k: v})`, `feed[k] = v`: some runs)
         feeds: Dict[str, cst.BaseExpression] = {}
         for key in dict.fromkeys(k for group in keys for k in group):
+            default = self.defs[key].default if key in self.defs and self.kinds.get(key) is Kind.PLACEHOLDER else None
             if key in always:
                 feeds[key] = cst.parse_expression(f"{feed}[{key!r}]")
             elif self.kinds.get(key) is Kind.GRAPH:
                 feeds[key] = cst.parse_expression(f"{feed}.get({key!r})")
+            elif default is not None:  # a `placeholder_with_default` left unfed: its (literal) default
+                feeds[key] = cst.parse_expression(f"{feed}.get({key!r}, {code(default)})")
+                always.add(key)
             else:
                 raise Blocked(at, f"`{key}` fed by some of the dicts `{feed}` holds, not all")
         return RunSite(call, at, fetches, fetched, feeds, dict(self.defs), optional=set(feeds) - always)
