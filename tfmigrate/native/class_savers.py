@@ -40,13 +40,13 @@ def saver_statement(script, node) -> Optional[str]:
                           "saves one made in a method of the class)")
     if any(a.keyword is None or a.keyword.value not in checkpoints.SAVER_OPTIONS for a in small.value.args):
         raise Blocked(at, "a `tf.train.Saver` of a graph class given a `var_list`")
+    if any(p.default_code is None and not p.iterator for p in cls.placeholders) or not cls.initializers:
+        raise Blocked(at, "a `tf.train.Saver` of a graph class not fed by a `tf.data` iterator (its variables are "
+                          "made from the spec of the iterator's dataset)")
     trains = [m for m in cls.methods.values() if m.train is not None]
     steps = {m.name for m in trains}
     if len(cls.trains) != 1 or len(steps) != 1:
         raise Blocked(at, "a `tf.train.Saver` of a graph class without exactly one train op run")
-    if any(p.default_code is None and not p.iterator for p in cls.placeholders) or not cls.initializers:
-        raise Blocked(at, "a `tf.train.Saver` of a graph class not fed by a `tf.data` iterator (its variables are "
-                          "made from the spec of the iterator's dataset)")
     train = next(iter(cls.trains.values()))
     optimizer = script.tf_call(cst.parse_expression(train.optimizer))
     state = ""
