@@ -59,12 +59,10 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
             return Outcome(None, blocker)
         return outcome
 
-    from tfmigrate.native.emit import Emitter
-    import tfmigrate.native.class_writer as classes
-    import tfmigrate.native.entry_functions as entry_functions
     import tfmigrate.native.estimators as estimators
-    import tfmigrate.native.test_files as test_files
 
+    # Each stage's module is imported when the stage is reached: most programs stop at the first
+    # (test_files alone costs 0.2 s to import, libcst.matchers).
     try:
         try:  # a `tf.estimator` program: its Estimator becomes a model, a tf.data input and a loop
             text = estimators.rewrite(wrapper.module, source, line_of)
@@ -72,6 +70,8 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
             return Outcome(None, stop.blocker)
         if text is not None:
             return _checked(text)
+        import tfmigrate.native.test_files as test_files
+
         try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
             text = test_files.rewrite(wrapper.module, source, line_of, tuple(eager))
         except Blocked as stop:
@@ -80,8 +80,13 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
             return _checked(text)
         try:
             script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
+            from tfmigrate.native.emit import Emitter
+
             text = Emitter(script).module()
         except Blocked as stop:
+            import tfmigrate.native.class_writer as classes
+            import tfmigrate.native.entry_functions as entry_functions
+
             try:  # a class builds the graph (native.classes), or functions run by `main` (entry_functions)
                 text = classes.rewrite(wrapper.module, source, line_of)
                 if text is None:
