@@ -34,10 +34,13 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     source: the runner's look at the scripts, the engine's first pass and TFM216 in every later fix
     pass ask about the same text."""
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        # The module is parsed here and held by no one else: libcst's defensive deep copy is not needed.
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except Exception as error:  # noqa: BLE001 - the caller reports unparsable files itself
         return Outcome(None, Blocker(1, f"the file does not parse ({type(error).__name__})"))
-    positions = wrapper.resolve(PositionProvider)
+    # PositionProvider run directly: through `resolve` libcst (1.9) also runs an empty visitor pass
+    # that rebuilds the whole tree (as core.positions.full_positions).
+    positions = PositionProvider()._gen(wrapper) if hasattr(PositionProvider, "_gen") else wrapper.resolve(PositionProvider)
 
     def line_of(node) -> int:
         position = positions.get(node)
