@@ -35,6 +35,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from tfmigrate.facts.names import ImportTable, dotted
+from tfmigrate.facts.nodes import all_fields, is_node_type
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers.compat_route import os_imported_before
 from tfmigrate.fixers.contrib_homes import ESTIMATOR_MODE_KEYS
@@ -319,15 +320,23 @@ class _Rewrite:
 
     # -- the parts ----------------------------------------------------------------------------
     def _index_parents(self) -> None:
+        """Every node's parent, read from the nodes' fields (formatting ones too: what
+        `node.children` holds); libcst's visitor rebuilds every node, ten times the cost."""
         parents = self.parents
-
-        class _Parents(cst.CSTVisitor):
-            def on_visit(self, node: cst.CSTNode) -> bool:
-                for child in node.children:
-                    parents[id(child)] = node
-                return True
-
-        self.module.visit(_Parents())
+        todo: List[cst.CSTNode] = [self.module]
+        while todo:
+            node = todo.pop()
+            for name in all_fields(type(node)):
+                value = getattr(node, name)
+                kind = type(value)
+                if kind is list or kind is tuple:
+                    for item in value:
+                        if is_node_type(type(item)):
+                            parents[id(item)] = node
+                            todo.append(item)
+                elif is_node_type(kind):
+                    parents[id(value)] = node
+                    todo.append(value)
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(id(node))

@@ -44,7 +44,14 @@ def _reordered(path: str, call: cst.Call) -> bool:
 def _leaves() -> List[str]:
     changed = api_table.table()["changed"]
     return sorted({path.rsplit(".", 1)[-1] for path, entry in changed.items()
-                   if entry.get("v1_positional") and not entry.get("transformer")})
+                   if entry.get("v1_positional") and not entry.get("transformer") and _moved(entry)})
+
+
+def _moved(entry) -> bool:
+    """Whether some positional argument means another parameter in TF2."""
+    v2, renamed = entry.get("v2_params") or [], entry.get("args") or {}
+    return any(old is not None and renamed.get(old, old) != (v2[i] if i < len(v2) else None)
+               for i, old in enumerate(entry["v1_positional"]))
 
 
 def spelled_v1(module: cst.Module, source: str) -> Optional[cst.Module]:
