@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native.syntax import bind, code, fresh_name, name_nodes, names_assigned, names_read
+from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, name_nodes, names_assigned, names_read
 
 
 class Refused(Exception):
@@ -46,7 +46,7 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
     if name in names_read(definition.body) - names_assigned(definition.body):  # (a local of that name is its own)
         raise Refused("a recursive function")
     rest = [s for s in module.body if s is not definition]
-    calls = [c for s in rest for c in calls_of(s) if isinstance(c.func, cst.Name) and c.func.value == name]
+    calls = [c for s in rest for c in calls_in(s) if isinstance(c.func, cst.Name) and c.func.value == name]
     uses = [n for s in rest for n in name_nodes(s) if n.value == name]
     if len(uses) > len(calls):
         raise Refused("a function also used as a value (passed or stored, not only called)")
@@ -256,12 +256,6 @@ def names_of(node) -> List[cst.Name]:
 
 def names_of_module(module: cst.Module) -> Set[str]:
     return {n.value for n in names_of(module)}
-
-
-def calls_of(node) -> List[cst.Call]:
-    found: List[cst.Call] = []
-    node.visit(type("C", (cst.CSTVisitor,), {"visit_Call": lambda self, c: found.append(c)})())
-    return found
 
 
 def nodes_in(node) -> List[cst.CSTNode]:

@@ -42,10 +42,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tfmigrate.facts import api_table
 from tfmigrate.facts.names import ImportTable
-from tfmigrate.native.inline import (Refused, Replace, assignment, calls_of, inline, names_of, nodes_in,
+from tfmigrate.native.inline import (Refused, Replace, assignment, inline, names_of, nodes_in,
                                       only_statement, original_line, stmt)
 from tfmigrate.native.script import Blocked, Script
-from tfmigrate.native.syntax import bind, code, names_assigned, names_read
+from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
 
 READERS = ("TextLineReader", "TFRecordReader", "FixedLengthRecordReader", "WholeFileReader")
 # Every queue construct: one left after the conversion keeps the module on the compat route.
@@ -331,7 +331,7 @@ class _Conversion:
         params = [p.name.value for p in owner.params.params]
         if files.value not in params or owner.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
             return False
-        calls = [c for c in calls_of(self.module) if isinstance(c.func, cst.Name) and c.func.value == owner.name.value]
+        calls = [c for c in calls_in(self.module) if isinstance(c.func, cst.Name) and c.func.value == owner.name.value]
         uses = [n for n in names_of(self.module) if n.value == owner.name.value]
         if not calls or len(uses) != len(calls) + 1:  # the `def` and its calls, nothing else
             return False
@@ -513,7 +513,7 @@ class _Conversion:
         if not names_read(tensors) & tainted:
             self.blocked(statement, f"`{path}` of tensors that are not computed from the reader's records")
         for between in moved:
-            for call_node in calls_of(between):
+            for call_node in calls_in(between):
                 what = self.names.api(call_node.func) or ""
                 if any(word in what for word in STATEFUL_WORDS):
                     self.blocked(between, f"`{what}` in the per-record ops of a queue pipeline (a dataset's `map` "
@@ -606,7 +606,7 @@ class _Conversion:
             assigned = assignment(statement)
             if assigned is None or name not in assigned[0]:
                 continue
-            for call in calls_of(assigned[2]):
+            for call in calls_in(assigned[2]):
                 what = self.names.api(call.func) or ""
                 if any(word in what for word in STATEFUL_WORDS):
                     return what
@@ -749,7 +749,7 @@ class _Conversion:
             bound = [s for s in self.module.body if name in names_assigned(s)]
             if not bound or any(names_read(s) & aliases for s in bound):
                 return False
-        return not any(isinstance(n, cst.Call) and self.names.api(n.func) is not None for n in calls_of(value))
+        return not any(isinstance(n, cst.Call) and self.names.api(n.func) is not None for n in calls_in(value))
 
 
 def _one_element(node) -> bool:
@@ -840,9 +840,9 @@ def _consumers(module: cst.Module, scope: str, tainted: Set[str], names: ImportT
         if not reads & tainted:
             continue
         tainted = tainted | names_assigned(statement)
-        for call in calls_of(statement):
+        for call in calls_in(statement):
             if isinstance(call.func, cst.Name) and call.func.value in functions and names_read(call) & tainted:
-                runs = any(names.api(c.func) in ("Session", "InteractiveSession") for c in calls_of(functions[call.func.value]))
+                runs = any(names.api(c.func) in ("Session", "InteractiveSession") for c in calls_in(functions[call.func.value]))
                 if runs and call.func.value not in found:
                     found.append(call.func.value)
     return found
