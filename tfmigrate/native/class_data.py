@@ -33,7 +33,7 @@ def unscoped(script, cls: GraphClass, statements: List[cst.BaseStatement]) -> Li
                 and script.tf_call(statement.items[0].item) == "name_scope" \
                 and any(script.tf_call(c) == FROM_STRUCTURE for c in calls_in(statement)) \
                 and not any(script.tf_call(c) in ("Variable", "get_variable") for c in calls_in(statement)) \
-                and not any(script._makes_variables(cls, inner) for inner in statement.body.body):
+                and not any(script.makes_variables(cls, inner) for inner in statement.body.body):
             out.extend(statement.body.body)
         else:
             out.append(statement)
@@ -42,7 +42,7 @@ def unscoped(script, cls: GraphClass, statements: List[cst.BaseStatement]) -> Li
 
 def datasets_only(script, statement) -> bool:
     """A statement whose only TensorFlow is `tf.data.Dataset` making (Python data in): made once."""
-    apis = script._tensor_apis(statement)
+    apis = script.tensor_apis(statement)
     return bool(apis) and all(path.startswith("data.Dataset") for path, _ in apis)
 
 
@@ -107,18 +107,18 @@ def restart(script, call: cst.Call) -> Optional[str]:
         if isinstance(fetch, cst.Attribute) and plain(fetch.value) and fetch.attr.value in cls.initializers:
             instance = code(fetch.value)
             return f"{instance}.{cls.initializers[fetch.attr.value]} = iter({code(fetch)})"
-    current = script._current
+    current = script.current_class
     if not (isinstance(fetch, cst.Name) and current is not None and current.initializers):
         return None
     method = next((m for m in current.node.body.body if isinstance(m, cst.FunctionDef)
-                   and m.name.value == script._method), None)
+                   and m.name.value == script.current_method), None)
     params = [p.name.value for p in method.params.params] if method is not None else []
     if fetch.value not in params[1:]:
         return None
     position = params.index(fetch.value) - 1
     given = set()
     for other in calls_in(script.module):
-        if not (isinstance(other.func, cst.Attribute) and other.func.attr.value == script._method):
+        if not (isinstance(other.func, cst.Attribute) and other.func.attr.value == script.current_method):
             continue
         arg = next((a.value for a in other.args if a.keyword is not None and a.keyword.value == fetch.value), None)
         positional = [a for a in other.args if a.keyword is None]

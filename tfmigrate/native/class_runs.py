@@ -278,11 +278,11 @@ class ProgramRuns:
         inside = {id(n) for c in runs for n in subtree(c)} | {
             id(n) for key in subtree(node) if id(key) in self.key_params for n in subtree(key)}
         inside |= set(class_summaries.writer_calls(self, node))
-        for path, attr in self._tensor_apis(node):
+        for path, attr in self.tensor_apis(node):
             if path.startswith("data.Dataset") or path in CHECKPOINT_FILES + ("train.list_variables",):  # a dataset of Python data, made
                 continue  # once as TF1 made it; a file name
             if id(attr) not in inside:
-                where = f"in `{self._current.node.name.value}.{self._method}`" if self._current else "at module level"
+                where = f"in `{self.current_class.node.name.value}.{self.current_method}`" if self.current_class else "at module level"
                 if path == "train.Saver":
                     raise Blocked(self.line_of(attr), f"`tf.train.Saver` {where}: the class route keeps no TF1 "
                                                       "checkpoint (its variables are made at the first run, after "
@@ -389,7 +389,7 @@ class ProgramRuns:
             raise Blocked(at, "a `sess.run` over more than one object" if instances else
                               "a `sess.run` of no class's tensors")
         instance = next(iter(instances))
-        candidates = [c for c in ([self._current] if instance == "self" and self._current else self.classes.values())
+        candidates = [c for c in ([self.current_class] if instance == "self" and self.current_class else self.classes.values())
                       if set(fetched) <= c.graph_attrs | set(c.trains) | c.state
                       and {k for k, _ in feeds} <= {p.attr for p in c.placeholders} | c.graph_attrs]
         if len(candidates) != 1:
@@ -411,7 +411,7 @@ class ProgramRuns:
         drawn: Dict[str, str] = {}
         for placeholder in cls.placeholders:
             if placeholder.attr not in fed and placeholder.default is None:
-                attrs, _statements, skippable = self._computed_from(cls, placeholder)
+                attrs, _statements, skippable = self.computed_from(cls, placeholder)
                 if placeholder.iterator and needed & attrs:  # TF1's run drew the next element
                     if fed & attrs:  # (TF1 drew no element when the feed replaced what it feeds)
                         raise Blocked(at, f"a `sess.run` that feeds `{instance}.{sorted(fed & attrs)[0]}`, computed "

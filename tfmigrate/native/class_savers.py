@@ -34,7 +34,7 @@ def saver_statement(script, node) -> Optional[str]:
             and script.tf_call(small.value) == "train.Saver"):
         return None
     at = script.line_of(node)
-    cls: Optional[GraphClass] = script._current
+    cls: Optional[GraphClass] = script.current_class
     if cls is None:
         raise Blocked(at, "a `tf.train.Saver` at module level beside the classes that build the graph (this route "
                           "saves one made in a method of the class)")

@@ -250,7 +250,7 @@ class ClassWriter:
             elif p.own or p.dtype is not None:
                 target = f"self.{p.attr}" if p.own else p.param
                 guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
-        skipped = {p.param: self.script._computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
+        skipped = {p.param: self.script.computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
         made_once = _AsGetVariable(cls.variables)
         frozen = _Frozen(cls.frozen)
         fed = _Overrides.of(cls)

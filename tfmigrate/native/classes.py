@@ -84,8 +84,8 @@ class ClassScript(ProgramRuns):
         self.session_args: Set[int] = set()  # id of the arguments that gave it
         self.session_methods: Dict[str, Tuple[int, str]] = {}  # method -> (index after self, name) of its Session
         self.session_defs: Dict[int, int] = {}  # id(def) -> the position of the Session among its parameters
-        self._current: Optional[GraphClass] = None  # the class whose method is read
-        self._method = ""  # and that method's name
+        self.current_class: Optional[GraphClass] = None  # the class whose method is read
+        self.current_method = ""  # and that method's name
         self._changing: Optional[Set[str]] = None  # module-level names set more than once
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
         self.feed_names: Dict[str, List[cst.Dict]] = {}  # a feed built ahead -> the dict literals it holds
@@ -115,7 +115,7 @@ class ClassScript(ProgramRuns):
     def _mentions_tf(self, node) -> bool:
         return bool(names_read(node) & self.aliases)
 
-    def _tensor_apis(self, node) -> List[Tuple[str, cst.CSTNode]]:
+    def tensor_apis(self, node) -> List[Tuple[str, cst.CSTNode]]:
         """TF APIs `node` calls that make tensors or graph state (objects such as dtypes,
         initializers and optimizer classes excluded), with the node naming each."""
         found: List[Tuple[str, cst.CSTNode]] = []
@@ -137,13 +137,13 @@ class ClassScript(ProgramRuns):
     # -- analysis -----------------------------------------------------------------------------
     def applies(self) -> bool:
         """Whether the module builds its graph in a class (else this route has nothing to say)."""
-        return bool(self.aliases) and any(isinstance(n, cst.ClassDef) and self._tensor_apis(n)
+        return bool(self.aliases) and any(isinstance(n, cst.ClassDef) and self.tensor_apis(n)
                                           for n in self.module.body) and any(
             self.tf_call(call) in SESSIONS for call in calls_in(self.module))
 
     def analyse(self) -> "ClassScript":
         for node in self.module.body:
-            if isinstance(node, cst.ClassDef) and self._tensor_apis(node):
+            if isinstance(node, cst.ClassDef) and self.tensor_apis(node):
                 self.classes[node.name.value] = self._graph_class(node)
         self._module_placeholders()
         self._no_other_graphs()
@@ -154,11 +154,11 @@ class ClassScript(ProgramRuns):
         for cls in self.classes.values():  # the runs of methods given a Session, as the module's code
             for method in cls.node.body.body:
                 if isinstance(method, cst.FunctionDef) and method.name.value in cls.session_methods:
-                    self._current, self._method = cls, method.name.value
+                    self.current_class, self.current_method = cls, method.name.value
                     for statement in method.body.body:
                         self._top(statement)
         self._runners()
-        self._current = None
+        self.current_class = None
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
         return self
@@ -230,7 +230,7 @@ class ClassScript(ProgramRuns):
                 cls.session_methods[method.name.value] = session
                 continue
             reads, _ = attrs_of(method)
-            if self._tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains) | graph_methods):
+            if self.tensor_apis(method) or reads & (cls.graph_attrs | set(cls.trains) | graph_methods):
                 raise Blocked(self.line_of(method), f"the method `{name}.{method.name.value}` uses the graph outside "
                                                     "`__init__` (a Session, tensors read by Python)")
         self._built_once(cls, methods)
@@ -255,7 +255,7 @@ class ClassScript(ProgramRuns):
                     raise Blocked(self.line_of(method), f"`{cls.node.name.value}.{method.name.value}` opens a Session "
                                                         "beside others (each began from the variables' initial values)")
                 runs_once(self.module, cls.node, method, mains, sessions, self.aliases, self.line_of)
-                self._current, self._method = cls, method.name.value
+                self.current_class, self.current_method = cls, method.name.value
                 for statement in method.body.body:
                     self._top(statement)
 
@@ -263,7 +263,7 @@ class ClassScript(ProgramRuns):
         """The methods that build graph code: those that use TensorFlow or `minimize` (of an optimizer
         made elsewhere), and those that call them (the methods of the program, `program`, left out)."""
         found = {m for m, method in methods.items() if method is not init and m not in program
-                 and (self._tensor_apis(method) or any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
+                 and (self.tensor_apis(method) or any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
                                                        for c in calls_in(method)))}
         changed = True
         while changed:
@@ -381,7 +381,7 @@ class ClassScript(ProgramRuns):
         return self._changing
 
     def _refused_in(self, node, where: str, allowed: Tuple[str, ...] = ()) -> None:
-        for path, attr in self._tensor_apis(node):
+        for path, attr in self.tensor_apis(node):
             if path in allowed:
                 continue
             for prefix, what in REFUSED.items():
@@ -448,7 +448,7 @@ class ClassScript(ProgramRuns):
                     and value.func.attr.value == "minimize":
                 cls.trains[target] = self._train(cls, statement, value, target, at, graph_locals)
                 continue
-            is_graph = bool(self._tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
+            is_graph = bool(self.tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
                             or local_reads & graph_locals) or data == "input"
             if is_graph and data is None and class_data.datasets_only(self, statement) \
                     and not (reads & (cls.graph_attrs | cls.graph_methods) or local_reads & graph_locals):
@@ -457,7 +457,7 @@ class ClassScript(ProgramRuns):
                 made_once = self._variables_made_once(cls, statement)
                 self._refused_in(statement, f"`{name}.{origin.get(id(statement), '__init__')}`",
                                  ("Variable",) if made_once else ())
-                if cls.trains and self._makes_variables(cls, statement):
+                if cls.trains and self.makes_variables(cls, statement):
                     raise Blocked(at, f"variables made in `{name}.__init__` after its `minimize` (TF1 trained only "
                                       "those made before it)")
                 given = local_reads & (params | python_locals) - graph_locals
@@ -545,7 +545,7 @@ class ClassScript(ProgramRuns):
         reads, _ = attrs_of(receiver)
         if reads & cls.graph_attrs or names_read(receiver) & graph_locals:
             raise Blocked(at, "an optimizer made from tensors")
-        for path, _node in self._tensor_apis(receiver):
+        for path, _node in self.tensor_apis(receiver):
             raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
         return Train(target, code(receiver), loss, statement, step)
 
@@ -554,16 +554,16 @@ class ClassScript(ProgramRuns):
         return any(a.keyword is not None and a.keyword.value == "trainable" and code(a.value) == "False"
                    for a in call.args) and not any(a.star for a in call.args)
 
-    def _makes_variables(self, cls: GraphClass, statement) -> bool:
+    def makes_variables(self, cls: GraphClass, statement) -> bool:
         """Whether `statement` makes variables: by a TF1 model call, or through a graph method."""
-        return any(path.startswith(MAKES_VARIABLES) or path in RNN_RUNNERS for path, _ in self._tensor_apis(statement)) \
+        return any(path.startswith(MAKES_VARIABLES) or path in RNN_RUNNERS for path, _ in self.tensor_apis(statement)) \
             or bool(attrs_of(statement)[0] & cls.graph_methods)
 
 
     # -- the module's statements ----------------------------------------------------------------
 
 
-    def _computed_from(self, cls: GraphClass, placeholder: Placeholder) -> Tuple[Set[str], Set[int], bool]:
+    def computed_from(self, cls: GraphClass, placeholder: Placeholder) -> Tuple[Set[str], Set[int], bool]:
         """What the class's graph computes from `placeholder`: the attributes, the statements (ids),
         and whether those may be skipped when it is not fed (they make no variables, so the rest of
         the graph keeps its TF1 names)."""
@@ -581,7 +581,7 @@ class ClassScript(ProgramRuns):
                 statements.add(id(statement))
                 attrs |= writes
                 names |= names_assigned(statement)
-                skippable = skippable and not self._makes_variables(cls, statement)
+                skippable = skippable and not self.makes_variables(cls, statement)
         return attrs, statements, skippable
 
 
