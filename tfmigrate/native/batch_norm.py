@@ -27,14 +27,11 @@ from typing import Optional
 
 import libcst as cst
 
+from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.native.syntax import bind, code
 
 MADE_AFTER = ("`tf.layers.batch_normalization` made after the program read UPDATE_OPS (its updates are not in "
               "the collection the training op depends on)")
-# `tf.layers.batch_normalization`'s parameters after `inputs` (TF 1.15).
-_BN_PARAMS = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
-              "moving_mean_initializer", "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
-              "beta_constraint", "gamma_constraint", "training")
 # TF1 arguments the layer takes (the rest is refused: regularizers, constraints, renorm, ...).
 ARGUMENTS = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
              "moving_mean_initializer", "moving_variance_initializer", "name")
@@ -157,7 +154,7 @@ def _model_function_may_train(builder, site: cst.Call, args_of) -> bool:
     params = [p.name.value for p in builder.node.params.params]
     for norm in builder.batch_norms:
         try:
-            training = bind(norm, ("inputs",) + _BN_PARAMS).get("training")
+            training = bind(norm, ("inputs",) + layer_specs.SPECS["batch_normalization"].params).get("training")
         except ValueError:
             return True
         if isinstance(training, cst.Name) and training.value in params:
