@@ -262,3 +262,14 @@ def test_the_compiled_exclude_globs_answer_as_each_glob_does():
         whole, part = _matcher(chosen)
         compiled = bool(whole(path)) or (part is not None and any(part(p) for p in path.split("/")))
         assert compiled == any(_match(g, path) for g in chosen), (path, chosen)
+
+
+def test_a_wrong_configuration_of_a_folder_that_is_only_context_does_not_stop_the_run(repo):
+    """`check src/a.py` reads the rest of its project for cross-file facts only: a broken config
+    in a folder the user did not name is skipped there (as Ruff never reads it), and reported as
+    soon as that folder is checked."""
+    (repo / "setup.py").write_text("")  # the project: its files are src/a.py's context
+    (repo / "tests" / "tfmigrate.toml").write_text('ignore = "TFM105"\n')
+    result = run("check", "src/a.py", "--format", "json")
+    assert result.exit_code == 1 and [d["rule"] for d in json.loads(result.stdout)] == ["TFM105"]
+    assert run("check", "tests/test_a.py").exit_code == 2

@@ -103,9 +103,26 @@ def context(paths: Sequence[str], files: Sequence[str], settings: Settings) -> L
     if {os.path.normpath(os.path.abspath(p)) for p in paths} == set(roots):
         return list(files)  # the paths are the projects' roots: the files are all of them
     shown = {os.path.normpath(os.path.abspath(f)) for f in files}
-    more = [f for f in collect([display_path(r) for r in roots], settings)
+    more = [f for root in roots for f in _project_files(root, settings)
             if f.endswith(".py") and os.path.normpath(os.path.abspath(f)) not in shown]
     return list(files) + more
+
+
+def _project_files(root: str, settings: Settings) -> List[str]:
+    """The files of the project at `root` that give context only. A folder whose configuration
+    is broken is skipped: its error is reported when the user checks that folder, not when it is
+    merely context (`check /tmp/x.py` must not fail on a stray pyproject.toml elsewhere in /tmp)."""
+    from tfmigrate.workspace.config import ConfigError
+
+    def excluded(path: str) -> bool:
+        try:
+            return settings.for_path(path).excluded(path)
+        except ConfigError:
+            return True
+
+    files = [f for f in discover([display_path(root)], excluded) if not excluded(f)]
+    ignored = gitignored([f for f in files if settings.for_path(f).respect_gitignore])
+    return [f for f in files if f not in ignored]
 
 
 def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] = None,
