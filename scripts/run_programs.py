@@ -6,6 +6,7 @@ Usage:
     .venv/bin/python scripts/run_programs.py --fast 5         # the 5 programs with the smallest expected_seconds
     .venv/bin/python scripts/run_programs.py --only morvan-203_variable,stanford-02_placeholder
     .venv/bin/python scripts/run_programs.py --modes native          # issue 13: fix --native (opt-in)
+    .venv/bin/python scripts/run_programs.py --modes native,keras3   # and issue 22's level 3 (opt-in)
     options: --programs DIR (default ../shared/tf1-programs), --python PY (default .venv/bin/python),
              --jobs N (programs run in parallel, default 2), --modes asis,fix,... , --json FILE (every
              run), --legacy-keras-env (TF_USE_LEGACY_KERAS=1 for every run, for comparison only),
@@ -23,6 +24,8 @@ Modes, each on its own copy (patch first, then migrate, then run):
     native          (not run by default; issue 13) `tfmigrate fix --native --unsafe-fixes --no-cache
                     --exit-zero`, run with the reference's initial weights (below). Until tfmigrate
                     has the option, every native run is `FAIL: no --native option yet`.
+    keras3          (not run by default; issue 22 item 4) `fix --native --keras3 --unsafe-fixes`, run
+                    and judged as native, and also judged for level 3 (below).
 tfmigrate runs as `PY -m tfmigrate` with this checkout first on PYTHONPATH; tf_upgrade_v2 is the
 console script next to PY (else `PY -m tensorflow.tools.compatibility.tf_upgrade_v2_main`).
 Programs run WITHOUT TF_USE_LEGACY_KERAS (run.py removes it from the environment): migrated code
@@ -64,6 +67,10 @@ What was dumped and injected is shown as `weights:` (`injected 4/4`, or the firs
   also        `lines same k/n`: stdout lines equal to the reference run's at the same place
 The cell reads `native, same` / `not native, x1.03` / `FAIL: ...`; the summary counts programs
 native AND running, of those the seeded ones `same` and the unseeded ones within 2x.
+  level 3     (keras3 mode) `pure TF2`: native, and no `compat.v1` / `tf.compat` name,
+              `track_tf1_style_variables`, `tf_keras` or `TF_USE_LEGACY_KERAS` left in the code
+              (else `TF1 kept:` the first of each): the program needs neither TensorFlow's compat
+              module nor tf-keras.
 (Testing the harness: the hidden `--native-from DIR` copies DIR/<id>/* over the program's folder
 instead of running fix --native.)
 
@@ -92,7 +99,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROGRAMS = ROOT.parent / "shared" / "tf1-programs"
 MODES = ("asis", "fix", "unsafe", "tf_upgrade_v2")
-ALL_MODES = MODES + ("compat", "native")
+ALL_MODES = MODES + ("compat", "native", "keras3")
+NATIVE_MODES = ("native", "keras3")  # both run with the reference's weights and are compared with it
 HOOK_DIR = Path(__file__).resolve().parent / "weights_hook"  # sitecustomize.py: weight dump / injection
 DUMP_ENV, LOAD_ENV = "TFMIGRATE_WEIGHTS_DUMP", "TFMIGRATE_WEIGHTS_LOAD"
 NO_STDOUT = "(no stdout)"  # reference_last_line of the 5 programs that print nothing
@@ -313,6 +321,47 @@ def tf1_constructs(source: str) -> List[Tuple[int, str]]:
     return found
 
 
+LEGACY_CONSTRUCTS = ("compat", "track_tf1_style_variables", "tf_keras", "TF_USE_LEGACY_KERAS")
+
+
+def legacy_constructs(source: str) -> List[Tuple[int, str]]:
+    """(line, construct) of what keeps a program off level 3 (pure TF2), in source order, comments
+    aside: a `compat` name (`tf.compat.v1...`, `from tensorflow.compat import v1`), the
+    model-mapping route's `track_tf1_style_variables`, `tf_keras`, and `TF_USE_LEGACY_KERAS` (in a
+    string too: `os.environ["TF_USE_LEGACY_KERAS"] = "1"`). Source that does not tokenize is
+    searched as text, line by line, without its `#` comments."""
+    import io
+    import tokenize
+
+    found: List[Tuple[int, str]] = []
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                  if t.type in (tokenize.NAME, tokenize.STRING)]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        for no, line in enumerate(source.splitlines(), 1):
+            code = line.split("#", 1)[0]
+            found.extend((no, c) for c in LEGACY_CONSTRUCTS if re.search(rf"\b{c}\b", code))
+        return found
+    for token in tokens:
+        if token.type == tokenize.NAME and token.string in LEGACY_CONSTRUCTS[:3]:
+            found.append((token.start[0], token.string))
+        elif token.type == tokenize.STRING and LEGACY_CONSTRUCTS[3] in token.string:
+            found.append((token.start[0], LEGACY_CONSTRUCTS[3]))
+    return found
+
+
+def first_of_each(files: Sequence[Path], constructs) -> List[str]:
+    """"file.py:line construct" for the first place of each construct `constructs(source)` finds
+    in `files`, in file order."""
+    kinds, first = set(), []
+    for path in files:
+        for line, construct in constructs(path.read_text(encoding="utf-8", errors="replace")):
+            if construct not in kinds:
+                kinds.add(construct)
+                first.append(f"{path.name}:{line} {construct}")
+    return first
+
+
 def is_seeded(source: str) -> bool:
     """The source seeds TensorFlow: it calls set_random_seed or random.set_seed (code, not comments)."""
     try:
@@ -491,6 +540,9 @@ class RunResult:
     native_verdict: str = ""  # same | close | diff | within 2x | beyond 2x | no metric | ok
     loss_ratio: Optional[float] = None  # metric value native / reference
     lines_same: str = ""  # stdout lines equal to the reference's, "k/n"
+    # keras3 mode only
+    pure_tf2: Optional[bool] = None  # native and no LEGACY_CONSTRUCTS left (level 3)
+    legacy_left: List[str] = field(default_factory=list)  # "file.py:line construct", first of each kind
 
     @property
     def ran(self) -> bool:
@@ -500,11 +552,13 @@ class RunResult:
         if self.status == "fail":
             error = short_error(self.error or f"exit status {self.rc}")
             text = "FAIL: " + re.sub(r"\btensorflow\b", "tf", error.replace("AttributeError: no ", "no "))
-        elif self.mode == "native":
+        elif self.mode in NATIVE_MODES:
             verdict = {"diff": "DIFF", "within 2x": f"x{self.loss_ratio:.2f}" if self.loss_ratio else "",
                        "beyond 2x": f"x{self.loss_ratio:.2f} (>2x)" if self.loss_ratio else ""}.get(
                 self.native_verdict, self.native_verdict)
             text = ("native" if self.native else "not native") + (", " + verdict if verdict else "")
+            if self.mode == "keras3" and self.native:
+                text += ", pure TF2" if self.pure_tf2 else ", TF1 kept"
         else:
             text = {"same": "same", "spread": "same (spread)", "ok": "ok", "diff": "DIFF"}[self.status]
         return text if len(text) <= CELL - 1 else text[: CELL - 4] + "..."
@@ -566,7 +620,7 @@ def migrate(mode: str, work: Path, settings: Settings, program: Optional[Program
     if mode == "compat":
         step("run.py compat", [settings.python, settings.programs_dir / "run.py", "compat", work], work.parent)
         return work
-    if mode == "native":
+    if mode in NATIVE_MODES:
         if settings.native_from is not None:  # hand-written native files, to test this harness
             if program is None:
                 raise StepFailed("--native-from needs the program", "")
@@ -581,9 +635,11 @@ def migrate(mode: str, work: Path, settings: Settings, program: Optional[Program
                     shutil.copyfile(path, target)
             return work
         cmd, env = tfmigrate_cmd(settings.python)
+        keras3 = ["--keras3"] if mode == "keras3" else []
         try:
-            step("tfmigrate fix --native", [*cmd, "fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero",
-                                            "--jobs", "1", "."], work, env=env)
+            step(f"tfmigrate fix --native {' '.join(keras3)}".rstrip(),
+                 [*cmd, "fix", "--native", *keras3, "--unsafe-fixes", "--no-cache", "--exit-zero", "--jobs", "1", "."],
+                 work, env=env)
         except StepFailed as exc:
             if NO_NATIVE_FLAG_RE.search(exc.output):
                 raise StepFailed("no --native option yet (tfmigrate fix: No such option)", exc.output) from None
@@ -618,7 +674,7 @@ def run_mode(program: Program, mode: str, base: Path, settings: Settings,
     out = ""
     try:
         step("run.py prepare", [settings.python, run_py, "prepare", program.id, work], work.parent)
-        if mode == "native":  # the prepared sources, for `check --native`
+        if mode in NATIVE_MODES:  # the prepared sources, for `check --native`
             original = base / program.id / "native_original"
             shutil.rmtree(original, ignore_errors=True)
             shutil.copytree(work, original, ignore=lambda d, names: [
@@ -626,8 +682,11 @@ def run_mode(program: Program, mode: str, base: Path, settings: Settings,
         target = migrate(mode, work, settings, program)
         res.step_seconds = round(time.monotonic() - t0, 1)
         res.workdir = str(target)
-        if mode == "native":
+        if mode in NATIVE_MODES:
             judge_nativeness(res, program, work, base / program.id / "native_original", settings)
+        if mode == "keras3":
+            res.legacy_left = first_of_each(program.source_files(work), legacy_constructs)
+            res.pure_tf2 = bool(res.native) and not res.legacy_left
         cmd = [settings.python, run_py, "exec", program.id, target, "--python", settings.python,
                "--timeout", program.timeout] + (["--legacy-keras"] if res.legacy_keras else [])
         out = step("run.py exec", cmd, target.parent, timeout=program.timeout + 120, env=env)
@@ -662,14 +721,8 @@ def judge_nativeness(res: RunResult, program: Program, work: Path, original: Pat
     """res.native and res.native_blockers from the migrated entry file and helpers under `work`;
     for a program that is not native, res.not_rewritten from `tfmigrate check --native` on the
     migrated files, else on the prepared ones (`original`), if that option exists."""
-    blockers: List[str] = []
-    kinds = set()
     files = program.source_files(work)
-    for path in files:
-        for line, construct in tf1_constructs(path.read_text(encoding="utf-8", errors="replace")):
-            if construct not in kinds:
-                kinds.add(construct)
-                blockers.append(f"{path.name}:{line} {construct}")
+    blockers = first_of_each(files, tf1_constructs)
     res.native = bool(files) and not blockers
     res.native_blockers = blockers if files else ["entry file not found"]
     if res.native:
@@ -705,8 +758,8 @@ def check_native_reasons(program: Program, root: Path, settings: Settings) -> Op
 
 
 def run_native(program: Program, base: Path, settings: Settings, reference: Optional[RunResult],
-               reference_stdout: Optional[str], npz: Path) -> RunResult:
-    """The native mode: `fix --native`, run with the reference's initial weights injected (if it
+               reference_stdout: Optional[str], npz: Path, mode: str = "native") -> RunResult:
+    """The native mode (or keras3): `fix --native`, run with the reference's initial weights injected (if it
     dumped any), and compared with the reference run (`reference`, the compat route run here, and
     its stdout; None if it did not run)."""
     dumped = Path(str(npz) + ".dump.json")
@@ -718,7 +771,7 @@ def run_native(program: Program, base: Path, settings: Settings, reference: Opti
         pass
     if loaded:
         env = weights_env(load=npz)
-    res = run_mode(program, "native", base, settings, env=env)
+    res = run_mode(program, mode, base, settings, env=env)
     res.weights = weights_summary(npz, loaded and res.rc is not None)  # rc None: it did not run
     res.seeded = program.stable_output in ("yes", "last-line-only") or any(
         is_seeded(f.read_text(encoding="utf-8", errors="replace"))
@@ -759,7 +812,7 @@ def run_program(program: Program, settings: Settings, base: Path) -> List[RunRes
     reference = None  # with native: the compat route run first, dumping its initial weights
     reference_stdout: Optional[str] = None
     npz = base / program.id / "weights.npz"
-    if "native" in settings.modes:
+    if set(NATIVE_MODES) & set(settings.modes):
         (base / program.id).mkdir(parents=True, exist_ok=True)
         try:
             reference = run_mode(program, "compat", base, settings, env=weights_env(dump=npz))
@@ -772,8 +825,8 @@ def run_program(program: Program, settings: Settings, base: Path) -> List[RunRes
         try:
             if mode == "compat" and reference is not None:
                 res = reference
-            elif mode == "native":
-                res = run_native(program, base, settings, reference, reference_stdout, npz)
+            elif mode in NATIVE_MODES:
+                res = run_native(program, base, settings, reference, reference_stdout, npz, mode)
             else:
                 res = run_mode(program, mode, base, settings)
         except Exception as exc:  # one broken run must not stop the others
@@ -869,13 +922,15 @@ class NativeTotals:
     unseeded_within_2x: int = 0
     native_failing: int = 0  # native, but the run failed
     not_native: int = 0
+    pure_tf2: int = 0  # keras3 mode: of native_running, no compat / tf-keras left (level 3)
+    pure_tf2_same: int = 0  # of pure_tf2, seeded same or unseeded within 2x
 
 
-def native_totals(programs: List[Program], results: Dict[str, List[RunResult]]) -> NativeTotals:
+def native_totals(programs: List[Program], results: Dict[str, List[RunResult]], mode: str = "native") -> NativeTotals:
     t = NativeTotals(len(programs))
     for p in programs:
         for r in results[p.id]:
-            if r.mode != "native":
+            if r.mode != mode:
                 continue
             if not r.native:
                 t.not_native += 1
@@ -890,14 +945,19 @@ def native_totals(programs: List[Program], results: Dict[str, List[RunResult]]) 
                 else:
                     t.unseeded += 1
                     t.unseeded_within_2x += r.native_verdict in ("within 2x", "ok")
+                if r.pure_tf2:
+                    t.pure_tf2 += 1
+                    t.pure_tf2_same += r.native_verdict in (("same", "ok") if r.seeded else ("within 2x", "ok"))
     return t
 
 
-def native_lines(programs: List[Program], results: Dict[str, List[RunResult]], subset: str) -> List[str]:
-    """The native mode's summary (issue 13's targets) and, per program, why it is not native or
-    not the same."""
-    t = native_totals(programs, results)
-    lines = [f"\nNative (fix --native, issue 13){subset}: {t.native_running}/{t.programs} native and running "
+def native_lines(programs: List[Program], results: Dict[str, List[RunResult]], subset: str,
+                 mode: str = "native") -> List[str]:
+    """The native (or keras3) mode's summary (issue 13's targets) and, per program, why it is not
+    native or not the same (keras3: what keeps it off level 3)."""
+    t = native_totals(programs, results, mode)
+    title = "Native (fix --native, issue 13)" if mode == "native" else "Keras 3 (fix --native --keras3, issue 22)"
+    lines = [f"\n{title}{subset}: {t.native_running}/{t.programs} native and running "
              f"= {percent(t.native_running, t.programs)} (target >= 60%)  "
              f"{'PASS' if t.native_running >= 0.6 * t.programs else 'FAIL'}; "
              f"{t.not_native} not native, {t.native_failing} native but failing",
@@ -905,10 +965,13 @@ def native_lines(programs: List[Program], results: Dict[str, List[RunResult]], s
              f"unseeded final loss (metric line) within 2x {t.unseeded_within_2x}/{t.unseeded}  "
              + ("n/a" if not t.native_running else
                 "PASS" if t.seeded_same == t.seeded and t.unseeded_within_2x == t.unseeded else "FAIL")]
+    if mode == "keras3":
+        lines.append(f"  level 3 (pure TF2: no compat / tf-keras left): {t.pure_tf2}/{t.programs}, "
+                     f"of those the same (seeded) or within 2x (unseeded): {t.pure_tf2_same}")
     details = []
     for p in programs:
         for r in results[p.id]:
-            if r.mode != "native":
+            if r.mode != mode:
                 continue
             seeded = "seeded" if r.seeded else "unseeded"
             if r.native is None:
@@ -925,6 +988,8 @@ def native_lines(programs: List[Program], results: Dict[str, List[RunResult]], s
             else:
                 ratio = f", metric x{r.loss_ratio:.3g}" if r.loss_ratio is not None else ""
                 why = f"native, {seeded}, {r.native_verdict}{ratio}, lines same {r.lines_same or '-'}"
+                if mode == "keras3":
+                    why += ", pure TF2" if r.pure_tf2 else f", TF1 kept: {', '.join(r.legacy_left)}"
                 if r.native_verdict in ("same", "ok", "within 2x"):
                     why += f" [{r.weights}]"
                     details.append(f"  {p.id}: {why}")
@@ -932,7 +997,7 @@ def native_lines(programs: List[Program], results: Dict[str, List[RunResult]], s
                 why += f"\n      reference here: {r.reference_here}\n      native:         {r.last_line}"
             details.append(f"  {p.id}: {why}\n      weights: {r.weights}")
     if details:
-        lines.append("Per program (native mode):")
+        lines.append(f"Per program ({mode} mode):")
         lines.extend(details)
     return lines
 
@@ -989,8 +1054,9 @@ def report(programs: List[Program], results: Dict[str, List[RunResult]], modes: 
     if lines:
         print("Targets (issue)" + (" - measured on a subset only" if subset else "") + ":")
         print("\n".join(lines))
-    if "native" in modes:
-        print("\n".join(native_lines(programs, results, subset)))
+    for mode in NATIVE_MODES:
+        if mode in modes:
+            print("\n".join(native_lines(programs, results, subset, mode)))
     return by_mode
 
 
@@ -1003,7 +1069,7 @@ def write_json(path: Path, programs: List[Program], results: Dict[str, List[RunR
         "modes": list(settings.modes),
         "wall_seconds": round(wall, 1),
         "totals": {m: asdict(t) for m, t in by_mode.items()},
-        **({"native_totals": asdict(native_totals(programs, results))} if "native" in settings.modes else {}),
+        **{f"{m}_totals": asdict(native_totals(programs, results, m)) for m in NATIVE_MODES if m in settings.modes},
         "runs": [asdict(r) for p in programs for r in results[p.id]],
     }
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -93,6 +93,35 @@ def test_not_rewritten_reasons_takes_the_construct_of_tfm216():
     ]
 
 
+def test_legacy_constructs_keep_a_program_off_level_3():
+    source = (
+        "import os\n"
+        "os.environ['TF_USE_LEGACY_KERAS'] = '1'\n"
+        "import tensorflow as tf  # not tf.compat.v1 in a comment\n"
+        "doc = 'tf.compat.v1 in a string is not code'\n"
+        "@tf.compat.v1.keras.utils.track_tf1_style_variables\n"
+        "def call(x):\n    return tf.compat.v1.layers.dense(x, 1)\n"
+        "import tf_keras\n"
+        "compatible = 1\n"
+    )
+    assert rp.legacy_constructs(source) == [
+        (2, "TF_USE_LEGACY_KERAS"), (5, "compat"), (5, "track_tf1_style_variables"), (7, "compat"), (8, "tf_keras")]
+    assert rp.legacy_constructs("import tensorflow as tf\nimport keras\nd = keras.layers.Dense(1)\n") == []
+    assert rp.legacy_constructs("x = tf.compat.v1.layers.dense(\n  # tf_keras\n") == [(1, "compat")]  # untokenizable
+
+
+def test_keras3_cell_says_whether_the_native_program_is_pure_tf2(tmp_path):
+    (tmp_path / "a.py").write_text("import tensorflow as tf\nx = tf.compat.v1.get_variable('x', [])\n")
+    (tmp_path / "b.py").write_text("import tensorflow as tf\ny = tf.compat.v1.layers.dense\nimport tf_keras\n")
+    assert rp.first_of_each([tmp_path / "a.py", tmp_path / "b.py"], rp.legacy_constructs) == [
+        "a.py:2 compat", "b.py:3 tf_keras"]
+    res = rp.RunResult("p", "keras3", status="same", native=True, native_verdict="same", pure_tf2=False)
+    assert res.cell() == "native, same, TF1 kept"
+    res.pure_tf2 = True
+    assert res.cell() == "native, same, pure TF2"
+    assert rp.RunResult("p", "native", status="same", native=True, native_verdict="same").cell() == "native, same"
+
+
 def test_no_native_flag_is_recognised():
     typer_box = "╭─ Error ─╮\n│ No such option: --native                │\n╰─────╯"
     assert rp.NO_NATIVE_FLAG_RE.search(typer_box)
