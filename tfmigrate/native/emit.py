@@ -698,7 +698,9 @@ class Emitter:
                 lines.append(f"{indent}{optimizer}.apply_gradients(zip(gradients, variables))\n")
             if train.global_step is not None:
                 lines.append(f"{indent}{code(train.global_step)}.assign_add(1)\n")
-        lines.append(f"{indent}return {self._returned(site.fetches, defs)}\n")
+        returned = self._returned(site.fetches, defs)
+        if returned != "None" or not lines:  # a run of the train op alone returns nothing to return
+            lines.append(f"{indent}return {returned}\n")
         names = [n for p in params for n in (p.targets if p.kind is Kind.NEXT else p.targets[:1])]
         dtypes = [code(p.dtype) if p.default is None else f"{tf}.{p.dtype}" for p in params if p.kind is Kind.PLACEHOLDER]
         specs = [f"{tf}.TensorSpec({code(p.shape) if p.shape is not None else 'None'}, {dtype})"
