@@ -1014,3 +1014,27 @@ def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, co
     outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))
     assert outcome.code is None
     assert construct in str(outcome.blocker)
+
+
+def test_tensorflow_imports_the_rewrite_left_unused_go_and_no_other():
+    """native.imports_left: `from tensorflow.python.framework import ops` for the dropped
+    `ops.reset_default_graph()` goes; a user's import, `import tensorflow as tf`, an import with a
+    comment above it, one the rewrite still reads, and one the original never read stay."""
+    from tfmigrate.native.imports_left import dropped_unused
+
+    original = ("import os\nimport tensorflow as tf\nfrom tensorflow.python.framework import ops, dtypes\n"
+                "from tensorflow.python.ops import math_ops\n# why\nfrom tensorflow.python import pywrap\n"
+                "from tensorflow.python.util import nest\n"
+                "ops.reset_default_graph()\nx = dtypes.float32\nos.getcwd(); tf.constant(1); pywrap.x\n")
+    rewritten = ("import os\nimport tensorflow as tf\nfrom tensorflow.python.framework import ops, dtypes\n"
+                 "from tensorflow.python.ops import math_ops\n# why\nfrom tensorflow.python import pywrap\n"
+                 "from tensorflow.python.util import nest\n"
+                 "x = dtypes.float32\n")
+    assert dropped_unused(original, rewritten) == (
+        "import os\nimport tensorflow as tf\nfrom tensorflow.python.framework import dtypes\n"
+        "from tensorflow.python.ops import math_ops\n# why\nfrom tensorflow.python import pywrap\n"
+        "from tensorflow.python.util import nest\n"
+        "x = dtypes.float32\n")
+    only_ops = rewritten.replace(", dtypes", "").replace("x = dtypes.float32\n", "")
+    assert "framework" not in dropped_unused(original.replace(", dtypes", ""), only_ops)
+    assert dropped_unused(original, "this is not python (") == "this is not python ("

@@ -103,7 +103,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         if text is not None:
-            return _checked(text)
+            return _checked(text, source)
         import tfmigrate.native.test_files as test_files
 
         try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
@@ -111,7 +111,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         if text is not None:
-            return _checked(text)
+            return _checked(text, source)
         try:
             script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
             from tfmigrate.native.emit import Emitter
@@ -132,7 +132,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
     except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
         return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
                                         "please report it"))
-    return _keras3(_checked(text)) if keras3 else _checked(text)
+    return _keras3(_checked(text, source)) if keras3 else _checked(text, source)
 
 
 def _keras3(outcome: Outcome) -> Outcome:
@@ -150,8 +150,13 @@ def _keras3(outcome: Outcome) -> Outcome:
     return Outcome(upgraded.code, None, tuple(result.kept)) if upgraded.code is not None else outcome
 
 
-def _checked(text: str) -> Outcome:
-    """The rewrite, unless it does not parse."""
+def _checked(text: str, source: Optional[str] = None) -> Outcome:
+    """The rewrite, unless it does not parse; less the TensorFlow imports it left unused, given
+    the `source` it was made from (native.imports_left)."""
+    if source is not None:
+        from tfmigrate.native.imports_left import dropped_unused
+
+        text = dropped_unused(source, text)
     try:
         cst.parse_module(text)
         compile(text, "<native>", "exec")
