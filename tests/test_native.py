@@ -1017,10 +1017,10 @@ def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, co
 
 
 def test_tensorflow_imports_the_rewrite_left_unused_go_and_no_other():
-    """native.imports_left: `from tensorflow.python.framework import ops` for the dropped
+    """native.tidy: `from tensorflow.python.framework import ops` for the dropped
     `ops.reset_default_graph()` goes; a user's import, `import tensorflow as tf`, an import with a
     comment above it, one the rewrite still reads, and one the original never read stay."""
-    from tfmigrate.native.imports_left import dropped_unused
+    from tfmigrate.native.tidy import dropped_unused
 
     original = ("import os\nimport tensorflow as tf\nfrom tensorflow.python.framework import ops, dtypes\n"
                 "from tensorflow.python.ops import math_ops\n# why\nfrom tensorflow.python import pywrap\n"
@@ -1038,3 +1038,20 @@ def test_tensorflow_imports_the_rewrite_left_unused_go_and_no_other():
     only_ops = rewritten.replace(", dtypes", "").replace("x = dtypes.float32\n", "")
     assert "framework" not in dropped_unused(original.replace(", dtypes", ""), only_ops)
     assert dropped_unused(original, "this is not python (") == "this is not python ("
+
+
+def test_a_name_the_rewrite_numbered_for_a_gone_name_takes_that_name():
+    """native.tidy.unnumbered: `optimizer_2` (added while the TF1 train op held `optimizer`)
+    becomes `optimizer` once `optimizer` is gone; a name whose base is still there, two numbered
+    names of one base, the user's own `layer_2`, a builtin base stay."""
+    from tfmigrate.native.tidy import unnumbered
+
+    original = "optimizer = opt.minimize(loss)\nlayer_2 = 1\nsess.run(optimizer)\nb = 1\n"
+    rewritten = ("optimizer_2 = SGD(learning_rate=0.1)\nlayer_2 = 1\ndef step():\n    optimizer_2.apply()\n"
+                 "compute_b_2 = compute_b = 0\nx_2 = x_3 = 0\niter_2 = 0\nf(learning_rate=optimizer_2)\n")
+    assert unnumbered(original, rewritten) == (
+        "optimizer = SGD(learning_rate=0.1)\nlayer_2 = 1\ndef step():\n    optimizer.apply()\n"
+        "compute_b_2 = compute_b = 0\nx_2 = x_3 = 0\niter_2 = 0\nf(learning_rate=optimizer)\n")
+    assert unnumbered(original, "optimizer_2 = 1\noptimizer = 2\n") == "optimizer_2 = 1\noptimizer = 2\n"
+    by_keyword = "def f(optimizer_2):\n    pass\nf(optimizer_2=1)\n"  # a parameter passed by keyword stays
+    assert unnumbered(original, by_keyword) == by_keyword

@@ -151,12 +151,13 @@ def _keras3(outcome: Outcome) -> Outcome:
 
 
 def _checked(text: str, source: Optional[str] = None) -> Outcome:
-    """The rewrite, unless it does not parse; less the TensorFlow imports it left unused, given
-    the `source` it was made from (native.imports_left)."""
+    """The rewrite, unless it does not parse; tidied (native.tidy), given the `source` it was
+    made from: less the TensorFlow imports it left unused, its names numbered for a gone name
+    renamed."""
     if source is not None:
-        from tfmigrate.native.imports_left import dropped_unused
+        from tfmigrate.native.tidy import dropped_unused, unnumbered
 
-        text = dropped_unused(source, text)
+        text = unnumbered(source, dropped_unused(source, text))
     try:
         cst.parse_module(text)
         compile(text, "<native>", "exec")

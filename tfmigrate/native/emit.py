@@ -94,21 +94,6 @@ class Emitter:
         self.model_class_written = False
         given = {h: p for h, p in self.script.helper_placeholders.items() if p}
         self.pass_placeholders = _PassPlaceholders(given, self.script.builders) if given else None
-        self._release_train_names()
-
-    def _release_train_names(self) -> None:
-        """`train_step = opt.minimize(loss)` read only as a run's fetch: the rewrite removes both,
-        so the name is free for the step's function (`train_step(x, y)`, not `train_step_2`)."""
-        fetched = {id(n) for s in self.script.statements for site in s.sites for n in name_nodes(site.fetches)}
-        for statement in self.script.statements:
-            if statement.kind is not Kind.TRAIN or len(statement.targets) != 1:
-                continue
-            name = statement.targets[0]
-            assigned = {id(n) for a in assignments_in(statement.node) for t in a.targets
-                        for n in name_nodes(t.target)}
-            reads = [n for n in name_nodes(self.script.module) if n.value == name and id(n) not in assigned]
-            if reads and all(id(n) in fetched for n in reads):
-                self.script.taken.discard(name)
 
     def statements(self, statements: Sequence[Statement]) -> str:
         """The statements' eager code (after `prepare`)."""

@@ -1,19 +1,31 @@
-"""TensorFlow imports the native rewrite left unused.
+"""What the native rewrite leaves untidy, tidied once it is written.
 
-`from tensorflow.python.framework import ops` is there for `ops.reset_default_graph()`, which an
+TensorFlow imports left unused: `from tensorflow.python.framework import ops` is there for `ops.reset_default_graph()`, which an
 eager program does not need: the rewrite drops the call, and the import would stay behind, unused
 and private. An import goes only when the original module used its name and the rewrite uses it
 nowhere; only TensorFlow's submodules (never `import tensorflow as tf` itself), whose import does nothing the program sees (TensorFlow is
 imported anyway). A user's import, or one with a comment above it, is never touched.
+
+Names numbered for a name that is gone: the rewrite names what it adds with `fresh_name`, which
+avoids every name of the original module, also those the rewrite removes (`optimizer =
+tf.train.AdamOptimizer(lr).minimize(loss)` gave `optimizer_2` for the Keras optimizer). A name it
+added as `base_2`, the only one of that base, becomes `base` when `base` is nowhere in the result.
 """
 from __future__ import annotations
 
-from typing import List
+import builtins
+import keyword
+import re
+import tokenize
+from typing import Dict, List
 
 import libcst as cst
 
 from tfmigrate.facts.names import dotted
+from tfmigrate.facts.tokens import code_tokens
 from tfmigrate.fixers.imports import count_name
+
+_NUMBERED = re.compile(r"(\w+?)_(\d+)$")
 
 
 def dropped_unused(original: str, rewritten: str) -> str:
@@ -70,3 +82,43 @@ def _unused(local: str, own: str, original: str, rewritten: str) -> bool:
     mine = count_name(own, local)
     before, after = count_name(original, local), count_name(rewritten, local)
     return min(mine, before, after) >= 0 and before > mine and after == mine
+
+
+def unnumbered(original: str, rewritten: str) -> str:
+    """`rewritten` with each added `base_N` named `base`, where `base` is free (module docstring)."""
+    before, after = code_tokens(original), code_tokens(rewritten)
+    if before is None or after is None:
+        return rewritten
+    old = {s for kind, s in before if kind == tokenize.NAME}
+    new = {s for kind, s in after if kind == tokenize.NAME}
+    by_base: Dict[str, List[str]] = {}
+    for name in new - old:
+        match = _NUMBERED.match(name)
+        if match:
+            by_base.setdefault(match.group(1), []).append(name)
+    renames = {names[0]: base for base, names in by_base.items()
+               if len(names) == 1 and base not in new and not keyword.iskeyword(base) and not hasattr(builtins, base)}
+    if not renames:
+        return rewritten
+    module = cst.parse_module(rewritten)
+    for arg in _found(module, cst.Arg):  # a parameter passed by keyword: its name is the callee's too
+        if arg.keyword is not None:
+            renames.pop(arg.keyword.value, None)
+    return module.visit(_Renamed(renames)).code if renames else rewritten
+
+
+def _found(module: cst.Module, kind: type) -> list:
+    found: list = []
+    module.visit(type("Found", (cst.CSTVisitor,), {f"visit_{kind.__name__}": lambda self, n: found.append(n)})())
+    return found
+
+
+class _Renamed(cst.CSTTransformer):
+    """Names renamed (the rewrite's own names: no user code spells them, as attributes or
+    otherwise, and none is passed by keyword)."""
+
+    def __init__(self, names: Dict[str, str]):
+        self.names = names
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.names.get(updated.value, updated.value))
