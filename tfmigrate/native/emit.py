@@ -35,7 +35,7 @@ import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
-from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, name_nodes, names_read, returns_structure
+from tfmigrate.native.syntax import found_in, assignments_in, bind, calls_in, code, name_nodes, names_read, returns_structure
 from tfmigrate.native.tf2_spellings import NativeCalls
 
 # The kernels of TF1's layers that `get_variable` initialized by default (Glorot uniform).
@@ -224,10 +224,14 @@ class Emitter:
         out: List[str] = []
         replacements = {}
         assigned = {id(a.value): a for a in assignments_in(statement.node)} if statement.sites else {}
+        sliced = {id(n.value): n for n in found_in(statement.node, "visit_Subscript")} if statement.sites else {}
         for site in statement.sites:
             site, target = self._unpacked(assigned.get(id(site.call)), site)
+            subscript, site = self._sliced(sliced.get(id(site.call)), site)
             call, definition = self._site(site)
             replacements[id(site.call)] = call
+            if subscript is not None:
+                replacements[id(subscript)] = call
             if target is not None:
                 replacements[id(target[0])] = target[1]
             if definition:
@@ -512,6 +516,32 @@ class Emitter:
             new_fetches = fetches.with_changes(elements=[cst.Element(f) for _, f in kept])
         return dataclasses.replace(site, fetches=new_fetches), (assign.targets[0], assign.targets[0].with_changes(
             target=new_target))
+
+    def _sliced(self, subscript: Optional[cst.Subscript], site: RunSite):
+        """`sess.run([out, loss, train_d, train_g], feed)[:2]` (`subscript`, the run's result
+        subscripted, if it is): the train ops' Nones cut off by the slice are not returned at
+        all, and the slice goes. (None, site) when it is not that."""
+        fetches = site.fetches
+        if subscript is None or not isinstance(fetches, (cst.List, cst.Tuple)) or len(subscript.slice) != 1:
+            return None, site
+        piece = subscript.slice[0].slice
+        if not isinstance(piece, cst.Slice) or piece.lower is not None or piece.step is not None \
+                or not isinstance(piece.upper, cst.Integer):
+            return None, site
+        kept = int(piece.upper.value)
+        elements = fetches.elements
+        if not 0 < kept < len(elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+            return None, site
+
+        def op(element) -> bool:
+            value = element.value
+            return isinstance(value, cst.Name) and value.value in site.defs and (
+                site.defs[value.value].kind is Kind.TRAIN or self._is_op(site.defs[value.value]))
+
+        if not all(op(e) for e in elements[kept:]) or any(op(e) for e in elements[:kept]):
+            return None, site
+        new = fetches.with_changes(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in elements[:kept]])
+        return subscript, dataclasses.replace(site, fetches=new)
 
     def _closure(self, site: RunSite) -> Tuple[List[Statement], List[Statement]]:
         """The graph statements a run needs (program order) and the inputs it takes."""
@@ -926,6 +956,9 @@ class _Replace(cst.CSTTransformer):
         return self.replacements.get(id(original), updated)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name):
+        return self.replacements.get(id(original), updated)
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
         return self.replacements.get(id(original), updated)
 
     def leave_AssignTarget(self, original: cst.AssignTarget, updated: cst.AssignTarget):

@@ -46,20 +46,20 @@ def name_nodes(node: cst.CSTNode) -> List[cst.Name]:
 
 def calls_in(node: cst.CSTNode) -> List[cst.Call]:
     """Every call under `node`, outermost first."""
-    return _found_in(node, "visit_Call")
+    return found_in(node, "visit_Call")
 
 
 def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
     """Every `def` under `node`, nested ones too."""
-    return _found_in(node, "visit_FunctionDef")
+    return found_in(node, "visit_FunctionDef")
 
 
 def assignments_in(node: cst.CSTNode) -> List[cst.Assign]:
     """Every `a = b` under `node`, in source order."""
-    return _found_in(node, "visit_Assign")
+    return found_in(node, "visit_Assign")
 
 
-def _found_in(node: cst.CSTNode, visit: str) -> list:
+def found_in(node: cst.CSTNode, visit: str) -> list:
     found: list = []
     node.visit(type("Found", (cst.CSTVisitor,), {visit: lambda self, each: found.append(each)})())
     return found
@@ -136,6 +136,6 @@ def returns_structure(function: cst.FunctionDef) -> bool:
     `sess.run` of its result gave that structure of numpy values, not one value."""
     bound = {name for assign in assignments_in(function) for name in names_assigned(assign)
              if isinstance(assign.value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp))}
-    returns = _found_in(function, "visit_Return")
+    returns = found_in(function, "visit_Return")
     return any(isinstance(r.value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp))
                or (isinstance(r.value, cst.Name) and r.value.value in bound) for r in returns)

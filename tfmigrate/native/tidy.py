@@ -24,6 +24,7 @@ import libcst as cst
 from tfmigrate.facts.names import dotted
 from tfmigrate.facts.tokens import code_tokens
 from tfmigrate.fixers.imports import count_name
+from tfmigrate.native.syntax import found_in
 
 _NUMBERED = re.compile(r"(\w+?)_(\d+)$")
 
@@ -101,16 +102,10 @@ def unnumbered(original: str, rewritten: str) -> str:
     if not renames:
         return rewritten
     module = cst.parse_module(rewritten)
-    for arg in _found(module, cst.Arg):  # a parameter passed by keyword: its name is the callee's too
+    for arg in found_in(module, "visit_Arg"):  # a parameter passed by keyword: its name is the callee's too
         if arg.keyword is not None:
             renames.pop(arg.keyword.value, None)
     return module.visit(_Renamed(renames)).code if renames else rewritten
-
-
-def _found(module: cst.Module, kind: type) -> list:
-    found: list = []
-    module.visit(type("Found", (cst.CSTVisitor,), {f"visit_{kind.__name__}": lambda self, n: found.append(n)})())
-    return found
 
 
 class _Renamed(cst.CSTTransformer):
