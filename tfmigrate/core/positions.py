@@ -28,6 +28,8 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from tfmigrate.facts.program import STRINGS_AND_COMMENTS
+
 _COMPOUND_AST = {
     cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
     cst.ClassDef: (ast.ClassDef,),
@@ -305,12 +307,6 @@ class Positions:
         self._computed.update(full_positions(wrapper))
 
 
-# Strings and comments in source order; group 1 is set for a triple-quoted string (to its end, or
-# the end of the text). As facts/program.py reads them.
-_STRINGS_AND_COMMENTS = re.compile(
-    r"""(\"\"\"|\'\'\')[\s\S]*?(?:\1|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*""")
-
-
 class _Lines:
     """Where statements begin, read from the source's lines (see the module's docstring)."""
 
@@ -329,7 +325,7 @@ class _Lines:
         """(start, end) offsets of the triple-quoted strings, in order (comments and one-line
         strings read past, so that their quotes start nothing)."""
         if self._strings is None:
-            self._strings = [m.span() for m in _STRINGS_AND_COMMENTS.finditer(self.source) if m.group(1)]
+            self._strings = [m.span() for m in STRINGS_AND_COMMENTS.finditer(self.source) if m.group(1)]
         return self._strings
 
     def holds(self, text: str, line: int) -> bool:

@@ -40,7 +40,9 @@ _LEGACY_KERAS = r"layers\.\w+|nn\.rnn_cell\.\w+|contrib\.rnn\.\w+|keras\.[\w.]+"
 _TOP_LEVEL_SESSION = re.compile(r"^(?!def\b|class\b|async\b|@)[^\s#][^\n]*\bSession\s*\(", re.MULTILINE)
 _MAIN = re.compile(r"""^if\s+__name__\s*==\s*["']__main__["']\s*:|\bapp\.run\s*\(""", re.MULTILINE)
 
-_STRINGS_AND_COMMENTS = re.compile(
+# Strings and comments in source order; group 1 is set for a triple-quoted string (to its end, or
+# the end of the text). core.positions reads them too.
+STRINGS_AND_COMMENTS = re.compile(
     r"""(\"\"\"|\'\'\')[\s\S]*?(?:\1|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*""")
 
 LEGACY_KERAS_LINE = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
@@ -113,7 +115,7 @@ class ProgramMode:
     def _not_code(self) -> List[Tuple[int, int]]:
         """(start, end) offsets of strings and comments, where a word is not evidence: one
         regex pass in source order (a tenth of what `tokenize` costs)."""
-        return [m.span() for m in _STRINGS_AND_COMMENTS.finditer(self.source)]
+        return [m.span() for m in STRINGS_AND_COMMENTS.finditer(self.source)]
 
     def _is_code(self, pos: int) -> bool:
         if self._in_keras_class(pos):
