@@ -84,6 +84,13 @@ def spelled(path: str) -> str:
     return f"tf.{path}"
 
 
+# TF1's random initializers (removed from TF2, kept in compat.v1) and the Keras 3 class of the same
+# law, which draws other numbers under a seed (measured for Glorot uniform: README, `fix --keras3`).
+RANDOM_INITIALIZERS = {"glorot_uniform_initializer": "GlorotUniform", "glorot_normal_initializer": "GlorotNormal",
+                       "truncated_normal_initializer": "TruncatedNormal", "orthogonal_initializer": "Orthogonal",
+                       "variance_scaling_initializer": "VarianceScaling"}
+
+
 def generic_message(ref: TF1Ref, ctx, fix: Optional[Fix] = None) -> str:
     """`fix`: what generic_fix offers for `ref` (a changed signature's message describes it)."""
     entry = ref.entry
@@ -117,6 +124,12 @@ def generic_message(ref: TF1Ref, ctx, fix: Optional[Fix] = None) -> str:
         return (f"{name} was removed from TensorFlow 2; {why}. `tf.compat.v1.{ref.path}` keeps TF1's "
                 f"results (a compat.v1 fallback, not TF2-native).")
     if replacement:  # compat.v1 fallback
+        if ref.spelled_v1 and ref.path in RANDOM_INITIALIZERS:
+            return (f"{name} is TF1-only API that works only through `tf.compat.v1`. It draws with TensorFlow's "
+                    f"random ops, as TF1 did (`fix --native` keeps it for that, where TF1's layers drew it by "
+                    f"default); Keras 3's `keras.initializers.{RANDOM_INITIALIZERS[ref.path]}` samples the same "
+                    "law from Keras's own random stream, so under a seed the first weights, and every number "
+                    "after them, change. Switch once the numbers need not match TF1's.")
         if ref.spelled_v1:
             return f"{name} is TF1-only API: it works only through `tf.compat.v1` and has no TF2-native equivalent. Keep it until this code moves to TF2 idioms."
         if ref.routed:
