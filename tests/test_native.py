@@ -706,6 +706,10 @@ def _test_file(*lines: str) -> str:
                        "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
      + "        z = self.y * self.x\n        g = tf.gradients([z + self.y], self.x)\n",
      "computed from both `setUp`'s and the test's own"),
+    (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
+                       "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
+     + "        xs = [self.x]\n        xs.append(tf.constant(2.0))\n        g = tf.gradients([self.y], xs)\n",
+     "`tf.gradients` of other than names"),
     (_test_file("x = tf.constant(1.0)", "y = x * 2", "with self.test_session() as sess:",
                 "    for _ in range(2):", "        y = y * x", "    g = tf.gradients(y, x)", "    sess.run(g)"),
      "computed in a loop, a branch or a block"),

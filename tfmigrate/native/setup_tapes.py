@@ -16,7 +16,7 @@ from typing import FrozenSet, List, Optional, Set
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, names_read
+from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, fresh_name, names_assigned, names_read
 
 SETUP = "setUp"
 # Calls on `self` a test may make between `setUp` and the gradient (they change nothing on `self`).
@@ -37,27 +37,46 @@ def class_tape(node: cst.ClassDef, names) -> Optional[SetupTape]:
     if not any(f.name.value == SETUP for f in methods):
         return None
     sources: Set[str] = set()
-    for call in calls_in(node):
-        if names.api(call.func) == "gradients":
-            found = self_sources(call)
-            if found:
-                sources.update(found)
+    for method in methods:
+        for call in calls_in(method):
+            if names.api(call.func) == "gradients":
+                sources.update(self_sources(call, method) or ())
     if not sources:
         return None
     taken = {a.attr.value for a in m.findall(node, m.Attribute(value=m.Name("self")))}
     return SetupTape(fresh_name(taken, "tape"), frozenset(sources))
 
 
-def self_sources(gradient: cst.Call) -> Optional[List[str]]:
-    """`x`, `y` of `tf.gradients(ys, [self.x, self.y])` (or of `self.x` alone), else None."""
+def self_sources(gradient: cst.Call, function: cst.FunctionDef) -> Optional[List[str]]:
+    """`x`, `y` of `tf.gradients(ys, [self.x, self.y])` (or of `self.x` alone, or of a name the
+    method binds once to such a list and does not change), else None."""
     try:
         xs = bind(gradient, ("ys", "xs")).get("xs")
     except ValueError:
         return None
+    if isinstance(xs, cst.Name):
+        xs = _listed(xs.value, function)
+        if xs is None:
+            return None
     elements = [e.value for e in xs.elements] if isinstance(xs, (cst.List, cst.Tuple)) else [xs]
     if not elements or not all(_self_attribute(e) for e in elements):
         return None
     return [e.attr.value for e in elements]
+
+
+def _listed(name: str, function: cst.FunctionDef) -> Optional[cst.List]:
+    """The list `name = [...]` binds, when that is its only assignment in the method and
+    nothing reads an attribute of it (`name.append`)."""
+    bound = [a for a in assignments_in(function) if any(
+        isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)]
+    if len(bound) != 1 or len(bound[0].targets) != 1 or not isinstance(bound[0].value, cst.List):
+        return None
+    if name in names_assigned(function.body.with_changes(body=[
+            s for s in function.body.body if not any(a is bound[0] for a in assignments_in(s))])):
+        return None
+    if m.findall(function, m.Attribute(value=m.Name(name))):
+        return None
+    return bound[0].value
 
 
 def _self_attribute(node) -> bool:
@@ -142,6 +161,8 @@ def tape_gradient(attribute: str, gradient: cst.Call, ys_name: Optional[str]) ->
     xs = bound["xs"]
     if isinstance(xs, (cst.List, cst.Tuple)):
         return cst.parse_expression(f"self.{attribute}.gradient({ys}, [{', '.join(code(e.value) for e in xs.elements)}])")
+    if isinstance(xs, cst.Name):  # (a name bound to a list of sources: a list of gradients)
+        return cst.parse_expression(f"self.{attribute}.gradient({ys}, {xs.value})")
     return cst.parse_expression(f"[self.{attribute}.gradient({ys}, {code(xs)})]")
 
 

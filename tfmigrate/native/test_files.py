@@ -261,8 +261,9 @@ class _Method:
         constants = self._fed_constants(placeholders, runs)
         body = self._placed(placeholders, constants, initializers)
         tape = next(n for n in ("tape", "grad_tape", "gradient_tape") if n not in names_in(self.function))
-        of_setup = [g for g in gradients if self.tape is not None and set(self_sources(g) or ()) <= self.tape.sources
-                    and self_sources(g)]
+        of_setup = [g for g in gradients if self.tape is not None
+                    and set(self_sources(g, self.function) or ()) <= self.tape.sources
+                    and self_sources(g, self.function)]
         gradients = [g for g in gradients if g not in of_setup]
         region = self._tape_region(body, gradients) if gradients else None
         builders = {id(call): self._evaluate(call) for call, _ in runs}
