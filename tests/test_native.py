@@ -710,6 +710,13 @@ def _test_file(*lines: str) -> str:
                        "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
      + "        xs = [self.x]\n        xs.append(tf.constant(2.0))\n        g = tf.gradients([self.y], xs)\n",
      "`tf.gradients` of other than names"),
+    # (shape_traces.named_placeholders names a placeholder given straight to a top-level call; not these)
+    (_test_file("with self.assertRaises(ValueError):", "    tf.matmul(tf.placeholder(tf.float32, [2]), tf.ones([2, 2]))"),
+     "`tf.placeholder(...)` other than assigned to a name"),
+    (_test_file("ps = [tf.placeholder(tf.float32, [n]) for n in (1, 2)]", "self.assertEqual(ps[1].shape.as_list(), [2])"),
+     "`tf.placeholder(...)` other than assigned to a name"),
+    (_test_file("y = tf.square(tf.placeholder(tf.float32, [2]))", "with self.test_session() as sess:",
+                "    sess.run(y)"), "`tf.placeholder(...)` other than assigned to a name"),
     (_test_file("x = tf.constant(1.0)", "y = x * 2", "with self.test_session() as sess:",
                 "    for _ in range(2):", "        y = y * x", "    g = tf.gradients(y, x)", "    sess.run(g)"),
      "computed in a loop, a branch or a block"),

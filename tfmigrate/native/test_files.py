@@ -27,7 +27,7 @@ import libcst.matchers as m
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.script import Blocked
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, class_tape, self_sources, taped_setup
-from tfmigrate.native.shape_traces import traced_shapes
+from tfmigrate.native.shape_traces import named_placeholders, traced_shapes
 from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, names_assigned, names_in, names_read
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
@@ -247,6 +247,8 @@ class _Method:
         gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients"]
         initializers = self._initializer_statements()
         if self.is_test and not (runs or gradients or initializers or self.sessions or self.nested):
+            self.statements = named_placeholders(
+                self.statements, lambda call: self.names.api(call.func) == "placeholder", set(names_in(self.function)))
             shaped = self._placeholder_list()
             if shaped:
                 return self._shape_test(shaped)
