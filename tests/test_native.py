@@ -693,8 +693,30 @@ def _test_file(*lines: str) -> str:
      "`ops`, from `mylib.ops`, a module `fix --native` has not proven to run eagerly"),
     (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
                        "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
-     + "        with self.test_session() as sess:\n            g = tf.gradients(self.y, self.x)\n"
-       "            sess.run(g)\n", "`tf.gradients` of other than names"),
+     + "        self.y = self.x * 3.0\n        with self.test_session() as sess:\n"
+       "            g = tf.gradients(self.y, self.x)\n            sess.run(g)\n",
+     "`tf.gradients` of `self.y`, which the test makes anew after `setUp` (off its tape)"),
+    # (native.setup_tapes: a gradient of what setUp made is taped there; these stay refused)
+    (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
+                       "        self.y = self.x * 2.0\n\n    def build(self):\n        self.y = self.x * 3.0\n\n"
+                       "    def testIt(self):\n")
+     + "        self.build()\n        g = tf.gradients(self.y, self.x)\n        self.assertAllClose(self.evaluate(g), [3.0])\n",
+     "`self.build(...)` in a test taking `tf.gradients` of what `setUp` made"),
+    (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
+                       "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
+     + "        z = self.y * self.x\n        g = tf.gradients([z + self.y], self.x)\n",
+     "computed from both `setUp`'s and the test's own"),
+    (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
+                       "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
+     + "        xs = [self.x]\n        xs.append(tf.constant(2.0))\n        g = tf.gradients([self.y], xs)\n",
+     "`tf.gradients` of other than names"),
+    # (shape_traces.named_placeholders names a placeholder given straight to a top-level call; not these)
+    (_test_file("with self.assertRaises(ValueError):", "    tf.matmul(tf.placeholder(tf.float32, [2]), tf.ones([2, 2]))"),
+     "`tf.placeholder(...)` other than assigned to a name"),
+    (_test_file("ps = [tf.placeholder(tf.float32, [n]) for n in (1, 2)]", "self.assertEqual(ps[1].shape.as_list(), [2])"),
+     "`tf.placeholder(...)` other than assigned to a name"),
+    (_test_file("y = tf.square(tf.placeholder(tf.float32, [2]))", "with self.test_session() as sess:",
+                "    sess.run(y)"), "`tf.placeholder(...)` other than assigned to a name"),
     (_test_file("x = tf.constant(1.0)", "y = x * 2", "with self.test_session() as sess:",
                 "    for _ in range(2):", "        y = y * x", "    g = tf.gradients(y, x)", "    sess.run(g)"),
      "computed in a loop, a branch or a block"),
@@ -709,6 +731,18 @@ def test_what_keeps_a_test_file_on_the_compat_route_is_named(source, construct):
     assert outcome.code is None, outcome.code
     assert construct in outcome.blocker.construct, outcome.blocker.construct
     assert "T.testIt" in outcome.blocker.construct or "top level" in outcome.blocker.construct
+
+
+def test_a_gradient_source_setup_does_not_make_itself_is_refused_at_setup():
+    """native.setup_tapes watches each source where `setUp` assigns it: one made by a helper
+    `setUp` calls is not watched there, so the file keeps the compat route."""
+    source = (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self._make()\n\n"
+                                "    def _make(self):\n        self.x = tf.constant(1.0)\n        self.y = self.x * 2.0\n\n"
+                                "    def testIt(self):\n")
+              + "        g = tf.gradients(self.y, self.x)\n")
+    outcome = rewrite(source)
+    assert outcome.code is None
+    assert "`T.setUp`: `tf.gradients` with respect to `self.x`, which `setUp` does not make" in outcome.blocker.construct
 
 
 def test_a_test_file_that_cannot_be_eager_takes_the_compat_route_itself_and_passes(tmp_path):

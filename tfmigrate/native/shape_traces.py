@@ -147,3 +147,33 @@ def _checked_now(body: List[cst.BaseStatement], tf: str, stop) -> List[cst.BaseS
         out.append(scope.with_changes(body=scope.body.with_changes(body=[statement.with_changes(leading_lines=[])]),
                                       leading_lines=statement.leading_lines))
     return out
+
+
+def named_placeholders(statements: Sequence[cst.BaseStatement], is_placeholder: Callable[[cst.Call], bool],
+                       taken: Set[str]) -> List[cst.BaseStatement]:
+    """Each placeholder given straight as an argument of the call a top-level statement makes
+    (`y = f(x=tf.placeholder(...))`) assigned to a fresh name just before that statement, so it
+    is traced as a parameter like one the test named itself. Making a placeholder changes
+    nothing but the graph's op names, so making it before the call's other arguments is exact;
+    one in a loop, a comprehension or a block is left where it is (and refused)."""
+    out: List[cst.BaseStatement] = []
+    for statement in statements:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+        call = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
+        while isinstance(call, (cst.Attribute, cst.Subscript)):  # (`f(...).loss`, `f(...)[0]`)
+            call = call.value
+        if not isinstance(call, cst.Call) or is_placeholder(call):
+            out.append(statement)
+            continue
+        made, args = [], []
+        for arg in call.args:
+            if isinstance(arg.value, cst.Call) and is_placeholder(arg.value) and not arg.star:
+                name = fresh_name(taken, arg.keyword.value if arg.keyword is not None else "tensor")
+                made.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], arg.value)]))
+                arg = arg.with_changes(value=cst.Name(name))
+            args.append(arg)
+        if made:
+            made[0] = made[0].with_changes(leading_lines=statement.leading_lines)
+            statement = statement.deep_replace(call, call.with_changes(args=args)).with_changes(leading_lines=[])
+        out.extend([*made, statement])
+    return out

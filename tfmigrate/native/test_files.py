@@ -26,8 +26,9 @@ import libcst.matchers as m
 
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.script import Blocked
-from tfmigrate.native.shape_traces import traced_shapes
-from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_in, names_read
+from tfmigrate.native.setup_tapes import SETUP, SetupTape, class_tape, self_sources, taped_setup
+from tfmigrate.native.shape_traces import named_placeholders, traced_shapes
+from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, names_assigned, names_in, names_read
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
@@ -146,10 +147,15 @@ class _File:
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, file: _File) -> cst.ClassDef:
     body = []
+    tape = class_tape(node, file.names) if is_test else None  # (native.setup_tapes)
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"
-            body.append(_Method(statement, where, is_test, file).rewritten())
+            method = _Method(statement, where, is_test, file, tape)
+            rewritten = method.rewritten()
+            if tape is not None and statement.name.value == SETUP:
+                rewritten = taped_setup(rewritten, tape, file.tf, method.stop)
+            body.append(rewritten)
         else:
             _check_eager(statement, f"the class `{node.name.value}`", file.names, file.outside, file.line_of)
             body.append(statement)
@@ -213,8 +219,10 @@ def _contains(node: cst.CSTNode, call: cst.Call) -> bool:
 class _Method:
     """One function of the test file, read and rewritten (a test method when `is_test`)."""
 
-    def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, file: _File):
+    def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, file: _File,
+                 tape: Optional[SetupTape] = None):
         self.function, self.where, self.is_test = function, where, is_test
+        self.tape = tape  # the tape `setUp` records on, when its class has one (native.setup_tapes)
         self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
         self.makes_variables = file.makes_variables
         self.sessions: Set[str] = set()
@@ -239,6 +247,8 @@ class _Method:
         gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients"]
         initializers = self._initializer_statements()
         if self.is_test and not (runs or gradients or initializers or self.sessions or self.nested):
+            self.statements = named_placeholders(
+                self.statements, lambda call: self.names.api(call.func) == "placeholder", set(names_in(self.function)))
             shaped = self._placeholder_list()
             if shaped:
                 return self._shape_test(shaped)
@@ -253,12 +263,19 @@ class _Method:
         constants = self._fed_constants(placeholders, runs)
         body = self._placed(placeholders, constants, initializers)
         tape = next(n for n in ("tape", "grad_tape", "gradient_tape") if n not in names_in(self.function))
+        of_setup = [g for g in gradients if self.tape is not None
+                    and set(self_sources(g, self.function) or ()) <= self.tape.sources
+                    and self_sources(g, self.function)]
+        gradients = [g for g in gradients if g not in of_setup]
         region = self._tape_region(body, gradients) if gradients else None
         builders = {id(call): self._evaluate(call) for call, _ in runs}
         builders.update({id(g): lambda updated, tape=tape: _tape_gradient(tape, updated) for g in gradients})
+        recordings = self._setup_gradients(body, of_setup, builders, region) if of_setup else {}
         body = [statement.visit(_Replace(builders, self.nested)) for statement in body]
         if region is not None:
             body = self._taped(body, region, tape)
+        if recordings:
+            body = [made for i, s in enumerate(body) for made in [*recordings.get(i, []), s]]
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
 
     # -- sessions and their runs ------------------------------------------------------------
@@ -564,6 +581,36 @@ class _Method:
         return None
 
     # -- tf.gradients ----------------------------------------------------------------------------
+    def _setup_gradients(self, body, gradients: List[cst.Call], builders, region) -> Dict[int, List[cst.With]]:
+        """Builders of `self.tape.gradient(...)` for gradients of tensors `setUp` made, and the
+        `with self.tape:` statements recording the test's part of `ys`, by the body's index they
+        go before (native.setup_tapes)."""
+        from tfmigrate.native import setup_tapes
+
+        if region is not None:
+            self.stop(gradients[0], "`tf.gradients` of tensors `setUp` made and of tensors made in the test")
+        setup_tapes.check_test(self.function, gradients, self.stop)
+        taken = set(names_in(self.function))
+        recordings: Dict[int, List[cst.With]] = {}
+        for gradient in gradients:
+            try:
+                ys = _bound(gradient, ("ys", "xs"))["ys"]
+            except (ValueError, KeyError):
+                self.stop(gradient, "`tf.gradients` given other than `ys` and `xs`")
+            index = next((i for i, s in enumerate(body) if _contains(s, gradient)), None)
+            if index is None or not isinstance(body[index], cst.SimpleStatementLine):
+                self.stop(gradient, "`tf.gradients` of what `setUp` made, in a loop or a branch")
+            if not setup_tapes.ys_reads_only_self(ys, self.tf):
+                self.stop(gradient, "`tf.gradients` of tensors computed from both `setUp`'s and the test's own")
+            name = None
+            if setup_tapes.recorded(ys):
+                name = fresh_name(taken, "ys")
+                recordings.setdefault(index, []).append(
+                    setup_tapes.recording(self.tape.attribute, name, gradient, body[index].leading_lines))
+            builders[id(gradient)] = lambda updated, name=name: setup_tapes.tape_gradient(
+                self.tape.attribute, updated, name)
+        return recordings
+
     def _tape_region(self, body: List[cst.BaseStatement], gradients: List[cst.Call]) -> Tuple[int, int, List[str], bool]:
         """(start, end, sources, several): the straight-line statements from the last source made
         to the first `tf.gradients(ys, xs)`, each `y` computed there."""
