@@ -26,7 +26,8 @@ import libcst.matchers as m
 
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.script import Blocked
-from tfmigrate.native.setup_tapes import SETUP, SetupTape, class_tape, self_sources, taped_setup
+import tfmigrate.native.setup_tapes as setup_tapes
+from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, class_tape, self_sources, taped_setup
 from tfmigrate.native.shape_traces import named_placeholders, traced_shapes
 from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, names_assigned, names_in, names_read
 
@@ -585,11 +586,9 @@ class _Method:
         """Builders of `self.tape.gradient(...)` for gradients of tensors `setUp` made, and the
         `with self.tape:` statements recording the test's part of `ys`, by the body's index they
         go before (native.setup_tapes)."""
-        from tfmigrate.native import setup_tapes
-
         if region is not None:
             self.stop(gradients[0], "`tf.gradients` of tensors `setUp` made and of tensors made in the test")
-        setup_tapes.check_test(self.function, gradients, self.stop)
+        check_test(self.function, gradients, self.stop)
         taken = set(names_in(self.function))
         recordings: Dict[int, List[cst.With]] = {}
         for gradient in gradients:
