@@ -49,8 +49,9 @@ def saver_code(script, cls: GraphClass, node: cst.SimpleStatementLine) -> str:
     inputs, then a Saver of the variables by TF1 name. Blocked where they cannot all be made first."""
     small = node.body[0]
     at = script.line_of(node)
-    inputs = [p for p in cls.placeholders if p.default_code is None or p.iterator]
-    specs = [_iterator_spec(cls, p, at) if p.iterator else _placeholder_spec(script, cls, p, at) for p in inputs]
+    inputs = [p for p in cls.placeholders if p.iterator or p.dtype is not None]  # also those some run leaves unfed:
+    specs = [f"{p.param}={_iterator_spec(cls, p, at) if p.iterator else _placeholder_spec(script, cls, p, at)}"
+             for p in inputs]  # traced without them, the graph would skip what they feed (the loss, with labels)
     trains = [m for m in cls.methods.values() if m.train is not None]
     steps = {m.name for m in trains}
     if len(cls.trains) != 1 or len(steps) != 1:
