@@ -15,15 +15,16 @@ the first run restores into them.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Set
 
 import libcst as cst
 
 from tfmigrate.fixers.arguments import keyword
 import tfmigrate.native.checkpoints as checkpoints
 from tfmigrate.native.class_facts import GraphClass, Placeholder, self_attr, subtree
+from tfmigrate.native.model_mapping import local_names
 from tfmigrate.native.script import Blocked
-from tfmigrate.native.syntax import bind, code
+from tfmigrate.native.syntax import bind, code, names_assigned, names_read
 
 
 def saver_statement(script, node) -> bool:
@@ -95,8 +96,7 @@ def _iterator_spec(cls: GraphClass, placeholder: Placeholder, at: int) -> str:
 
 def _placeholder_spec(script, cls: GraphClass, placeholder: Placeholder, at: int) -> str:
     """`tf.TensorSpec(<shape>, <dtype>)` of `self.<p> = tf.placeholder(<dtype>, <shape>)`, read from
-    that call: the shape must be written with literals (it is evaluated in the saver's method, where
-    the names of `__init__` are not)."""
+    that call (evaluated in the Saver's method: its names must be the module's, not `__init__`'s)."""
     assigns = [n for statement in cls.body for n in subtree(statement) if isinstance(n, cst.Assign)]
     calls = [a.value for a in assigns if len(a.targets) == 1 and self_attr(a.targets[0].target) == placeholder.attr
              and script.tf_call(a.value) == "placeholder"] if placeholder.own else []
@@ -104,19 +104,34 @@ def _placeholder_spec(script, cls: GraphClass, placeholder: Placeholder, at: int
         raise Blocked(at, f"a `tf.train.Saver` of a graph class fed by `{placeholder.attr}`, not a "
                           "`self.<x> = tf.placeholder(<dtype>, <shape>)` of its `__init__` (the variables are "
                           "made before the restore from the placeholders' shapes)")
-    shape = bind(calls[0], ("dtype", "shape", "name")).get("shape")
-    if shape is not None and not _literal_shape(shape):
+    bound = bind(calls[0], ("dtype", "shape", "name"))
+    shape = bound.get("shape")
+    if not _seen_from_methods(script, cls, bound["dtype"]) or shape is not None and not (
+            _seen_from_methods(script, cls, shape) and _shape_literal(shape)):
         raise Blocked(at, f"a `tf.train.Saver` of a graph class fed by `self.{placeholder.attr}`, a placeholder whose "
-                          "shape is not written with literals (the variables are made before the restore from "
-                          "the placeholders' shapes; write `[None, 28]`)")
-    return f"{script.tf}.TensorSpec({'None' if shape is None else code(shape)}, {placeholder.dtype})"
+                          "shape or dtype is written with names of `__init__` (the variables are made before the "
+                          "restore, in the Saver's method, from the placeholders' shapes; write `[None, 28]` or "
+                          "a module-level constant)")
+    return f"{script.tf}.TensorSpec({'None' if shape is None else code(shape)}, {code(bound['dtype'])})"
 
 
-def _literal_shape(shape) -> bool:
-    """`None`, `[None, 3]`, `(2, None)`: a shape with no names."""
+def _seen_from_methods(script, cls: GraphClass, node) -> bool:
+    """Whether every name in `node` is bound at module level (an import, a constant) and not again
+    in `__init__`: it means the same in the Saver's method."""
+    module: Set[str] = set()
+    for statement in script.module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    module |= {(a.asname.name.value if a.asname else code(a.name).split(".")[0]) for a in small.names}
+            module |= names_assigned(statement)
+    init = local_names(cls.init) | set().union(*(names_assigned(s) for s in cls.body))
+    return all(name in module and name not in init for name in names_read(node) - {"None"})
+
+
+def _shape_literal(shape) -> bool:
+    """`[None, 3]`, `(2, N)`, `None`: a list or tuple of sizes (no `*` and no expression)."""
     if isinstance(shape, cst.Name):
-        return shape.value == "None"
-    if isinstance(shape, (cst.List, cst.Tuple)):
-        return all(not isinstance(e, cst.StarredElement) and (isinstance(e.value, cst.Integer) or _literal_shape(e.value))
-                   and not isinstance(e.value, (cst.List, cst.Tuple)) for e in shape.elements)
-    return False
+        return True
+    return isinstance(shape, (cst.List, cst.Tuple)) and all(
+        not isinstance(e, cst.StarredElement) and isinstance(e.value, (cst.Integer, cst.Name)) for e in shape.elements)
