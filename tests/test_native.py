@@ -1042,7 +1042,9 @@ def test_a_graph_function_is_written_in_place_only_where_that_is_exact(change, r
     ("bad_class_feed_mutated_after_run", "the feed dict `feed` used other than as"),
     ("bad_class_feed_key_not_placeholder", 'a feed of `"x:0"` added to `feed`, not a placeholder'),
     ("bad_feed_update_printed", "the feed dict `feed` used other than as"),
-    ("bad_class_saver_in_method", "a `tf.train.Saver` of a graph class not fed by a `tf.data` iterator"),
+    ("bad_class_saver_placeholder_shape", "a placeholder whose shape or dtype is written with names of `__init__`"),
+    ("bad_class_saver_placeholder_dtype", "a placeholder whose shape or dtype is written with names of `__init__`"),
+    ("bad_class_saver_module_placeholder", "a `tf.train.Saver` of a graph class fed by `inputs`, not a `self.<x> ="),
 ])
 def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, construct):
     outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))

@@ -270,9 +270,7 @@ class ProgramRuns:
     def _python(self, node: cst.CSTNode) -> None:
         """A module-level statement of the program: its `sess.run` calls become run methods, and it may
         use TensorFlow only for objects (dtypes, optimizer classes, initializers)."""
-        saver = class_savers.saver_statement(self, node)
-        if saver is not None:
-            self.savers[id(node)] = saver
+        if class_savers.saver_statement(self, node):
             return
         runs = [c for c in calls_in(node) if self._session_method(c, "run")]
         inside = {id(n) for c in runs for n in subtree(c)} | {

@@ -37,6 +37,7 @@ from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Train, attrs_of, is_docstring,
                                           self_attr, session_parameter, subtree)
 import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
 from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
@@ -98,6 +99,7 @@ class ClassScript(ProgramRuns):
         self.unwrapped: Set[int] = set()    # id of `with tf.Session() as sess:` whose body stays
         self.writers: Dict[int, str] = {}  # id of `FileWriter(...)` / `w.add_summary(s, step)` -> its TF2 code
         self.savers: Dict[int, str] = {}  # id of `saver = tf.train.Saver()` in a method -> the code it becomes
+        self.pending_savers: List[Tuple[GraphClass, cst.SimpleStatementLine]] = []  # found, written by `analyse`
         self.saver_sessions: Set[int] = set()  # id of the Session argument of `saver.save(sess, ...)`: None
         self.optimizer_state = False  # whether a Saver keeps TF1's optimizer state (its helper is written)
         self.restarts: Dict[int, str] = {}  # id of `sess.run(<iterator initializer>)` -> the statement it becomes
@@ -158,6 +160,8 @@ class ClassScript(ProgramRuns):
                     for statement in method.body.body:
                         self._top(statement)
         self._runners()
+        for cls, saver in self.pending_savers:  # once every run is known
+            self.savers[id(saver)] = class_savers.saver_code(self, cls, saver)
         self.current_class = None
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
