@@ -1014,3 +1014,20 @@ def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, co
     outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))
     assert outcome.code is None
     assert construct in str(outcome.blocker)
+
+
+@pytest.mark.parametrize("name, construct", [
+    ("bad_class_batch_norm_eval_training", "a run that computes `tf.layers.batch_normalization` in training mode "
+                                           "without its update ops"),
+    ("bad_class_batch_norm_no_updates", "a training op that does not run the UPDATE_OPS"),
+    ("bad_class_batch_norm_made_twice", "the class `Net`, which makes `tf.layers.batch_normalization`, made more "
+                                        "than once"),
+    ("bad_class_batch_norm_made_after_updates", "`tf.layers.batch_normalization` made after the program read "
+                                                "UPDATE_OPS"),
+])
+def test_a_class_batch_norm_that_keras_would_update_otherwise_is_refused(name, construct):
+    """native.class_updates: each run where the tracked layer would update its moving statistics
+    other than TF1 did is refused, naming why."""
+    outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))
+    assert outcome.code is None
+    assert construct in str(outcome.blocker)

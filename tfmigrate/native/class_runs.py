@@ -11,6 +11,7 @@ import libcst as cst
 import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
+import tfmigrate.native.class_updates as class_updates
 from tfmigrate.native.checkpoints import CHECKPOINT_FILES
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, self_attr, subtree
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
@@ -406,6 +407,7 @@ class ProgramRuns:
         if len(trains) > 1:
             raise Blocked(at, "a `sess.run` of two train ops of one object")
         train = cls.trains[trains[0]] if trains else None
+        class_updates.check_run(self, cls, train, {} if spread else dict(feeds), at)
         fed = {k for k, _ in feeds}
         needed = set(fetched) | ({train.loss} if train else set())
         drawn: Dict[str, str] = {}

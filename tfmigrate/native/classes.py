@@ -38,6 +38,7 @@ from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Tr
                                           self_attr, session_parameter, subtree)
 import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_summaries as class_summaries
+import tfmigrate.native.class_updates as class_updates
 from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
@@ -53,7 +54,6 @@ REFUSED = {
     "control_dependencies": "`tf.control_dependencies`", "metrics.": "`tf.metrics.*`",
     "get_default_graph": "the default graph", "global_variables": "the graph's variable lists",
     "trainable_variables": "the graph's variable lists", "py_func": "`tf.py_func`", "assign": "variable assignments",
-    "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
     "get_variable_scope": "`tf.get_variable_scope()`", "Variable": "`tf.Variable` (made again at every call)",
     "data.": "`tf.data` inside the graph a class builds", "placeholder": "a placeholder made other than as "
     "`self.<name> = tf.placeholder(...)` in `__init__`", "sparse_placeholder": "a sparse placeholder",
@@ -109,8 +109,9 @@ class ClassScript(ProgramRuns):
     def api(self, node) -> Optional[str]:
         return self.names.api(node)
 
-    def tf_call(self, node) -> Optional[str]:
-        return self.api(node.func) if isinstance(node, cst.Call) else None
+    def tf_call(self, node, *paths: str) -> Optional[str]:
+        path = self.api(node.func) if isinstance(node, cst.Call) else None
+        return path if path is not None and (not paths or path in paths) else None
 
     def _mentions_tf(self, node) -> bool:
         return bool(names_read(node) & self.aliases)
@@ -146,6 +147,9 @@ class ClassScript(ProgramRuns):
             if isinstance(node, cst.ClassDef) and self.tensor_apis(node):
                 self.classes[node.name.value] = self._graph_class(node)
         self._module_placeholders()
+        for cls in self.classes.values():
+            class_updates.check_class(self, cls, cls.graph + [m for m in cls.node.body.body if isinstance(
+                m, cst.FunctionDef) and m.name.value in cls.graph_methods])
         self._no_other_graphs()
         self._session_names()
         self._feeds_built_ahead()
@@ -404,8 +408,8 @@ class ClassScript(ProgramRuns):
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
-        statements = cls.order = class_summaries.merged(
-            self, cls, class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body))))
+        statements = cls.order = class_updates.unwrapped(self, cls, class_summaries.merged(
+            self, cls, class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body)))))
         origin = {id(s): m.name.value for m in cls.node.body.body  # the inlined method each statement is from
                   if isinstance(m, cst.FunctionDef) and m.name.value in cls.inlined for s in m.body.body}
         if statements and is_docstring(statements[0]):
