@@ -1024,6 +1024,8 @@ def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, co
                                         "than once"),
     ("bad_class_batch_norm_made_after_updates", "`tf.layers.batch_normalization` made after the program read "
                                                 "UPDATE_OPS"),
+    ("bad_class_method_binds_module_placeholder", "the method `Net.add_layer` binds `tf_x`, the name of a "
+                                                  "module-level placeholder"),
 ])
 def test_a_class_batch_norm_that_keras_would_update_otherwise_is_refused(name, construct):
     """native.class_updates: each run where the tracked layer would update its moving statistics

@@ -14,6 +14,7 @@ import tfmigrate.native.class_summaries as class_summaries
 import tfmigrate.native.class_updates as class_updates
 from tfmigrate.native.checkpoints import CHECKPOINT_FILES
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, self_attr, subtree
+from tfmigrate.native.model_mapping import local_names
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -166,8 +167,9 @@ class ProgramRuns:
                 return arg if isinstance(arg.value, cst.Name) and arg.value.value in self.sessions else None
         return None
 
-    def _module_placeholders(self) -> None:
-        """`x = tf.placeholder(...)` at module level, read by a class's graph (a parameter of it)."""
+    def _module_placeholders_made(self) -> None:
+        """`x = tf.placeholder(...)` at module level (read before the classes: a statement of
+        `__init__` reading one is graph code)."""
         for node in self.module.body:
             if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1
                     and isinstance(node.body[0], cst.Assign) and len(node.body[0].targets) == 1
@@ -181,13 +183,21 @@ class ProgramRuns:
                 placeholder.own = False
                 self.module_placeholders[name] = placeholder
                 self.removed.add(id(node))
+
+    def _module_placeholders(self) -> None:
+        """The module-level placeholders a class's graph reads: parameters of it."""
         for cls in self.classes.values():
             read = set().union(*(names_read(s) for s in cls.graph)) if cls.graph else set()
-            for method in cls.graph_methods:
+            for method in sorted(cls.graph_methods):
                 node = next(s for s in cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == method)
-                if names_read(node) & set(self.module_placeholders):
-                    raise Blocked(self.line_of(node), f"the method `{cls.node.name.value}.{method}` reads a "
+                inputs = names_read(node) & set(self.module_placeholders)
+                if inputs & local_names(node):
+                    raise Blocked(self.line_of(node), f"the method `{cls.node.name.value}.{method}` binds "
+                                                      f"`{sorted(inputs & local_names(node))[0]}`, the name of a "
                                                       "module-level placeholder")
+                for name in sorted(inputs):  # read there as `self.<copy>`, which build_graph sets
+                    cls.method_inputs.setdefault(name, cls.fresh(f"{name}_input"))
+                read |= inputs
             for name, placeholder in self.module_placeholders.items():
                 if name in read:
                     cls.placeholders.append(placeholder)

@@ -143,6 +143,7 @@ class ClassScript(ProgramRuns):
             self.tf_call(call) in SESSIONS for call in calls_in(self.module))
 
     def analyse(self) -> "ClassScript":
+        self._module_placeholders_made()
         for node in self.module.body:
             if isinstance(node, cst.ClassDef) and self.tensor_apis(node):
                 self.classes[node.name.value] = self._graph_class(node)
@@ -453,7 +454,8 @@ class ClassScript(ProgramRuns):
                 cls.trains[target] = self._train(cls, statement, value, target, at, graph_locals)
                 continue
             is_graph = bool(self.tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
-                            or local_reads & graph_locals) or data == "input"
+                            or local_reads & (graph_locals | set(self.module_placeholders) - params - python_locals)
+                            ) or data == "input"
             if is_graph and data is None and class_data.datasets_only(self, statement) \
                     and not (reads & (cls.graph_attrs | cls.graph_methods) or local_reads & graph_locals):
                 is_graph = False  # `train = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)`: made once
@@ -573,15 +575,19 @@ class ClassScript(ProgramRuns):
         the graph keeps its TF1 names)."""
         methods = {m.name.value: attrs_of(m) for m in cls.node.body.body
                    if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods}
+        inputs = {m.name.value: names_read(m) & set(cls.method_inputs) for m in cls.node.body.body
+                  if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods}
         attrs = {placeholder.attr} if placeholder.own else set()
         names = set() if placeholder.own else {placeholder.attr}
         statements: Set[int] = set()
         skippable = True
         for statement in cls.graph:
             reads, writes = attrs_of(statement)
+            read_names = names_read(statement)
             for method in reads & set(methods):
                 reads, writes = reads | methods[method][0], writes | methods[method][1]
-            if reads & attrs or names_read(statement) & names:
+                read_names = read_names | inputs[method]
+            if reads & attrs or read_names & names:
                 statements.add(id(statement))
                 attrs |= writes
                 names |= names_assigned(statement)
