@@ -1020,8 +1020,16 @@ def test_a_feed_dict_that_escapes_or_feeds_a_non_placeholder_is_refused(name, co
     ("bad_class_batch_norm_eval_training", "a run that computes `tf.layers.batch_normalization` in training mode "
                                            "without its update ops"),
     ("bad_class_batch_norm_no_updates", "a training op that does not run the UPDATE_OPS"),
-    ("bad_class_batch_norm_made_twice", "the class `Net`, which makes `tf.layers.batch_normalization`, made more "
-                                        "than once"),
+    ("bad_class_batch_norm_made_twice", "a run of the training op of `net` without those of the other objects of "
+                                        "`Net`"),
+    ("bad_class_batch_norm_trains_one_object", "a run of the training op of `nets[1]` without those of the other "
+                                               "objects of `NN`"),
+    ("bad_class_batch_norm_objects_in_comprehension", "an object of `NN`, which makes "
+                                                      "`tf.layers.batch_normalization`, made other than by"),
+    ("bad_class_joint_run_feed_drawn", "a `sess.run` over more than one object with a feed other than a dict "
+                                       "literal of names and literals"),
+    ("bad_class_joint_run_feed_reassigned", "a `sess.run` over more than one object whose feed reads a name it "
+                                            "assigns"),
     ("bad_class_batch_norm_made_after_updates", "`tf.layers.batch_normalization` made after the program read "
                                                 "UPDATE_OPS"),
     ("bad_class_method_binds_module_placeholder", "the method `Net.add_layer` binds `tf_x`, the name of a "

@@ -75,6 +75,7 @@ class GraphClass:
     method_inputs: Dict[str, str] = field(default_factory=dict)  # module placeholder a graph method reads -> its copy
     updating: Set[int] = field(default_factory=set)  # id of `minimize` statements under control_dependencies(UPDATE_OPS)
     batch_norms: List[cst.Call] = field(default_factory=list)  # its `tf.layers.batch_normalization` calls
+    objects: Dict[str, int] = field(default_factory=dict)  # (a class with batch norm) its objects, by the program's name
 
     def fresh(self, preferred: str) -> str:
         return fresh_name(self.members, preferred)

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_joint_runs as class_joint_runs
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
 import tfmigrate.native.class_updates as class_updates
@@ -337,7 +338,10 @@ class ProgramRuns:
         assigned = {id(a.value): a for a in assignments_in(node) if len(a.targets) == 1}
         for call in runs:
             started = class_data.restart(self, call)
-            if started is None:
+            instances = class_joint_runs.instances_of(call)
+            if started is None and len(instances) > 1:
+                class_joint_runs.split(self, node, call, instances)
+            elif started is None:
                 self._site(call, assigned.get(id(call)))
             elif not any(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
                          and isinstance(line.body[0], cst.Expr) and line.body[0].value is call
@@ -417,7 +421,7 @@ class ProgramRuns:
         if len(trains) > 1:
             raise Blocked(at, "a `sess.run` of two train ops of one object")
         train = cls.trains[trains[0]] if trains else None
-        class_updates.check_run(self, cls, train, {} if spread else dict(feeds), at)
+        class_updates.check_run(self, cls, train, {} if spread else dict(feeds), at, instance)
         fed = {k for k, _ in feeds}
         needed = set(fetched) | ({train.loss} if train else set())
         drawn: Dict[str, str] = {}

@@ -19,6 +19,7 @@ import libcst as cst
 import tfmigrate.native.batch_norm as batch_norm
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.native.class_facts import GraphClass, attrs_of, self_attr, subtree
+from tfmigrate.native.class_joint_runs import objects_of
 from tfmigrate.native.script import Blocked
 from tfmigrate.native.syntax import bind, calls_in, code
 
@@ -98,13 +99,7 @@ def check_class(script, cls: GraphClass, graph_nodes) -> None:
                                   "other than a literal or a placeholder")
             cls.batch_norms.append(call)
     if cls.batch_norms:
-        name = cls.node.name.value
-        made = [c for c in calls_in(script.module) if isinstance(c.func, cst.Name) and c.func.value == name]
-        if len(made) != 1 or any(isinstance(n, (cst.For, cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef))
-                                 and any(c is made[0] for c in calls_in(n)) for n in subtree(script.module)):
-            raise Blocked(script.line_of(cls.node), f"the class `{name}`, which makes "
-                                                    "`tf.layers.batch_normalization`, made more than once (TF1's "
-                                                    "UPDATE_OPS held the layers of every object made before)")
+        cls.objects = objects_of(script, cls)
 
 
 def _placeholder_of(script, cls: GraphClass, node) -> Optional[str]:
@@ -115,10 +110,16 @@ def _placeholder_of(script, cls: GraphClass, node) -> Optional[str]:
     return attr if attr is not None and attr in {p.attr for p in cls.placeholders if p.own} else None
 
 
-def check_run(script, cls: GraphClass, train, values: Dict[str, cst.BaseExpression], at: int) -> None:
+def check_run(script, cls: GraphClass, train, values: Dict[str, cst.BaseExpression], at: int, instance: str) -> None:
     """Refuse a run in which Keras would update the moving statistics where TF1 did not, or the
     reverse: one computing the class in training mode must be its training step made under
-    `control_dependencies(update_ops)` (`values`: what the run feeds each placeholder)."""
+    `control_dependencies(update_ops)` (`values`: what the run feeds each placeholder). Of a class
+    made more than once, a run's training ops are those of all its objects (native.class_joint_runs):
+    TF1's collection held the layers of the objects made before, which their training ran too."""
+    if train is not None and len(cls.objects) > 1 and not set(cls.objects) <= script.joint_trains | {instance}:
+        raise Blocked(at, f"a run of the training op of `{instance}` without those of the other objects of "
+                          f"`{cls.node.name.value}` (TF1's UPDATE_OPS, read by each object, held the batch-norm "
+                          "layers of every object made before it; one run of all the training ops updates them all)")
     training = []
     for call in cls.batch_norms:
         flag = bind(call, ("inputs",) + layer_specs.SPECS["batch_normalization"].params).get("training")

@@ -111,6 +111,8 @@ class ClassWriter:
                 return updated.with_changes(params=updated.params.with_changes(params=params))
 
             def leave_SimpleStatementLine(self, original, updated):
+                if id(original) in script.joint_runs:  # a run over several objects: one per object
+                    return cst.FlattenSentinel([s.visit(self) for s in script.joint_runs[id(original)]])
                 if id(original) in script.savers:
                     made = list(cst.parse_module(script.savers[id(original)]).body)
                     made[0] = made[0].with_changes(leading_lines=updated.leading_lines)
@@ -162,7 +164,8 @@ class ClassWriter:
                 result = node.visit(_Rewrite())
                 written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \
                     if isinstance(result, cst.FlattenSentinel) else [result]
-            if not helper_written and any(id(c) in self.script.sites for c in calls_in(node)):
+            if not helper_written and any(id(c) in self.script.sites or id(c) in self.script.joint_calls
+                                          for c in calls_in(node)):
                 helper = cst.parse_module(TO_NUMPY).body[0]
                 body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
                 helper_written = True

@@ -72,7 +72,8 @@ class ClassScript(ProgramRuns):
     def __init__(self, module: cst.Module, source: str, line_of):
         self.module = module
         self.source = source
-        self.line_of = line_of
+        self.copies: Dict[int, int] = {}  # id of a node written for a run split by object -> the run's line
+        self.line_of = lambda node: self.copies.get(id(node)) or line_of(node)
         self.names = ImportTable(module, source)
         self.aliases = set(self.names.tensorflow_aliases())
         self.classes: Dict[str, GraphClass] = {}
@@ -101,6 +102,9 @@ class ClassScript(ProgramRuns):
         self.saver_sessions: Set[int] = set()  # id of the Session argument of `saver.save(sess, ...)`: None
         self.optimizer_state = False  # whether a Saver keeps TF1's optimizer state (its helper is written)
         self.restarts: Dict[int, str] = {}  # id of `sess.run(<iterator initializer>)` -> the statement it becomes
+        self.joint_runs: Dict[int, List[cst.SimpleStatementLine]] = {}  # id(run over several objects) -> one per object
+        self.joint_calls: Set[int] = set()  # id of those runs' calls
+        self.joint_trains: Set[str] = set()  # the objects whose training op the joint run being read runs
 
     @property
     def tf(self) -> str:
