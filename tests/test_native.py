@@ -1091,3 +1091,30 @@ def test_a_name_the_rewrite_numbered_for_a_gone_name_takes_that_name():
     assert unnumbered(original, "optimizer_2 = 1\noptimizer = 2\n") == "optimizer_2 = 1\noptimizer = 2\n"
     by_keyword = "def f(optimizer_2):\n    pass\nf(optimizer_2=1)\n"  # a parameter passed by keyword stays
     assert unnumbered(original, by_keyword) == by_keyword
+
+
+@pytest.mark.parametrize("name, construct", [
+    ("bad_class_batch_norm_eval_training", "a run that computes `tf.layers.batch_normalization` in training mode "
+                                           "without its update ops"),
+    ("bad_class_batch_norm_no_updates", "a training op that does not run the UPDATE_OPS"),
+    ("bad_class_batch_norm_made_twice", "a run of the training op of `net` without those of the other objects of "
+                                        "`Net`"),
+    ("bad_class_batch_norm_trains_one_object", "a run of the training op of `nets[1]` without those of the other "
+                                               "objects of `NN`"),
+    ("bad_class_batch_norm_objects_in_comprehension", "an object of `NN`, which makes "
+                                                      "`tf.layers.batch_normalization`, made other than by"),
+    ("bad_class_joint_run_feed_drawn", "a `sess.run` over more than one object with a feed other than a dict "
+                                       "literal of names and literals"),
+    ("bad_class_joint_run_feed_reassigned", "a `sess.run` over more than one object whose feed reads a name it "
+                                            "assigns"),
+    ("bad_class_batch_norm_made_after_updates", "`tf.layers.batch_normalization` made after the program read "
+                                                "UPDATE_OPS"),
+    ("bad_class_method_binds_module_placeholder", "the method `Net.add_layer` binds `tf_x`, the name of a "
+                                                  "module-level placeholder"),
+])
+def test_a_class_batch_norm_that_keras_would_update_otherwise_is_refused(name, construct):
+    """native.class_updates: each run where the tracked layer would update its moving statistics
+    other than TF1 did is refused, naming why."""
+    outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))
+    assert outcome.code is None
+    assert construct in str(outcome.blocker)

@@ -72,6 +72,10 @@ class GraphClass:
     initializers: Dict[str, str] = field(default_factory=dict)  # `self.<a> = it.make_initializer(ds)` -> it's attribute
     summaries: Set[str] = field(default_factory=set)  # `self.<s> = tf.summary.merge_all()`: a dict of values by tag
     frozen: Dict[str, str] = field(default_factory=dict)  # Python attribute the graph reads, changed later -> its copy
+    method_inputs: Dict[str, str] = field(default_factory=dict)  # module placeholder a graph method reads -> its copy
+    updating: Set[int] = field(default_factory=set)  # id of `minimize` statements under control_dependencies(UPDATE_OPS)
+    batch_norms: List[cst.Call] = field(default_factory=list)  # its `tf.layers.batch_normalization` calls
+    objects: Dict[str, int] = field(default_factory=dict)  # (a class with batch norm) its objects, by the program's name
 
     def fresh(self, preferred: str) -> str:
         return fresh_name(self.members, preferred)

@@ -9,10 +9,13 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_joint_runs as class_joint_runs
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
+import tfmigrate.native.class_updates as class_updates
 from tfmigrate.native.checkpoints import CHECKPOINT_FILES
 from tfmigrate.native.class_facts import GraphClass, Placeholder, RunMethod, plain, root_name, self_attr, subtree
+from tfmigrate.native.model_mapping import local_names
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
 from tfmigrate.native.script import EAGER_STATEMENTS, INITIALIZERS, SESSIONS, Blocked
 from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, names_read
@@ -165,8 +168,9 @@ class ProgramRuns:
                 return arg if isinstance(arg.value, cst.Name) and arg.value.value in self.sessions else None
         return None
 
-    def _module_placeholders(self) -> None:
-        """`x = tf.placeholder(...)` at module level, read by a class's graph (a parameter of it)."""
+    def _module_placeholders_made(self) -> None:
+        """`x = tf.placeholder(...)` at module level (read before the classes: a statement of
+        `__init__` reading one is graph code)."""
         for node in self.module.body:
             if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1
                     and isinstance(node.body[0], cst.Assign) and len(node.body[0].targets) == 1
@@ -180,13 +184,21 @@ class ProgramRuns:
                 placeholder.own = False
                 self.module_placeholders[name] = placeholder
                 self.removed.add(id(node))
+
+    def _module_placeholders(self) -> None:
+        """The module-level placeholders a class's graph reads: parameters of it."""
         for cls in self.classes.values():
             read = set().union(*(names_read(s) for s in cls.graph)) if cls.graph else set()
-            for method in cls.graph_methods:
+            for method in sorted(cls.graph_methods):
                 node = next(s for s in cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == method)
-                if names_read(node) & set(self.module_placeholders):
-                    raise Blocked(self.line_of(node), f"the method `{cls.node.name.value}.{method}` reads a "
+                inputs = names_read(node) & set(self.module_placeholders)
+                if inputs & local_names(node):
+                    raise Blocked(self.line_of(node), f"the method `{cls.node.name.value}.{method}` binds "
+                                                      f"`{sorted(inputs & local_names(node))[0]}`, the name of a "
                                                       "module-level placeholder")
+                for name in sorted(inputs):  # read there as `self.<copy>`, which build_graph sets
+                    cls.method_inputs.setdefault(name, cls.fresh(f"{name}_input"))
+                read |= inputs
             for name, placeholder in self.module_placeholders.items():
                 if name in read:
                     cls.placeholders.append(placeholder)
@@ -324,7 +336,10 @@ class ProgramRuns:
         assigned = {id(a.value): a for a in assignments_in(node) if len(a.targets) == 1}
         for call in runs:
             started = class_data.restart(self, call)
-            if started is None:
+            instances = class_joint_runs.instances_of(call)
+            if started is None and len(instances) > 1:
+                class_joint_runs.split(self, node, call, instances)
+            elif started is None:
                 self._site(call, assigned.get(id(call)))
             elif not any(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
                          and isinstance(line.body[0], cst.Expr) and line.body[0].value is call
@@ -404,6 +419,7 @@ class ProgramRuns:
         if len(trains) > 1:
             raise Blocked(at, "a `sess.run` of two train ops of one object")
         train = cls.trains[trains[0]] if trains else None
+        class_updates.check_run(self, cls, train, {} if spread else dict(feeds), at, instance)
         fed = {k for k, _ in feeds}
         needed = set(fetched) | ({train.loss} if train else set())
         drawn: Dict[str, str] = {}

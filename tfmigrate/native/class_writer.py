@@ -3,7 +3,7 @@ tracked `build_graph` and a `tf.function` method per run, the module's runs as c
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -15,7 +15,7 @@ from tfmigrate.native.checkpoints import OPTIMIZER_STATE
 from tfmigrate.native.emit import WRITE_SUMMARIES
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
 from tfmigrate.native.script import Blocked
-from tfmigrate.native.syntax import bind, calls_in, code
+from tfmigrate.native.syntax import bind, calls_in, code, name_nodes
 
 TO_NUMPY = '''
 
@@ -111,6 +111,8 @@ class ClassWriter:
                 return updated.with_changes(params=updated.params.with_changes(params=params))
 
             def leave_SimpleStatementLine(self, original, updated):
+                if id(original) in script.joint_runs:  # a run over several objects: one per object
+                    return cst.FlattenSentinel([s.visit(self) for s in script.joint_runs[id(original)]])
                 if id(original) in script.savers:
                     made = list(cst.parse_module(script.savers[id(original)]).body)
                     made[0] = made[0].with_changes(leading_lines=updated.leading_lines)
@@ -162,7 +164,8 @@ class ClassWriter:
                 result = node.visit(_Rewrite())
                 written = [] if isinstance(result, cst.RemovalSentinel) else list(result.nodes) \
                     if isinstance(result, cst.FlattenSentinel) else [result]
-            if not helper_written and any(id(c) in self.script.sites for c in calls_in(node)):
+            if not helper_written and any(id(c) in self.script.sites or id(c) in self.script.joint_calls
+                                          for c in calls_in(node)):
                 helper = cst.parse_module(TO_NUMPY).body[0]
                 body.append(helper.with_changes(leading_lines=[_BLANK, _BLANK]))
                 helper_written = True
@@ -209,7 +212,8 @@ class ClassWriter:
                                                              or statement.name.value in cls.runners):
                 members.append(statement.visit(rewriter))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
-                members.append(statement.visit(_Overrides.of(cls)).visit(_Frozen(cls.frozen)))
+                members.append(_module_inputs(statement, cls.method_inputs).visit(_Overrides.of(cls))
+                               .visit(_Frozen(cls.frozen)))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -250,6 +254,9 @@ class ClassWriter:
             elif p.own or p.dtype is not None:
                 target = f"self.{p.attr}" if p.own else p.param
                 guarded.append(((p.param,) if p.optional else (), cst.parse_statement(f"{target} = {value}\n")))
+            if not p.own and p.attr in cls.method_inputs:  # (the graph methods read it there)
+                guarded.append(((p.param,) if p.optional else (),
+                                cst.parse_statement(f"self.{cls.method_inputs[p.attr]} = {p.param}\n")))
         skipped = {p.param: self.script.computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
         made_once = _AsGetVariable(cls.variables)
         frozen = _Frozen(cls.frozen)
@@ -354,6 +361,18 @@ class _Overrides(cst.CSTTransformer):
 
     def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
         return updated.with_changes(body=self.overridden(list(updated.body)))
+
+
+def _module_inputs(method: cst.FunctionDef, inputs: Dict[str, str]) -> cst.FunctionDef:
+    """A graph method reading module-level placeholders (`training=tf_is_train`): each read as the
+    copy build_graph keeps of what the run gave it (`self.tf_is_train_input`)."""
+    reads = {id(n) for n in name_nodes(method.body) if n.value in inputs}
+
+    class _Inputs(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name):
+            return cst.parse_expression(f"self.{inputs[original.value]}") if id(original) in reads else updated
+
+    return method.visit(_Inputs()) if reads else method
 
 
 def _params(cls: GraphClass) -> str:

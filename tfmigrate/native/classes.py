@@ -39,6 +39,7 @@ from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Tr
 import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
+import tfmigrate.native.class_updates as class_updates
 from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
@@ -54,7 +55,6 @@ REFUSED = {
     "control_dependencies": "`tf.control_dependencies`", "metrics.": "`tf.metrics.*`",
     "get_default_graph": "the default graph", "global_variables": "the graph's variable lists",
     "trainable_variables": "the graph's variable lists", "py_func": "`tf.py_func`", "assign": "variable assignments",
-    "layers.batch_normalization": "`tf.layers.batch_normalization` (its UPDATE_OPS)",
     "get_variable_scope": "`tf.get_variable_scope()`", "Variable": "`tf.Variable` (made again at every call)",
     "data.": "`tf.data` inside the graph a class builds", "placeholder": "a placeholder made other than as "
     "`self.<name> = tf.placeholder(...)` in `__init__`", "sparse_placeholder": "a sparse placeholder",
@@ -73,7 +73,8 @@ class ClassScript(ProgramRuns):
     def __init__(self, module: cst.Module, source: str, line_of):
         self.module = module
         self.source = source
-        self.line_of = line_of
+        self.copies: Dict[int, int] = {}  # id of a node written for a run split by object -> the run's line
+        self.line_of = lambda node: self.copies.get(id(node)) or line_of(node)
         self.names = ImportTable(module, source)
         self.aliases = set(self.names.tensorflow_aliases())
         self.classes: Dict[str, GraphClass] = {}
@@ -103,6 +104,9 @@ class ClassScript(ProgramRuns):
         self.saver_sessions: Set[int] = set()  # id of the Session argument of `saver.save(sess, ...)`: None
         self.optimizer_state = False  # whether a Saver keeps TF1's optimizer state (its helper is written)
         self.restarts: Dict[int, str] = {}  # id of `sess.run(<iterator initializer>)` -> the statement it becomes
+        self.joint_runs: Dict[int, List[cst.SimpleStatementLine]] = {}  # id(run over several objects) -> one per object
+        self.joint_calls: Set[int] = set()  # id of those runs' calls
+        self.joint_trains: Set[str] = set()  # the objects whose training op the joint run being read runs
 
     @property
     def tf(self) -> str:
@@ -111,8 +115,9 @@ class ClassScript(ProgramRuns):
     def api(self, node) -> Optional[str]:
         return self.names.api(node)
 
-    def tf_call(self, node) -> Optional[str]:
-        return self.api(node.func) if isinstance(node, cst.Call) else None
+    def tf_call(self, node, *paths: str) -> Optional[str]:
+        path = self.api(node.func) if isinstance(node, cst.Call) else None
+        return path if path is not None and (not paths or path in paths) else None
 
     def _mentions_tf(self, node) -> bool:
         return bool(names_read(node) & self.aliases)
@@ -144,10 +149,14 @@ class ClassScript(ProgramRuns):
             self.tf_call(call) in SESSIONS for call in calls_in(self.module))
 
     def analyse(self) -> "ClassScript":
+        self._module_placeholders_made()
         for node in self.module.body:
             if isinstance(node, cst.ClassDef) and self.tensor_apis(node):
                 self.classes[node.name.value] = self._graph_class(node)
         self._module_placeholders()
+        for cls in self.classes.values():
+            class_updates.check_class(self, cls, cls.graph + [m for m in cls.node.body.body if isinstance(
+                m, cst.FunctionDef) and m.name.value in cls.graph_methods])
         self._no_other_graphs()
         self._session_names()
         self._feeds_built_ahead()
@@ -408,8 +417,8 @@ class ClassScript(ProgramRuns):
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
         name = cls.node.name.value
-        statements = cls.order = class_summaries.merged(
-            self, cls, class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body))))
+        statements = cls.order = class_updates.unwrapped(self, cls, class_summaries.merged(
+            self, cls, class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body)))))
         origin = {id(s): m.name.value for m in cls.node.body.body  # the inlined method each statement is from
                   if isinstance(m, cst.FunctionDef) and m.name.value in cls.inlined for s in m.body.body}
         if statements and is_docstring(statements[0]):
@@ -453,7 +462,8 @@ class ClassScript(ProgramRuns):
                 cls.trains[target] = self._train(cls, statement, value, target, at, graph_locals)
                 continue
             is_graph = bool(self.tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
-                            or local_reads & graph_locals) or data == "input"
+                            or local_reads & (graph_locals | set(self.module_placeholders) - params - python_locals)
+                            ) or data == "input"
             if is_graph and data is None and class_data.datasets_only(self, statement) \
                     and not (reads & (cls.graph_attrs | cls.graph_methods) or local_reads & graph_locals):
                 is_graph = False  # `train = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)`: made once
@@ -573,15 +583,19 @@ class ClassScript(ProgramRuns):
         the graph keeps its TF1 names)."""
         methods = {m.name.value: attrs_of(m) for m in cls.node.body.body
                    if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods}
+        inputs = {m.name.value: names_read(m) & set(cls.method_inputs) for m in cls.node.body.body
+                  if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods}
         attrs = {placeholder.attr} if placeholder.own else set()
         names = set() if placeholder.own else {placeholder.attr}
         statements: Set[int] = set()
         skippable = True
         for statement in cls.graph:
             reads, writes = attrs_of(statement)
+            read_names = names_read(statement)
             for method in reads & set(methods):
                 reads, writes = reads | methods[method][0], writes | methods[method][1]
-            if reads & attrs or names_read(statement) & names:
+                read_names = read_names | inputs[method]
+            if reads & attrs or read_names & names:
                 statements.add(id(statement))
                 attrs |= writes
                 names |= names_assigned(statement)
