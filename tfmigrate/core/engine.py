@@ -149,7 +149,7 @@ def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = Fals
         return _lint(current, path, codes, parsed, shims, imported_by, native, ignore_noqa, keras3, unsafe)
 
     return run_deep(fix_to_fixed_point, data, path, codes, lint, unsafe, record, native,
-                    shims.stateful if shims else (), shims.eager if shims else (), keras3)
+                    shims.stateful if shims else (), shims.eager if shims else (), keras3, shims.group if shims else ())
 
 
 def lint_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,

@@ -39,13 +39,14 @@ class FileResult:
 
 
 def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Callable, unsafe: bool, record: bool,
-                       native: bool, stateful: tuple = (), eager: tuple = (), keras3: bool = False) -> FileResult:
+                       native: bool, stateful: tuple = (), eager: tuple = (), keras3: bool = False,
+                       group: tuple = ()) -> FileResult:
     """`lint(data, parsed)`: the engine's lint pass on `data` (`parsed`: its module when already
     parsed), with the module, findings and positions the fixes were found in."""
     result = FileResult(path, data)
     current = data
     if native and NATIVE in codes:
-        current = _rewrite_natively(data, result, record, stateful, eager, unsafe, keras3)
+        current = _rewrite_natively(data, result, record, stateful, eager, unsafe, keras3, group)
     refused: set = set()
     failures: List[Finding] = []
     lint_pass = None
@@ -92,7 +93,7 @@ def fix_to_fixed_point(data: bytes, path: str, codes: Sequence[str], lint: Calla
 
 
 def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: tuple = (), eager: tuple = (),
-                      unsafe: bool = False, keras3: bool = False) -> bytes:
+                      unsafe: bool = False, keras3: bool = False, group: tuple = ()) -> bytes:
     """The native pre-pass: the module rewritten as eager TF2 (tfmigrate.native), before any other
     fix; `data` itself when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why).
     `unsafe`: a queue pipeline read in a random order may become a `tf.data` shuffle; `keras3`: the
@@ -105,7 +106,7 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: t
         source = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    outcome = rewrite(source, stateful, eager, unsafe, keras3)
+    outcome = rewrite(source, stateful, eager, unsafe, keras3, group)
     if outcome.code is None:
         return data
     new = outcome.code.encode("utf-8")

@@ -34,6 +34,9 @@ class ProjectImports:
     # The checked modules it imports (as written) that an eager test may call
     # (project.graph_imports.eager_imports): `fix --native` makes a test file eager only then.
     eager: Tuple[str, ...] = ()
+    # The library of graph classes and the programs importing it that this file belongs to
+    # (project.class_groups.Group): `fix --native` rewrites them together or not at all.
+    group: tuple = ()
 
     def target(self, path: str) -> Optional[str]:
         return next((target for name, target in self.aliases if name == path), None)

@@ -27,7 +27,8 @@ class Outcome:
 
 
 @lru_cache(maxsize=16)
-def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool = False, keras3: bool = False) -> Outcome:
+def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool = False, keras3: bool = False,
+            group: tuple = ()) -> Outcome:
     """The module `source` as eager TF2, or the construct that stops it (`stateful`: the checked
     modules it imports that make variables; `eager`: those an eager test may call; `unsafe`: a
     queue pipeline whose order was random may become a `tf.data` shuffle; `keras3`: the TF1 layers of
@@ -36,7 +37,13 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     pass ask about the same text.
 
     Stopped by a function that builds graph state (`train_op = training(loss, 0.1)`), the module is
-    tried again with that function written where it is called (native.inline), where that is exact."""
+    tried again with that function written where it is called (native.inline), where that is exact.
+    `group`: the module is one of a library of graph classes and its programs
+    (project.class_groups), rewritten with them or not at all (native.groups)."""
+    if group:
+        from tfmigrate.native.groups import member_outcome
+
+        return Outcome(*member_outcome(source, group, rewrite, unsafe))
     outcome = _rewrite(source, stateful, eager, unsafe, keras3)
     if outcome.blocker is None or outcome.blocker.function is None:
         return outcome

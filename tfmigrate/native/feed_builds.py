@@ -44,6 +44,14 @@ def feed_uses(node: cst.CSTNode, name: str, targets: Set[int], runs: Set[int]) -
                 return False
             return None
 
+        def visit_Arg(self, arg: cst.Arg) -> Optional[bool]:
+            arg.value.visit(self)  # not its keyword: `feed_dict=feed_dict` uses the name once
+            return False
+
+        def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
+            attr.value.visit(self)  # not the attribute's name (`model.feed_dict`)
+            return False
+
         def visit_Name(self, ref: cst.Name) -> None:
             if ref.value == name and id(ref) not in targets and id(ref) not in runs and found.escape is None:
                 found.escape = ref

@@ -21,7 +21,7 @@ from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BY
 from tfmigrate.observed import note
 
 # A module that imports TensorFlow and uses a TF1 graph construct (graph_words.HELPER_GRAPH_CALLS).
-_TF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+tensorflow\b|from[ \t]+tensorflow\b)", re.MULTILINE)
+TF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+tensorflow\b|from[ \t]+tensorflow\b)", re.MULTILINE)
 # What the compat route rewrites (and puts `disable_v2_behavior()` after): `import tensorflow [as x]`,
 # `import tensorflow.compat.v1 as x`, at the top level.
 _PLAIN_TF_IMPORT = re.compile(rb"^import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+\w+)?[ \t]*(?:[#;\n]|$)",
@@ -85,7 +85,7 @@ def _graph_importers(files: List[str], read, star: Container[str], exclude: Cont
         data = read(path)
         if not data or not any(word in data for word in HELPER_GRAPH_BYTES):
             continue
-        if not ((b"tensorflow" in data and _TF_IMPORT.search(data)) or path in star) or not HELPER_GRAPH_CALL_BYTES.search(data):
+        if not ((b"tensorflow" in data and TF_IMPORT.search(data)) or path in star) or not HELPER_GRAPH_CALL_BYTES.search(data):
             continue
         graph.append(path)
         _mark(path, data, known, found)
@@ -105,7 +105,7 @@ def _graph_importers(files: List[str], read, star: Container[str], exclude: Cont
 
 # What makes variables or graph state when called: a module with one of these is no pure tensor
 # helper a `tf.function` of `fix --native` may call (TF1 model code: issue 21's model mapping).
-_MAKES_STATE = re.compile(rb"\b(?:get_variable|variable_scope|Variable|placeholder|layers\.[a-z]\w*|slim\.[a-z]\w*)\s*\(")
+MAKES_STATE = re.compile(rb"\b(?:get_variable|variable_scope|Variable|placeholder|layers\.[a-z]\w*|slim\.[a-z]\w*)\s*\(")
 
 
 def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
@@ -121,12 +121,12 @@ def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         if b"tensorflow" not in data:
             continue
         names = []
-        for module in _imported_modules(data):
+        for module in imported_modules(data):
             target = resolve(module, path, known)
             if target is None or target == path:
                 continue
             if target not in makes:
-                makes[target] = bool(_MAKES_STATE.search(read(target) or b""))
+                makes[target] = bool(MAKES_STATE.search(read(target) or b""))
             if makes[target]:
                 names.append(module)
         if names:
@@ -199,7 +199,7 @@ def _called_modules(data: bytes, path: str, known: Dict[str, str]):
         named.setdefault(module, []).extend(
             resolve(f"{module}.{n.decode('ascii', 'replace')}", path, known) for n in names)
     followed, packages = [], []
-    for module in _imported_modules(data):
+    for module in imported_modules(data):
         target = resolve(module, path, known)
         if target is None or target == path:
             continue
@@ -214,7 +214,7 @@ def _called_modules(data: bytes, path: str, known: Dict[str, str]):
 
 def _imported_names(data: bytes) -> List[str]:
     """The modules imported, and for `from a import b, c` also `a.b` and `a.c` (b may be a module)."""
-    names = _imported_modules(data)
+    names = imported_modules(data)
     for match in re.finditer(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+([\w \t,]+)$", data, re.MULTILINE):
         for name in match.group(2).split(b","):
             name = name.strip().split()[0] if name.strip() else b""
@@ -229,7 +229,7 @@ def eager_scripts(files: Iterable[str], read) -> List[str]:
     found = []
     for path in files:
         data = read(path) if path.endswith(".py") else b""
-        if data and b"function" in data and _TF_IMPORT.search(data) and not HELPER_GRAPH_CALL_BYTES.search(data):
+        if data and b"function" in data and TF_IMPORT.search(data) and not HELPER_GRAPH_CALL_BYTES.search(data):
             found.append(path)
     return found
 
@@ -247,7 +247,7 @@ def _mark(path: str, data: bytes, known: Dict[str, str], found: Dict[str, str]) 
     """Record `path` as the graph importer of the checked modules it imports (where none was
     found before); those newly recorded."""
     new = []
-    for module in _imported_modules(data):
+    for module in imported_modules(data):
         target = resolve(module, path, known)
         if target is not None and target != path and target not in found:
             found[target] = path
@@ -255,7 +255,7 @@ def _mark(path: str, data: bytes, known: Dict[str, str], found: Dict[str, str]) 
     return new
 
 
-def _imported_modules(data: bytes) -> List[str]:
+def imported_modules(data: bytes) -> List[str]:
     modules = []
     seen = set()
     for hit in _IMPORT_WORD.finditer(data):  # a literal search, then only the lines it hits

@@ -46,7 +46,7 @@ class NotNative(Rule):
         # under `fix --unsafe-fixes`, what holds the module after the unsafe conversions, not the
         # advice to give the flag that was given
         outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports,
-                          self.ctx.unsafe)
+                          self.ctx.unsafe, group=self.ctx.names.class_group)
         imports = self.ctx.fact(ProgramMode).tf_imports()
         if not imports or outcome.blocker is None and not self.ctx.keras3:
             return

@@ -6,6 +6,7 @@ it, `native`). Every front end gets its files' facts from here, through tfmigrat
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
@@ -47,6 +48,8 @@ class ProjectFacts(NamedTuple):
     stateful: Dict[str, tuple] = {}
     # path -> the checked modules it imports that an eager test may call (with --native only)
     eager: Dict[str, tuple] = {}
+    # path -> its library of graph classes and their programs (with --native only, project.class_groups)
+    groups: Dict[str, tuple] = {}
 
 
 def collect(paths: Sequence[str], settings: Settings) -> List[str]:
@@ -131,6 +134,7 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     editor's unsaved text); None reads the disk (and may keep what it found in `cache_dir`).
     `unsafe`: the fix applies unsafe fixes (a shuffled queue pipeline then becomes `tf.data`, and
     its script eager TF2)."""
+    from tfmigrate.project.class_groups import class_groups
     from tfmigrate.project.graph_imports import eager_imports, graph_importers, stateful_imports
     from tfmigrate.project.star_imports import legacy_keras_wanted, star_aliases
 
@@ -141,9 +145,10 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir, transitive=not native)
     stateful = stateful_imports(files, read or read_regular) if native else {}
     eager = eager_imports(files, read or read_regular) if native else {}
+    groups = class_groups(files, read or read_regular) if native else {}
     if native:
-        importers = _unless_rewritten(files, star, importers, read, stateful, eager, unsafe)
-    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager)
+        importers = _unless_rewritten(files, star, importers, read, stateful, eager, unsafe, groups)
+    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups)
 
 
 def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: str, unsafe: Optional[bool] = None,
@@ -164,6 +169,8 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
     if key and own.native:
         key += "|native" + "".join(f"|stateful import: {m}" for m in facts.stateful.get(path, ())) + "".join(
             f"|eager import: {m}" for m in facts.eager.get(path, ()))
+        if path in facts.groups:  # the group's other members' text decides this one's rewrite
+            key += "|group: " + hashlib.sha256(repr(facts.groups[path]).encode("utf-8")).hexdigest()
     if key and own.native and mode == "fix" and (own.unsafe_fixes if unsafe is None else unsafe):
         key += "|unsafe"  # TFM216 names what holds the module after the unsafe fixes
     if key and own.native and own.keras3:
@@ -173,7 +180,7 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
     return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
                 key=key, cache_dir=cache_dir, data=data,
                 shims=file_shims(own, path, facts.star.get(path), display_path(legacy) if legacy else None,
-                                 facts.stateful.get(path, ()), facts.eager.get(path, ())),
+                                 facts.stateful.get(path, ()), facts.eager.get(path, ()), facts.groups.get(path, ())),
                 graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
                 native=own.native, keras3=own.native and own.keras3, ignore_noqa=own.ignore_noqa)
 
@@ -204,7 +211,8 @@ def tasks(
     return found
 
 
-def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, eager=None, unsafe=False) -> dict:
+def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, eager=None, unsafe=False,
+                      groups=None) -> dict:
     """With `--native`, a graph script that `fix --native` rewrites as eager TF2 is no longer
     graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
     leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
@@ -218,7 +226,8 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
         try:
             data = (read or read_regular)(path)
             if (b"Session" in data or b"placeholder" in data or b"session(" in data) and _rewrites(
-                    data, (stateful or {}).get(path, ()), (eager or {}).get(path, ()), unsafe):
+                    data, (stateful or {}).get(path, ()), (eager or {}).get(path, ()), unsafe,
+                    (groups or {}).get(path, ())):
                 rewritten.add(path)
         except (OSError, UnicodeDecodeError):
             continue
@@ -236,27 +245,28 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
 
 
 @functools.lru_cache(maxsize=64)
-def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = (), unsafe: bool = False) -> bool:
+def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = (), unsafe: bool = False, group: tuple = ()) -> bool:
     """Whether `fix --native` rewrites this script; remembered, as an editor asks again at every
     keystroke for the workspace's unchanged files."""
     from tfmigrate.native import rewrite
 
-    return rewrite(data.decode("utf-8"), stateful, eager, unsafe).code is not None
+    return rewrite(data.decode("utf-8"), stateful, eager, unsafe, group=group).code is not None
 
 
 def file_shims(settings: Settings, path: str, star=None, legacy_keras_for: Optional[str] = None,
-               stateful: tuple = (), eager: tuple = ()):
+               stateful: tuple = (), eager: tuple = (), group: tuple = ()):
     """The configured re-exports of TensorFlow, with this file's module name, what its star
     imports bring in (a star_imports.StarFact), and the module that wants legacy Keras from it
     (star_imports.legacy_keras_wanted); None if none of them."""
-    if not settings.tensorflow_aliases and star is None and legacy_keras_for is None and not stateful and not eager:
+    if not settings.tensorflow_aliases and star is None and legacy_keras_for is None and not stateful and not eager \
+            and not group:
         return None
     from tfmigrate.facts.project_imports import ProjectImports, module_name
 
     modules, program = star if star is not None else ((), ())
     if not settings.tensorflow_aliases:
         return ProjectImports(star=modules, star_program=program, legacy_keras_for=legacy_keras_for,
-                              stateful=tuple(stateful), eager=tuple(eager))
+                              stateful=tuple(stateful), eager=tuple(eager), group=tuple(group))
     module, is_package = module_name(path)
     return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program,
-                          legacy_keras_for, tuple(stateful), tuple(eager))
+                          legacy_keras_for, tuple(stateful), tuple(eager), tuple(group))

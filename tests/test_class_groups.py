@@ -1,0 +1,129 @@
+"""Issue 21, across files, all or nothing: a library module's graph class is rewritten together
+with the programs that use it (project.class_groups, native.groups), or the whole group keeps
+the compat route and TFM216 names the file and the construct that held it.
+
+Fixtures: tests/fixtures/class_groups/<case>/ folders (a library `models.py` and its programs);
+the program files carry the `# fixed:` line both routes print. Snapshots of what `fix --native`
+writes: tests/fixtures/class_groups/expected/<case>/ (TFMIGRATE_UPDATE_SNAPSHOTS=1 refreshes them).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from typer.testing import CliRunner
+
+from tfmigrate.frontends.cli import app
+from tfmigrate.native.feed_builds import feed_uses
+from tfmigrate.project.class_groups import class_groups
+from tfmigrate.project.graph_imports import read_source
+
+FIXTURES = Path(__file__).parent / "fixtures" / "class_groups"
+COMPAT_LINE = "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()"
+GRAPH = ("Session(", "placeholder(", "feed_dict", "disable_v2")
+runner = CliRunner()
+
+
+def _copy(case: str, where: Path) -> Path:
+    shutil.copytree(FIXTURES / case, where)
+    return where
+
+
+def _fix(root: Path, monkeypatch, *args) -> None:
+    monkeypatch.chdir(root)
+    result = runner.invoke(app, ["fix", "--no-cache", *args, "."], catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.stdout
+
+
+def _last_line(root: Path, program: str, compat: bool = False) -> str:
+    env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    if compat:
+        env["TF_USE_LEGACY_KERAS"] = "1"
+    run = subprocess.run([sys.executable, program], capture_output=True, text=True, env=env, timeout=300, cwd=root)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout.strip().splitlines()[-1]
+
+
+def _fixed_line(path: Path) -> str:
+    return re.search(r"^# fixed: (.*)$", path.read_text(), re.MULTILINE).group(1).strip()
+
+
+def test_the_group_is_the_library_and_every_module_importing_it():
+    files = sorted(str(p) for p in (FIXTURES / "held").glob("*.py"))
+    groups = class_groups(files, read_source)
+    library = str(FIXTURES / "held" / "models.py")
+    assert set(groups) == set(files)
+    assert all(group[1] == library for group in groups.values())
+    assert [user[0] for user in groups[library][3]] == [str(FIXTURES / "held" / f) for f in ("probe.py", "train.py")]
+    # Without a program that opens a Session, a library is no group.
+    assert class_groups([library], read_source) == {}
+
+
+def test_fix_native_rewrites_the_library_with_its_program(tmp_path, monkeypatch):
+    root = _copy("together", tmp_path / "native")
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    for name in ("models.py", "train.py"):
+        text = (root / name).read_text()
+        assert not any(marker in text for marker in GRAPH), (name, text)
+        expected = FIXTURES / "expected" / "together" / name
+        if os.environ.get("TFMIGRATE_UPDATE_SNAPSHOTS"):
+            expected.parent.mkdir(parents=True, exist_ok=True)
+            expected.write_text(text)
+        assert text == expected.read_text(), name
+    assert "class Classifier(tf.Module):" in (root / "models.py").read_text()
+    before = {name: (root / name).read_text() for name in ("models.py", "train.py")}
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    assert {name: (root / name).read_text() for name in before} == before
+
+
+def test_the_migrated_group_prints_the_compat_routes_numbers(tmp_path, monkeypatch):
+    pytest.importorskip("tensorflow")
+    compat = _copy("together", tmp_path / "compat")
+    for path in compat.glob("*.py"):
+        path.write_text(re.sub(r"^import tensorflow as tf$", COMPAT_LINE, path.read_text(), flags=re.MULTILINE))
+    native = _copy("together", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    expected = _fixed_line(FIXTURES / "together" / "train.py")
+    assert _last_line(compat, "train.py", compat=True) == expected
+    assert _last_line(native, "train.py") == expected
+
+
+def test_one_user_that_cannot_go_eager_holds_the_whole_group(tmp_path, monkeypatch):
+    native = _copy("held", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    compat = _copy("held", tmp_path / "compat")
+    _fix(compat, monkeypatch)
+    for name in ("models.py", "train.py", "probe.py"):  # never worse: all of it as `fix` writes it
+        assert (native / name).read_text() == (compat / name).read_text(), name
+    check = _copy("held", tmp_path / "check")
+    monkeypatch.chdir(check)
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
+    assert set(found) == {"models.py", "train.py", "probe.py"}
+    assert "`tf.get_default_graph` at module level" in found["probe.py"]
+    for name in ("models.py", "train.py"):
+        assert "probe.py` holds the group on the compat route at its line 13" in found[name], found[name]
+        assert "`tf.get_default_graph` at module level" in found[name]
+
+
+def test_the_held_group_runs_as_fix_writes_it(tmp_path, monkeypatch):
+    pytest.importorskip("tensorflow")
+    native = _copy("held", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    for program in ("train.py", "probe.py"):
+        assert _last_line(native, program) == _fixed_line(FIXTURES / "held" / program)
+
+
+def test_a_feed_dict_passed_by_its_own_keyword_does_not_escape():
+    module = cst.parse_module("feed_dict = {x: 1}\nsess.run(y, feed_dict=feed_dict)\nmodel.feed_dict = 2\n")
+    assign = module.body[0].body[0]
+    run = module.body[1].body[0].value
+    uses = feed_uses(module, "feed_dict", {id(assign.targets[0].target)}, {id(run.args[1].value)})
+    assert uses.escape is None

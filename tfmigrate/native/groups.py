@@ -1,0 +1,159 @@
+"""A library module's graph classes rewritten together with the programs that use them (issue 21:
+across files, all or nothing).
+
+    models.py: class Net: (graph built in __init__)     models.py: class Net(tf.Module): ...
+    train.py:  from models import Net               ->  train.py:  from models import Net
+               net = Net(); sess.run(net.train_op...)              net = Net(); net.train_step(...)
+
+The class route (native.classes) reads a class and the runs of its program in one module. Each
+user is therefore read as the library followed by the user (its import of the library held by a
+placeholder statement), rewritten once, and cut back into its two files. Every user must rewrite,
+and into the same library module, or none does: the group keeps the compat route and the blocker
+names the file and the construct that held it (project.class_groups gathers the group).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from tfmigrate.native.script import Blocker
+from tfmigrate.native.syntax import code
+
+SPLIT = "__tfmigrate_group_split__ = None"
+_KEEP = "__tfmigrate_group_keep_{}__ = None"
+_LEGACY = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
+
+
+class GroupOutcome:
+    """Each member's rewritten text (path -> code), or the blocker of the whole group, with its file."""
+
+    def __init__(self, codes: Optional[Dict[str, str]] = None, path: str = "", blocker: Optional[Blocker] = None):
+        self.codes, self.path, self.blocker = codes, path, blocker
+
+
+def member_outcome(source: str, group: tuple, rewrite, unsafe: bool = False) -> Tuple[Optional[str], Optional[Blocker]]:
+    """(code, None) or (None, blocker) of the group's member whose text is `source` (its stored text
+    replaced by it: an editor's, or a later fix pass's); `rewrite`: native.rewrite, for one module."""
+    member, library, library_source, users, stateful = group
+    if member == library:
+        library_source = source
+    else:
+        users = tuple((path, module, source if path == member else text) for path, module, text in users)
+    outcome = rewrite_group(library, library_source, users, stateful, rewrite, unsafe)
+    if outcome.codes is None:
+        blocker = outcome.blocker
+        if outcome.path != member:
+            blocker = Blocker(1, f"a module of a group that `fix --native` rewrites together or not at all (the "
+                                 f"library `{library}` and the programs importing it); `{outcome.path}` holds the "
+                                 f"group on the compat route at its line {blocker.line}: {blocker.construct}")
+        return None, blocker
+    return outcome.codes[member], None
+
+
+@lru_cache(maxsize=16)
+def rewrite_group(library: str, library_source: str, users: tuple, stateful: tuple, rewrite,
+                  unsafe: bool) -> GroupOutcome:
+    """All members rewritten, or the first blocker met (users in path order)."""
+    if stateful:
+        return GroupOutcome(None, library, Blocker(1, f"its classes use `{stateful[0]}`, a checked module that "
+                                                      "makes variables, which the group's rewrite does not follow"))
+    if "from __future__" in library_source:
+        return GroupOutcome(None, library, Blocker(1, "a `from __future__` import in the library module"))
+    head = library_source if library_source.endswith("\n") else library_source + "\n"
+    offset = head.count("\n") + 1
+    codes: Dict[str, str] = {}
+    for path, module, source in users:
+        try:
+            held, kept = _hold(cst.parse_module(source), module)
+        except _Refused as why:
+            return GroupOutcome(None, path, Blocker(why.line, why.construct))
+        except Exception as error:  # noqa: BLE001 - an unparsable user holds the group
+            return GroupOutcome(None, path, Blocker(1, f"the file does not parse ({type(error).__name__})"))
+        outcome = rewrite(head + SPLIT + "\n" + held, unsafe=unsafe)
+        if outcome.code is None:
+            line = outcome.blocker.line
+            where = (path, line - offset) if line > offset else (library, line)
+            return GroupOutcome(None, where[0], Blocker(max(where[1], 1), outcome.blocker.construct))
+        parts = _split(outcome.code, kept, library_source)
+        if parts is None:
+            return GroupOutcome(None, path, Blocker(1, "internal: the group's rewrite could not be cut back into "
+                                                       "its files; please report it"))
+        written, codes[path] = parts
+        if codes.setdefault(library, written) != written:
+            return GroupOutcome(None, path, Blocker(1, f"its runs of the classes of `{library}` need another "
+                                                       "rewrite of that module than the group's other programs"))
+    return GroupOutcome(codes)
+
+
+class _Refused(Exception):
+    def __init__(self, line: int, construct: str):
+        super().__init__(construct)
+        self.line, self.construct = line, construct
+
+
+def _hold(module: cst.Module, written: str) -> Tuple[str, List[str]]:
+    """The user's text with its `from <library> import ...` and `from __future__` statements held by
+    placeholder statements (the library's classes are then its own), and the statements held."""
+    kept: List[str] = []
+    body = []
+    for statement in module.body:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+        if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and (
+                "." * len(small.relative) + (code(small.module) if small.module else "")) in (written, "__future__"):
+            kept.append(module.code_for_node(statement.with_changes(leading_lines=())))
+            body.append(cst.parse_statement(_KEEP.format(len(kept) - 1) + "\n").with_changes(
+                leading_lines=statement.leading_lines))
+            continue
+        body.append(statement)
+    if not any(not text.startswith("from __future__") for text in kept):
+        raise _Refused(1, f"it imports `{written}` other than as `from {written} import <names>` at its top level")
+    return module.with_changes(body=body).code, kept
+
+
+def _split(text: str, kept: List[str], library_source: str) -> Optional[Tuple[str, str]]:
+    """The rewritten library and user, cut at the split line, the user's held statements put back
+    (and TensorFlow's legacy Keras switched on before its imports, when the library's rewrite does)."""
+    lines = text.splitlines(keepends=True)
+    cuts = [i for i, line in enumerate(lines) if line.strip() == SPLIT]
+    if len(cuts) != 1:
+        return None
+    library, user = "".join(lines[:cuts[0]]).rstrip("\n") + "\n", "".join(lines[cuts[0] + 1:])
+    for i, statement in enumerate(kept):
+        marker = _KEEP.format(i)
+        if user.count(marker + "\n") != 1:
+            return None
+        user = user.replace(marker + "\n", statement if statement.endswith("\n") else statement + "\n", 1)
+    if _LEGACY in library and _LEGACY not in user:
+        user = _legacy_keras_first(user)
+    if _new_names(library, library_source):
+        return None
+    return library, user
+
+
+def _legacy_keras_first(user: str) -> str:
+    """`os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")` before the user's first import other
+    than `from __future__`: TensorFlow reads it once, on first use of Keras."""
+    lines = user.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if (line.startswith("import ") or line.startswith("from ")) and not line.startswith("from __future__"):
+            return "".join(lines[:i]) + "import os\n" + _LEGACY + "\n" + "".join(lines[i:])
+    return user
+
+
+def _new_names(library: str, original: str) -> set:
+    """Top-level names the rewritten library defines that the original did not (helpers the
+    rewrite put before the cut, which the user would then miss); `os` aside."""
+    def defined(text: str) -> set:
+        from tfmigrate.native.syntax import names_assigned
+
+        names = set()
+        for statement in cst.parse_module(text).body:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                names.add(statement.name.value)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                names |= set(names_assigned(statement))
+        return names
+
+    return defined(library) - defined(original) - {"os"}
