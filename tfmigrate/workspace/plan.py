@@ -52,14 +52,24 @@ class ProjectFacts(NamedTuple):
     groups: Dict[str, tuple] = {}
 
 
-def collect(paths: Sequence[str], settings: Settings) -> List[str]:
+def collect(paths: Sequence[str], settings: Settings, context: bool = False) -> List[str]:
     """Files to visit: directories walked, less excluded globs and (with respect-gitignore) what
     git ignores; files named explicitly too, unless force-exclude (pre-commit names every file).
-    Each path is judged by its own nearest configuration."""
+    Each path is judged by its own nearest configuration. `context`: the files only give
+    cross-file facts, and a folder whose configuration is broken is skipped (its error is
+    reported when the user checks that folder: `check /tmp/x.py` must not fail on a stray
+    pyproject.toml elsewhere in /tmp)."""
+    from tfmigrate.workspace.config import ConfigError
+
     explicit = {p for p in paths if not os.path.isdir(p)}
 
     def excluded(path: str) -> bool:
-        own = settings.for_path(path)
+        try:
+            own = settings.for_path(path)
+        except ConfigError:
+            if context:
+                return True
+            raise
         return (path not in explicit or own.force_exclude) and own.excluded(path)
 
     files = [f for f in discover(paths, excluded) if not excluded(f)]
@@ -106,26 +116,9 @@ def context(paths: Sequence[str], files: Sequence[str], settings: Settings) -> L
     if {os.path.normpath(os.path.abspath(p)) for p in paths} == set(roots):
         return list(files)  # the paths are the projects' roots: the files are all of them
     shown = {os.path.normpath(os.path.abspath(f)) for f in files}
-    more = [f for root in roots for f in _project_files(root, settings)
+    more = [f for f in collect([display_path(r) for r in roots], settings, context=True)
             if f.endswith(".py") and os.path.normpath(os.path.abspath(f)) not in shown]
     return list(files) + more
-
-
-def _project_files(root: str, settings: Settings) -> List[str]:
-    """The files of the project at `root` that give context only. A folder whose configuration
-    is broken is skipped: its error is reported when the user checks that folder, not when it is
-    merely context (`check /tmp/x.py` must not fail on a stray pyproject.toml elsewhere in /tmp)."""
-    from tfmigrate.workspace.config import ConfigError
-
-    def excluded(path: str) -> bool:
-        try:
-            return settings.for_path(path).excluded(path)
-        except ConfigError:
-            return True
-
-    files = [f for f in discover([display_path(root)], excluded) if not excluded(f)]
-    ignored = gitignored([f for f in files if settings.for_path(f).respect_gitignore])
-    return [f for f in files if f not in ignored]
 
 
 def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] = None,
