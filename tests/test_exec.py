@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from fixtures_lib import cases
+from fixtures_lib import cases, same_printed
 
 pytest.importorskip("tensorflow", reason="executable tests need tensorflow-cpu 2.21")
 
@@ -55,7 +55,7 @@ def test_fix_makes_program_behave(case, tmp_path):
     after = _run(program)
     assert after.returncode == 0, f"fixed program failed:\n{fixed_source}\n{after.stderr[-3000:]}"
     last = after.stdout.strip().splitlines()[-1] if after.stdout.strip() else ""
-    assert last == fixed_line, f"fixed program printed {last!r}, expected {fixed_line!r}:\n{fixed_source}"
+    assert same_printed(last, fixed_line), f"fixed program printed {last!r}, expected {fixed_line!r}:\n{fixed_source}"
 
     subprocess.run([sys.executable, "-m", "tfmigrate", "fix", *shlex.split(fix_args), str(program)], env=ENV, capture_output=True)
     assert program.read_text(encoding="utf-8") == fixed_source, "second fix run changed the file"

@@ -103,8 +103,8 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\nwith tf.Session() as s:\n"
      "    s.run(x, {x: 1}, options=None)\n", "options"),
     ("import tensorflow as tf\nv = tf.Variable(1.0)\nl = v * 2\n"
-     "o = tf.train.RMSPropOptimizer(0.1).minimize(l)\nwith tf.Session() as s:\n    s.run(o)\n",
-     "an optimizer tfmigrate does not know"),
+     "o = tf.train.SyncReplicasOptimizer(tf.train.AdamOptimizer(0.1), 2).minimize(l)\nwith tf.Session() as s:\n"
+     "    s.run(o)\n", "an optimizer tfmigrate does not know"),
     # `tf.train.Saver` (checkpoints): where TF1's names or state are not known, the route is kept
     (DATASET_ADAM.replace("s.save(", "s.restore("), "`saver.restore` of a checkpoint with TF1's optimizer state "
      "(slots, beta powers) whose training step reads the dataset element `x`"),
@@ -814,6 +814,41 @@ def test_eager_test_files_still_pass_when_another_module_of_the_run_turns_v2_off
     assert run.stdout.strip().splitlines()[-1] == "0", run.stderr[-3000:]
 
 
+# A seeded program's random draws (native.seeded_draws): eager TF2 draws other numbers from the same
+# seed, so the rewrite is an unsafe fix that says so above the seed (equivalence:
+# tests/fixtures/equivalence/seeded_momentum_saver.py).
+SEEDED = ("import tensorflow as tf\n\ntf.set_random_seed(3)\nx = tf.placeholder(tf.float32, [None, 2])\n"
+          "w = tf.Variable(tf.random_normal([2, 1]))\ny = tf.matmul(x, w)\nwith tf.Session() as sess:\n"
+          "    sess.run(tf.global_variables_initializer())\n    print(sess.run(y, {x: [[1.0, 2.0]]}))\n")
+
+
+def test_a_seeded_program_with_random_draws_is_rewritten_only_as_an_unsafe_fix():
+    from tfmigrate.native.seeded_draws import NOTE, seed_line
+
+    assert seed_line(SEEDED) == 3 and seed_line(SEEDED + "class T(tf.test.TestCase):\n    pass\n") is None
+    refused = rewrite(SEEDED)
+    assert refused.code is None and refused.blocker.line == 3
+    assert "graph-level seed" in refused.blocker.construct and "--unsafe-fixes" in refused.blocker.construct
+    converted = rewrite(SEEDED, unsafe=True)
+    assert converted.blocker is None, str(converted.blocker)
+    assert "\n".join(NOTE) + "\ntf.random.set_seed(3)\n" in converted.code
+    assert rewrite(converted.code, unsafe=True).code is None  # eager already: nothing more to rewrite, no second note
+    # nothing random drawn, no seed, or a test file (it compares what it computes from its own draws): safe
+    assert rewrite(SEEDED.replace("tf.random_normal([2, 1])", "tf.ones([2, 1])")).blocker is None
+    assert rewrite(SEEDED.replace("tf.set_random_seed(3)", "")).blocker is None
+    assert "unsafe" not in rewrite(SEEDED.replace("tf.set_random_seed(3)", "")).code
+
+
+def test_the_seed_note_follows_the_seed_into_a_function():
+    from tfmigrate.native.seeded_draws import NOTE, noted
+
+    text = noted("import tensorflow as tf\n\n\ndef main():\n    tf.random.set_seed(1)\n    return 1\n")
+    assert "def main():\n" + "".join(f"    {line}\n" for line in NOTE) + "    tf.random.set_seed(1)\n" in text
+    assert noted(text) == text
+    opening = noted('"""Doc."""\nfrom __future__ import print_function\nimport tensorflow as tf\n')
+    assert opening.startswith('"""Doc."""\nfrom __future__ import print_function\n' + NOTE[0])
+
+
 # Queue input pipelines (issue 22, native.queues): converted to `tf.data` where the order is TF1's,
 # refused with a reason where it is random (converted by --unsafe-fixes, with a note), and a
 # function that makes an iterator is never a pure helper (it would make one per `tf.function`).
@@ -1118,3 +1153,24 @@ def test_a_class_batch_norm_that_keras_would_update_otherwise_is_refused(name, c
     outcome = rewrite((FIXTURES / "TFM216" / f"{name}.py").read_text(encoding="utf-8"))
     assert outcome.code is None
     assert construct in str(outcome.blocker)
+
+
+def test_a_scope_list_trains_the_model_objects_whose_tf1_names_it_selects():
+    """`minimize(var_list=tf.get_collection(TRAINABLE_VARIABLES, scope=...))` of model functions
+    (native.collection_lists, Emitter._under_scope): a function wholly under that scope trains its
+    object's variables, one under other literal scopes none, one under several scopes those its
+    variables' TF1 names select."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\n"
+              "def g(z):\n    with tf.variable_scope('G'):\n        return tf.layers.dense(z, 2)\n"
+              "def d(v):\n    with tf.variable_scope('D'):\n        h = tf.layers.dense(v, 2)\n"
+              "    with tf.variable_scope('E'):\n        return tf.layers.dense(h, 1)\n"
+              "loss = tf.reduce_sum(d(g(x)))\nd_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='D')\n"
+              "step = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=d_vars)\n"
+              "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
+              "    s.run(step, {x: [[1.0, 2.0]]})\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "variables = [*[v for v in d_model.trainable_variables if v.name.startswith('D')]]" in outcome.code
+    assert "d_vars" not in outcome.code and "get_collection" not in outcome.code
+    whole = rewrite(source.replace("scope='D'", "scope='G'"))
+    assert "variables = [*g_model.trainable_variables]\n" in whole.code

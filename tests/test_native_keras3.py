@@ -31,6 +31,8 @@ def _fixed(case: Path, folder: Path, *args: str) -> Path:
     folder.mkdir()
     copy = folder / case.name
     shutil.copy(case, copy)
+    if "# fix-args:" in case.read_text(encoding="utf-8") and "--unsafe-fixes" in case.read_text(encoding="utf-8"):
+        args += ("--unsafe-fixes",)  # a seeded program (native.seeded_draws)
     done = subprocess.run([sys.executable, "-m", "tfmigrate", "fix", "--no-cache", "--exit-zero", *args, copy.name],
                           capture_output=True, text=True, env=ENV, cwd=folder, timeout=300)
     assert done.returncode == 0, done.stderr

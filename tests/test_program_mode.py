@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fixtures_lib import same_printed
 from tfmigrate.frontends.cli import app
 from tfmigrate.project.graph_imports import graph_importers
 
@@ -118,7 +119,7 @@ def test_route_prints_the_reference_numbers(case, tmp_path):
     run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     expected = re.search(r"^# fixed: (.*)$", source, re.MULTILINE).group(1).strip()
-    assert run.stdout.strip().splitlines()[-1] == expected
+    assert same_printed(run.stdout.strip().splitlines()[-1], expected), (run.stdout.strip().splitlines()[-1], expected)
 
 
 def test_graph_importers_cache_follows_edits(project):

@@ -145,6 +145,12 @@ def slim_module_import_fix(ref: GoneRef) -> Optional[Fix]:
                "(`pip install tf-slim`)", (Replace(stmt, new),), requires=("tf-slim",))
 
 
+# contrib.layers functions tf-slim keeps that make no variables and draw nothing: the same code in
+# graph and eager modules alike (the others make variables per call outside TF1's graph).
+SLIM_STATELESS = frozenset({"flatten", "avg_pool2d", "max_pool2d", "one_hot_encoding", "l1_regularizer",
+                            "l2_regularizer", "l1_l2_regularizer", "sum_regularizer"})
+
+
 def slim_fix(ctx, ref: TF1Ref, name: str) -> Fix:
     """`tf_slim.<name>` for a contrib name tf-slim keeps (the same code moved out of TensorFlow),
     through the module's own alias of `tf_slim` when it has one."""

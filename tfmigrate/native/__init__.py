@@ -9,6 +9,7 @@ a `Blocker` that names the construct, and the module keeps the compat route.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Tuple
@@ -44,7 +45,7 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         from tfmigrate.native.groups import member_outcome
 
         return Outcome(*member_outcome(source, group, rewrite, unsafe))
-    outcome = _rewrite(source, stateful, eager, unsafe, keras3)
+    outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe)
     if outcome.blocker is None or outcome.blocker.function is None:
         return outcome
     import tfmigrate.native.inline as inline
@@ -62,6 +63,44 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     return inlined
 
 
+def _slim_layers_kept(source: str, outcome: Outcome) -> Outcome:
+    """A rewrite that keeps a `tf.contrib.layers` layer making variables (`fully_connected`,
+    `conv2d`, ...) is refused: TFM206 moves it to tf-slim only in graph code, and eagerly it would
+    make new variables at each call. Stateless ones (`flatten`) become tf-slim's anywhere."""
+    if outcome.code is None or "contrib" not in outcome.code:
+        return outcome
+    from tfmigrate.facts.program import STRINGS_AND_COMMENTS
+    from tfmigrate.fixers.contrib_homes import SLIM_STATELESS
+
+    text = STRINGS_AND_COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), outcome.code)
+    for found in re.finditer(r"\bcontrib\.(?:layers|slim)\.(\w+)", text):
+        if found.group(1) not in SLIM_STATELESS:
+            at = re.search(rf"\bcontrib\.(?:layers|slim)\.{found.group(1)}\b", source)
+            line = source.count("\n", 0, at.start()) + 1 if at else 1
+            return Outcome(None, Blocker(line, f"`tf.contrib.layers.{found.group(1)}` in the model code, a tf-slim "
+                                            "layer that the eager rewrite cannot keep (it would make new variables "
+                                            "at each call)"))
+    return outcome
+
+
+def _seeded(source: str, outcome: Outcome, unsafe: bool) -> Outcome:
+    """A rewrite of a seeded program that draws random numbers is unsafe (native.seeded_draws):
+    refused without `--unsafe-fixes`, and with it noted above the seed."""
+    if outcome.code is None:
+        return outcome
+    from tfmigrate.native.seeded_draws import noted, seed_line
+
+    line = seed_line(source)
+    if line is None:
+        return outcome
+    if not unsafe:
+        return Outcome(None, Blocker(line, "a graph-level seed with random draws (initial weights, dropout, noise): "
+                                           "eager TF2 draws other numbers from the same seed, so the printed "
+                                           "numbers change (equal under `DeterministicRandomTestTool`); "
+                                           "`fix --unsafe-fixes --native` rewrites it and says so in the code"))
+    return Outcome(noted(outcome.code), None, outcome.kept)
+
+
 def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool) -> Outcome:
     """`rewrite`, but for the functions it may write where they are called."""
     try:
@@ -73,6 +112,12 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
     spelled = spelled_v1(module, source)  # TF1 calls TF2 reads otherwise: `tf.compat.v1.<path>` (same lines)
     if spelled is not None:
         source = spelled.code
+        module = cst.parse_module(source)
+    from tfmigrate.native.collection_lists import inlined
+
+    listed = inlined(module)  # `d_vars = tf.get_collection(...)` read only by `var_list=` (same lines)
+    if listed is not None:
+        source = listed.code
         module = cst.parse_module(source)
     # The module is parsed here and held by no one else: libcst's defensive deep copy is not needed.
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
@@ -94,7 +139,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         return Outcome(None, Blocker(1, f"internal: the queue conversion failed ({type(error).__name__}: {error}); "
                                         "please report it"))
     if converted is not None:
-        outcome = rewrite(converted.text, stateful, eager, keras3=keras3)
+        outcome = rewrite(converted.text, stateful, eager, unsafe, keras3)
         if outcome.blocker is not None:  # named at its line in the source as written
             blocker = Blocker(converted.original_line(source, outcome.blocker.line), outcome.blocker.construct)
             return Outcome(None, blocker)

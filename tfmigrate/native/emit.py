@@ -23,6 +23,7 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
+import libcst.matchers as matchers
 
 from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
 from tfmigrate.facts.names import dotted
@@ -796,6 +797,10 @@ class Emitter:
                 if statement.kind is Kind.VARIABLE and statement.trainable \
                         and (statement.scope + "/").startswith(train.var_scope):
                     made += statement.targets
+                for name, call in statement.tracked:  # a model function's object: its variables by TF1 name
+                    listed = self._under_scope(self.script.builders[name], call, train.var_scope)
+                    if listed is not None and listed not in made:
+                        made.append(listed)
             if not made:
                 raise Blocked(train.line, f"no layer made under the variable scope `{train.var_scope}`")
             return "[" + ", ".join(made) + "]"
@@ -825,6 +830,24 @@ class Emitter:
             raise Blocked(train.line, f"`minimize({train.loss})` of a loss that depends on no variable")
         names = [name for _, name in sorted(found)]
         return "[" + ", ".join(name for i, name in enumerate(names) if name not in names[:i]) + "]"
+
+    @staticmethod
+    def _under_scope(builder, call, scope: str) -> Optional[str]:
+        """The variables a model function's object made under the variable scope `scope` (TF1's
+        `get_collection(..., scope=)`: names that start with it): all of them when its whole body
+        runs under one literal scope that does, none when every literal scope of a scoped function
+        does not, else those its variables' TF1 names select."""
+        model = builder.objects[id(call)]
+        outer = builder.site_scopes.get(id(call), ("", ""))[0]
+        full = [f"{outer}/{s}" if outer else s for s in builder.literal_scopes]
+        body = [s for s in builder.node.body.body
+                if not matchers.matches(s, matchers.SimpleStatementLine(body=[matchers.Expr(value=matchers.SimpleString())]))]
+        one_scope = len(full) == 1 and len(body) == 1 and isinstance(body[0], cst.With)
+        if one_scope and (full[0] + "/").startswith(scope):
+            return f"*{model}.trainable_variables"
+        if builder.scoped and full and not any((s + "/").startswith(scope) or scope.startswith(s) for s in full):
+            return None
+        return f"*[v for v in {model}.trainable_variables if v.name.startswith({scope!r})]"
 
     def _metric_lines(self, statement: Statement) -> str:
         """TF1's accuracy: predictions cast to the labels' dtype, the mean of their equality."""

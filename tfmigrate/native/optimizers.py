@@ -24,7 +24,13 @@ _KERAS = {
                             {"learning_rate": "learning_rate", "beta1": "beta_1", "beta2": "beta_2",
                              "epsilon": "epsilon"}, {"learning_rate": "0.001", "epsilon": "1e-08"}),
 }
-OPTIMIZERS = tuple(_KERAS)  # the TF1 optimizers a script may use
+# TF1 optimizers whose Keras namesake updates otherwise (RMSProp: TF1's mean square starts at ones
+# and its epsilon sits inside the root, Keras's starts at zeros; Adagrad: Keras adds an epsilon;
+# Adadelta, Ftrl, the proximal ones: other defaults or none): the rewrite keeps TF1's own,
+# `tf.compat.v1.train.<Name>`, which applies the same kernels eagerly and in a `tf.function`.
+KEPT_TF1 = ("train.RMSPropOptimizer", "train.AdagradOptimizer", "train.AdadeltaOptimizer", "train.FtrlOptimizer",
+            "train.ProximalAdagradOptimizer", "train.ProximalGradientDescentOptimizer")
+OPTIMIZERS = tuple(_KERAS) + KEPT_TF1  # the TF1 optimizers a script may use
 
 
 def learning_rate_of(call: cst.Call, path: Optional[str]) -> Optional[cst.BaseExpression]:

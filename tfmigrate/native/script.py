@@ -21,7 +21,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
-from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer, learning_rate_of
+from tfmigrate.native.optimizers import KEPT_TF1, OPTIMIZERS, keras_optimizer, learning_rate_of
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
                                      names_in, names_read)
@@ -900,7 +900,7 @@ class Script:
             self.tf1_names.refuse("an RNN cell (its variables exist only after its first call)")
         elif self._is_object(value, path):
             kind = Kind.OBJECT
-            if path in OPTIMIZERS and self._scheduled(value) is not None:
+            if path in KEPT_TF1 or path in OPTIMIZERS and self._scheduled(value) is not None:
                 self.tf1_optimizers.add(targets[0])  # (a Keras optimizer would read its own iterations)
             if path in ("ConfigProto", "GPUOptions") and len(targets) == 1:
                 self.configs.add(targets[0])
@@ -1074,7 +1074,7 @@ class Script:
         at = self.line_of(call)
         if names_read(call) & self.graph_names() and self._scheduled(call) is None:
             raise Blocked(at, "an optimizer configured with a tensor")
-        if keras_optimizer(call, self.tf_call(call), self.tf) is None:
+        if self.tf_call(call) not in KEPT_TF1 and keras_optimizer(call, self.tf_call(call), self.tf) is None:
             raise Blocked(at, f"`{code(call.func)}(...)` with arguments that have no Keras equivalent")
         return True
 
@@ -1241,6 +1241,8 @@ class Script:
             raise Blocked(at, "`minimize` of something other than a named loss tensor")
         statement.loss = loss.value
         statement.global_step = bound.get("global_step")
+        if self._no_global_step(statement.global_step):
+            statement.global_step = None
         statement.var_list = bound.get("var_list")
         scope = self._collection_scope(statement.var_list) if statement.var_list is not None else None
         if scope is not None:
@@ -1260,12 +1262,24 @@ class Script:
         elif self.tf_call(receiver, *OPTIMIZERS) and self._optimizer(receiver):
             statement.optimizer = receiver
             statement.optimizer_name = self.fresh("optimizer")
-            if self._scheduled(receiver) is not None:
+            if self.tf_call(receiver) in KEPT_TF1 or self._scheduled(receiver) is not None:
                 self.tf1_optimizers.add(statement.optimizer_name)
         else:
             raise Blocked(at, "`minimize` on an optimizer tfmigrate does not know")
         self.tf1_names.minimized(statement.optimizer_name or receiver.value, self.optimizer_path(statement),
                                  statement.targets[0])
+
+    def _no_global_step(self, step: Optional[cst.BaseExpression]) -> bool:
+        """`minimize(loss, global_step=tf.train.get_global_step())` in a module that makes no global
+        step: TF1's `get_global_step()` found none (no GLOBAL_STEP collection, no variable named
+        `global_step`) and returned None, so nothing counted the steps."""
+        if not isinstance(step, cst.Call) or step.args or self.tf_call(step) != "train.get_global_step":
+            return False
+        from tfmigrate.facts.program import STRINGS_AND_COMMENTS
+
+        rest = re.sub(r"\bglobal_step\s*=\s*[\w.]*\bget_global_step\(\s*\)", "",
+                      STRINGS_AND_COMMENTS.sub("", self.source))
+        return "global_step" not in rest
 
     def optimizer_path(self, train: Statement) -> Optional[str]:
         """The TF1 API that made a TRAIN statement's optimizer (`train.AdamOptimizer`)."""

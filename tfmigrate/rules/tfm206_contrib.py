@@ -164,8 +164,11 @@ class Contrib(GoneApiRule):
         leaf = parts[2]
         if module == "layers" and self.ctx.fact(ProgramMode).graph and leaf in SLIM_LAYERS:
             return contrib_homes.slim_fix(self.ctx, ref, leaf)
-        if module == "layers":
-            return _layers_fix(self.ctx, ref, leaf)
+        if module == "layers":  # in eager code, tf-slim's stateless functions where TF2 has no spelling
+            fix = _layers_fix(self.ctx, ref, leaf)
+            if fix is None and leaf in contrib_homes.SLIM_STATELESS:
+                return contrib_homes.slim_fix(self.ctx, ref, leaf)
+            return fix
         if module == "eager" and leaf in EAGER:
             target, safe = EAGER[leaf]
             return _rename(self.ctx, ref.node, target, "safe" if safe else "unsafe")

@@ -25,6 +25,8 @@ _HOW = {  # a word of the construct -> how to migrate that part by hand (the fir
     "collection": "keep the objects in Python lists or on a `tf.Module`",
     "class": "make the class a `tf.Module` (or a Keras layer) that creates its variables once",
     "function that builds graph state": "create the variables once, outside the function, and pass them in",
+    "graph-level seed": "accept the new draws with `fix --unsafe-fixes --native`, or keep the compat route "
+                        "while the printed numbers must not move",
     "seed": "draw the random numbers with `tf.random.Generator.from_seed(...)`",
     "queue": "read the data with `tf.data` (`tf.data.TextLineDataset`, `TFRecordDataset`, ...)",
     "test method": "write that test eagerly: read tensors with `self.evaluate(t)` where the session ran them, "

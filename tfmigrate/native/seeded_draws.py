@@ -1,0 +1,66 @@
+"""A seeded TF1 program's random draws, which eager TF2 cannot repeat (an unsafe native rewrite).
+
+Under `tf.set_random_seed(s)` TF1 gave each random op of the graph the seed pair (s, the op's id in
+the graph); eager TF2 under `tf.random.set_seed(s)` draws each op's second seed from a Python RNG
+instead (measured under TF 2.21: `tf.Variable(tf.random_normal([2, 2]))` starts at
+`[0.305, 0.567]` in TF1's graph and at `[-1.101, 1.546]` eagerly). So a seeded program whose
+initial weights, dropout masks or noise are random computes the same thing after `fix --native`,
+and the same numbers under `DeterministicRandomTestTool`, but prints other numbers than the compat
+route did. That is a change a user must accept: the rewrite is an unsafe fix (`--unsafe-fixes`),
+and the rewritten module says so above its seed.
+
+Test files are left out: a `tf.test.TestCase` compares what it computes from its own draws.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from tfmigrate.facts.program import STRINGS_AND_COMMENTS
+
+_SEED = re.compile(r"\b(set_random_seed|random\.set_seed)\s*\(")
+# What draws random numbers in TF1 code: random ops, random initializers (TF1's default for
+# `get_variable` and `tf.layers` kernels is glorot_uniform), dropout, shuffles, RNN cells.
+_DRAWS = re.compile(
+    r"\b(random_normal|random_uniform|truncated_normal|random_gamma|random_poisson|random_shuffle|random_crop"
+    r"|multinomial|random\.\w+|\w*glorot\w*|\w*xavier\w*|variance_scaling\w*|he_normal|he_uniform|lecun_\w+"
+    r"|orthogonal_initializer|uniform_unit_scaling\w*|dropout|shuffle|get_variable"
+    r"|layers\.(dense|conv\w*|separable_conv\w*|fully_connected|embed\w*)|slim\.(fully_connected|conv\w*)"
+    r"|\w*(RNN|LSTM|GRU)Cell|\w*_rnn)\b")
+NOTE = (  # the comment the rewrite carries above the seed, one line each
+    "# tfmigrate (unsafe fix, --unsafe-fixes): eager TF2 draws other random numbers from this seed",
+    "# than TF1's graph did (TF1 seeded each random op by its place in the graph): the initial weights",
+    "# and other draws, and the numbers printed from them, change. The program computes the same, and",
+    "# the same numbers under `tf.compat.v1.keras.utils.DeterministicRandomTestTool`.",
+)
+
+
+def seed_line(source: str) -> Optional[int]:
+    """The line of the program's graph-level seed, when the program also draws random numbers; None
+    otherwise (nothing that the rewrite draws differs) or for a test file."""
+    code = STRINGS_AND_COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    seed = _SEED.search(code)
+    if seed is None or "TestCase" in code or not _DRAWS.search(code):
+        return None
+    return code.count("\n", 0, seed.start()) + 1
+
+
+def noted(text: str) -> str:
+    """`text` (the rewrite) with NOTE above its seed, once."""
+    if NOTE[0] in text:
+        return text
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if _SEED.search(line) and not line.lstrip().startswith("#"):
+            indent = line[:len(line) - len(line.lstrip())]
+            lines[index:index] = [f"{indent}{note}\n" for note in NOTE]
+            return "".join(lines)
+    start = 0  # no seed left in the rewrite: the note opens the module's code, after its docstring and future imports
+    for node in ast.parse(text).body:
+        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        if not (docstring or isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            break
+        start = node.end_lineno
+    lines[start:start] = [f"{note}\n" for note in NOTE]
+    return "".join(lines)
