@@ -718,6 +718,10 @@ def _test_file(*lines: str) -> str:
     # (a list comprehension of placeholders is traced in a shape test; a run cannot feed it)
     (_test_file("ps = [tf.placeholder(tf.float32, [2]) for _ in range(2)]", "with self.test_session() as sess:",
                 "    sess.run(ps[0] * 2.0, {ps[0]: [1.0, 2.0]})"), "the placeholders `ps` made in a comprehension"),
+    (_test_file("ps = {'a': tf.placeholder(tf.float32, [2])}", "with self.test_session() as sess:",
+                "    sess.run(ps['a'] * 2.0, {ps['a']: [1.0, 2.0]})"), "the placeholders `ps` made in a comprehension or a dict"),
+    (_test_file("k = 'a'", "ps = {k: tf.placeholder(tf.float32, [2])}", "self.assertEqual(ps['a'].shape.as_list(), [2])"),
+     "`tf.placeholder(...)` other than assigned to a name"),
     # (a helper whose `assertRaises` sees build errors only inside shape traces: every caller traced)
     (TEST_HEAD.replace("    def testIt(self):\n", "    def assertRankChecked(self, x):\n"
                        "        with self.assertRaises(ValueError):\n            tf.matmul(x, x)\n\n"

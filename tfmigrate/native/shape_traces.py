@@ -20,7 +20,8 @@ import libcst.matchers as m
 
 from tfmigrate.native.syntax import code, fresh_name, names_assigned, names_read
 
-Placeholder = Tuple[str, cst.SimpleStatementLine, dict]  # (name, its statement, its bound arguments)
+# (name, its statement, its bound arguments: a list of them, one a key, for a dict of placeholders)
+Placeholder = Tuple[str, cst.SimpleStatementLine, object]
 
 
 def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Placeholder], tf: str,
@@ -103,12 +104,16 @@ class _SpecLines(cst.CSTTransformer):
         return updated.with_changes(args=args, whitespace_before_args=newline)
 
 
-def _spec_of(statement: cst.SimpleStatementLine, bound: dict, tf: str) -> str:
-    """The spec of `x = tf.placeholder(...)`, or the list of specs of `x = [tf.placeholder(...) for
-    ...]` (the same comprehension, evaluated where the placeholders were made: one spec each)."""
+def _spec_of(statement: cst.SimpleStatementLine, bound, tf: str) -> str:
+    """The spec of `x = tf.placeholder(...)`; the list of specs of `x = [tf.placeholder(...) for
+    ...]` (the same comprehension, evaluated where the placeholders were made: one spec each);
+    the dict of specs of `x = {"k": tf.placeholder(...), ...}` (`bound`: one per key, in order)."""
     value = statement.body[0].value
     if isinstance(value, cst.ListComp):
         return code(value.with_changes(elt=cst.parse_expression(_spec(bound, tf))))
+    if isinstance(value, cst.Dict):
+        elements = [e.with_changes(value=cst.parse_expression(_spec(b, tf))) for e, b in zip(value.elements, bound)]
+        return code(value.with_changes(elements=elements))
     return _spec(bound, tf)
 
 

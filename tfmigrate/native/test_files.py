@@ -468,8 +468,8 @@ class _Method:
         found = {}
         for name, statement in self._placeholder_list():
             if _assigned_call(statement) is None:
-                self.stop(statement, f"the placeholders `{name}` made in a comprehension, in a test that runs "
-                                     "the graph (only a shape test traces them)")
+                self.stop(statement, f"the placeholders `{name}` made in a comprehension or a dict, in a test "
+                                     "that runs the graph (only a shape test traces them)")
             if name in found:
                 self.stop(statement, f"the name `{name}` given to two placeholders")
             found[name] = statement
@@ -477,35 +477,41 @@ class _Method:
 
     def _placeholder_list(self) -> List[Tuple[str, cst.SimpleStatementLine]]:
         """(name, its `x = tf.placeholder(...)` statement) of each placeholder, at the method's top level."""
-        found = []
+        found, seen = [], set()
         tops = {id(s) for s in self.statements}
         for call in calls_in(self.function):
             if (self.names.api(call.func) or "").split(".")[-1] not in ("placeholder", "placeholder_with_default"):
                 continue
             statement = next((s for s in self.statements if isinstance(s, cst.SimpleStatementLine)
-                              and _placeholder_call(s) is call), None)
+                              and any(c is call for c in _placeholder_calls(s))), None)
             if statement is None or id(statement) not in tops or self.names.api(call.func) != "placeholder":
                 self.stop(call, f"`{code(call.func)}(...)` other than assigned to a name")
-            found.append((_assigned_target(statement), statement))
+            if id(statement) not in seen:
+                seen.add(id(statement))
+                found.append((_assigned_target(statement), statement))
         return found
 
     def _shape_test(self, placeholders) -> cst.FunctionDef:
         """A test that runs nothing: its placeholders and what follows them traced (native.shape_traces)."""
         first = min(i for i, s in enumerate(self.statements) for _, p in placeholders if p is s)
-        handled = [_placeholder_call(s) for _, s in placeholders]
+        handled = [c for _, s in placeholders for c in _placeholder_calls(s)]
         for index, statement in enumerate(self.statements):
             _check_eager(statement, self.label, self.names, self.outside, self.line_of, handled,
                          build_errors=index > first)
         bound = []
         for name, statement in placeholders:
-            call = _placeholder_call(statement)
-            try:
-                arguments = _bound(call, PLACEHOLDER_PARAMS)
-            except ValueError as error:
-                self.stop(call, f"`{code(call)}`: {error}")
-            if "dtype" not in arguments:
-                self.stop(call, f"the placeholder `{name}` without a dtype")
-            bound.append((name, statement, arguments))
+            each = []
+            for call in _placeholder_calls(statement):
+                try:
+                    arguments = _bound(call, PLACEHOLDER_PARAMS)
+                except ValueError as error:
+                    self.stop(call, f"`{code(call)}`: {error}")
+                if "dtype" not in arguments:
+                    self.stop(call, f"the placeholder `{name}` without a dtype")
+                each.append(arguments)
+            # (a dict of placeholders: one spec a key, in its order; shape_traces)
+            bound.append((name, statement, each if _assigned_call(statement) is None
+                          and isinstance(statement.body[0].value, cst.Dict) else each[0]))
         body = traced_shapes(self.statements, bound, self.tf, self.stop, set(names_in(self.function)),
                              (set(self.methods), set(self.traced_helpers)))
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
@@ -755,18 +761,23 @@ def _assigned_call(statement) -> Optional[cst.Call]:
     return None
 
 
-def _placeholder_call(statement) -> Optional[cst.Call]:
-    """The call of `x = f(...)`, or `f(...)` of `x = [f(...) for ...]` (a list comprehension of
-    calls alone, whose loop makes one each time: a list of placeholders)."""
+def _placeholder_calls(statement) -> List[cst.Call]:
+    """The call of `x = f(...)`; `f(...)` of `x = [f(...) for ...]` (a list comprehension of calls
+    alone, whose loop makes one each time: a list of placeholders); the calls of a dict literal
+    `x = {"a": f(...), "b": g(...)}` whose keys are strings or numbers and values calls alone."""
     call = _assigned_call(statement)
     if call is not None:
-        return call
+        return [call]
     if _assigned_target(statement) is None:
-        return None
+        return []
     value = statement.body[0].value
     if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call):
-        return value.elt
-    return None
+        return [value.elt]
+    if isinstance(value, cst.Dict) and value.elements and all(
+            isinstance(e, cst.DictElement) and isinstance(e.key, (cst.SimpleString, cst.Integer))
+            and isinstance(e.value, cst.Call) for e in value.elements):
+        return [e.value for e in value.elements]
+    return []
 
 
 def _assigned_target(statement) -> Optional[str]:
