@@ -713,8 +713,26 @@ def _test_file(*lines: str) -> str:
     # (shape_traces.named_placeholders names a placeholder given straight to a top-level call; not these)
     (_test_file("with self.assertRaises(ValueError):", "    tf.matmul(tf.placeholder(tf.float32, [2]), tf.ones([2, 2]))"),
      "`tf.placeholder(...)` other than assigned to a name"),
-    (_test_file("ps = [tf.placeholder(tf.float32, [n]) for n in (1, 2)]", "self.assertEqual(ps[1].shape.as_list(), [2])"),
+    (_test_file("ps = [tf.square(tf.placeholder(tf.float32, [n])) for n in (1, 2)]",
+                "self.assertEqual(ps[1].shape.as_list(), [2])"), "`tf.placeholder(...)` other than assigned to a name"),
+    # (a list comprehension of placeholders is traced in a shape test; a run cannot feed it)
+    (_test_file("ps = [tf.placeholder(tf.float32, [2]) for _ in range(2)]", "with self.test_session() as sess:",
+                "    sess.run(ps[0] * 2.0, {ps[0]: [1.0, 2.0]})"), "the placeholders `ps` made in a comprehension"),
+    (_test_file("ps = {'a': tf.placeholder(tf.float32, [2])}", "with self.test_session() as sess:",
+                "    sess.run(ps['a'] * 2.0, {ps['a']: [1.0, 2.0]})"), "the placeholders `ps` made in a comprehension or a dict"),
+    (_test_file("k = 'a'", "ps = {k: tf.placeholder(tf.float32, [2])}", "self.assertEqual(ps['a'].shape.as_list(), [2])"),
      "`tf.placeholder(...)` other than assigned to a name"),
+    # (a helper whose `assertRaises` sees build errors only inside shape traces: every caller traced)
+    (TEST_HEAD.replace("    def testIt(self):\n", "    def assertRankChecked(self, x):\n"
+                       "        with self.assertRaises(ValueError):\n            tf.matmul(x, x)\n\n"
+                       "    def testShape(self):\n        p = tf.placeholder(tf.float32, [2])\n"
+                       "        self.assertRankChecked(p)\n\n    def testIt(self):\n")
+     + "        self.assertRankChecked(tf.constant([1.0, 2.0]))\n",
+     "`T.assertRankChecked`: `self.assertRaises`: an error a graph raised when run"),
+    (TEST_HEAD.replace("    def testIt(self):\n", "    def _checkRank(self, x):\n"
+                       "        self.assertAllEqual(tf.rank(x), 1)\n\n    def testIt(self):\n")
+     + "        p = tf.placeholder(tf.float32, [None])\n        self._checkRank(p)\n",
+     "`self._checkRank(...)` given the test in a shape test"),
     (_test_file("y = tf.square(tf.placeholder(tf.float32, [2]))", "with self.test_session() as sess:",
                 "    sess.run(y)"), "`tf.placeholder(...)` other than assigned to a name"),
     (_test_file("x = tf.constant(1.0)", "y = x * 2", "with self.test_session() as sess:",
@@ -730,7 +748,7 @@ def test_what_keeps_a_test_file_on_the_compat_route_is_named(source, construct):
     outcome = rewrite(source)
     assert outcome.code is None, outcome.code
     assert construct in outcome.blocker.construct, outcome.blocker.construct
-    assert "T.testIt" in outcome.blocker.construct or "top level" in outcome.blocker.construct
+    assert "the test method `T." in outcome.blocker.construct or "top level" in outcome.blocker.construct
 
 
 def test_a_gradient_source_setup_does_not_make_itself_is_refused_at_setup():

@@ -20,12 +20,16 @@ import libcst.matchers as m
 
 from tfmigrate.native.syntax import code, fresh_name, names_assigned, names_read
 
-Placeholder = Tuple[str, cst.SimpleStatementLine, dict]  # (name, its statement, its bound arguments)
+# (name, its statement, its bound arguments: a list of them, one a key, for a dict of placeholders)
+Placeholder = Tuple[str, cst.SimpleStatementLine, object]
 
 
 def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Placeholder], tf: str,
-                  stop: Callable[[cst.CSTNode, str], None], taken: Set[str]) -> List[cst.BaseStatement]:
-    """The method's body with each run of placeholders and what follows it traced (`stop` refuses)."""
+                  stop: Callable[[cst.CSTNode, str], None], taken: Set[str],
+                  helpers: Tuple[Set[str], Set[str]] = (set(), set())) -> List[cst.BaseStatement]:
+    """The method's body with each run of placeholders and what follows it traced (`stop` refuses).
+    `helpers`: (the methods the test file defines, those of them a trace may call: they check
+    with nothing TensorFlow defers, see test_files.traced_helpers)."""
     index = {id(s): i for i, s in enumerate(statements)}
     at = {index[id(statement)]: (name, statement, bound) for name, statement, bound in placeholders}
     groups: List[List[int]] = []
@@ -57,7 +61,7 @@ def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Pl
             stop(at[group[0]][1], f"`{shadowed[0]}`, assigned before the placeholders and again after them")
     body_out: List[cst.BaseStatement] = prefix
     for group, body in segments:
-        body_out.extend(_traced(group, body, at, tf, taken, stop))
+        body_out.extend(_traced(group, body, at, tf, taken, stop, helpers))
     return body_out
 
 
@@ -71,17 +75,17 @@ def _check_plain(statement: cst.BaseStatement, stop) -> None:
 
 
 def _traced(group: List[int], body: List[cst.BaseStatement], at, tf: str, taken: Set[str],
-            stop) -> List[cst.BaseStatement]:
+            stop, helpers) -> List[cst.BaseStatement]:
     """`def shapes(<placeholders>): <body>` and its trace from the placeholders' `tf.TensorSpec`s."""
     first = at[group[0]][1]
     name = fresh_name(taken, "shapes")
     params = ", ".join(at[i][0] for i in group)
     comments = [line for i in group[1:] for line in at[i][1].leading_lines]
-    inner = _checked_now(body, tf, stop) or [cst.SimpleStatementLine([cst.Pass()])]
+    inner = _checked_now(body, tf, stop, helpers) or [cst.SimpleStatementLine([cst.Pass()])]
     inner[0] = inner[0].with_changes(leading_lines=[*comments, *inner[0].leading_lines])
     header = cst.parse_statement(f"def {name}({params}):\n    pass\n")
     function = header.with_changes(body=header.body.with_changes(body=inner), leading_lines=first.leading_lines)
-    specs = ", ".join(_spec(at[i][2], tf) for i in group)
+    specs = ", ".join(_spec_of(at[i][1], at[i][2], tf) for i in group)
     trace = cst.parse_statement(f"{tf}.function({name}, autograph=False).get_concrete_function({specs})\n")
     if len(group) > 1:  # (a spec a line)
         trace = trace.visit(_SpecLines())
@@ -98,6 +102,19 @@ class _SpecLines(cst.CSTTransformer):
         args = [arg.with_changes(comma=arg.comma.with_changes(whitespace_after=newline))
                 if isinstance(arg.comma, cst.Comma) else arg for arg in updated.args]
         return updated.with_changes(args=args, whitespace_before_args=newline)
+
+
+def _spec_of(statement: cst.SimpleStatementLine, bound, tf: str) -> str:
+    """The spec of `x = tf.placeholder(...)`; the list of specs of `x = [tf.placeholder(...) for
+    ...]` (the same comprehension, evaluated where the placeholders were made: one spec each);
+    the dict of specs of `x = {"k": tf.placeholder(...), ...}` (`bound`: one per key, in order)."""
+    value = statement.body[0].value
+    if isinstance(value, cst.ListComp):
+        return code(value.with_changes(elt=cst.parse_expression(_spec(bound, tf))))
+    if isinstance(value, cst.Dict):
+        elements = [e.with_changes(value=cst.parse_expression(_spec(b, tf))) for e, b in zip(value.elements, bound)]
+        return code(value.with_changes(elements=elements))
+    return _spec(bound, tf)
 
 
 def _spec(bound: dict, tf: str) -> str:
@@ -117,12 +134,15 @@ STATIC_METHODS = {"get_shape", "as_list", "is_fully_defined", "num_elements", "i
 STATIC_BUILTINS = {"list", "tuple", "len", "int", "str", "sorted"}
 
 
-def _checked_now(body: List[cst.BaseStatement], tf: str, stop) -> List[cst.BaseStatement]:
+def _checked_now(body: List[cst.BaseStatement], tf: str, stop, helpers) -> List[cst.BaseStatement]:
     """The body with each top-level statement calling a deferred assertion under `tf.init_scope()`."""
+    defined, allowed = helpers
     out: List[cst.BaseStatement] = []
     for call in (c for s in body for c in m.findall(s, m.Call())):
-        helper = isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
-            and call.func.value.value == "self" and not call.func.attr.value.startswith("assert")
+        on_self = isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+            and call.func.value.value == "self"
+        helper = on_self and (not call.func.attr.value.startswith("assert") or call.func.attr.value in defined) \
+            and call.func.attr.value not in allowed
         if helper or any(isinstance(arg.value, cst.Name) and arg.value.value == "self" for arg in call.args):
             stop(call, f"`{code(call.func)}(...)` given the test in a shape test (an assertion of TensorFlow's "
                        "there would check only when the traced function runs)")

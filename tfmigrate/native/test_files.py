@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 import libcst.matchers as m
@@ -28,7 +28,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.script import Blocked
 import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, class_tape, self_sources, taped_setup
-from tfmigrate.native.shape_traces import named_placeholders, traced_shapes
+from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
 from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, names_assigned, names_in, names_read
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
@@ -80,7 +80,10 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
         raise Blocked(1, "a test file without `import tensorflow as tf`")
     outside = {name: full for name, full in _outside_modules(module).items()
                if full not in eager and full.rpartition(".")[0] not in eager}
-    file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)))
+    defined = {f.name.value for c in module.body if isinstance(c, cst.ClassDef) and c.name.value in classes
+               for f in c.body.body if isinstance(f, cst.FunctionDef)}
+    file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
+                 frozenset(defined), frozenset(traced_helpers(module, classes, names)))
     new_body = []
     for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
         if isinstance(node, cst.ClassDef):
@@ -98,6 +101,52 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     if text == source:
         raise Blocked(1, "a test file with no test session, run or placeholder to rewrite")
     return text
+
+
+def traced_helpers(module: cst.Module, classes: Set[str], names: ImportTable) -> Set[str]:
+    """Helper methods of the test classes called only inside shape traces: every `self.h` is a
+    call in a test that runs nothing and makes placeholders (a shape test, traced as a graph is
+    built, or refused), and `h` itself makes, runs and differentiates nothing and checks with no
+    TensorFlow assertion a trace defers (shape_traces.DEFERRED_ASSERTIONS) nor another helper.
+    Its `assertRaises` then sees the error graph construction raises, as in TF1."""
+    methods: Dict[str, List[cst.FunctionDef]] = {}
+    for node in module.body:
+        if isinstance(node, cst.ClassDef) and node.name.value in classes:
+            for function in node.body.body:
+                if isinstance(function, cst.FunctionDef):
+                    methods.setdefault(function.name.value, []).append(function)
+    callers: Dict[str, List[Tuple[cst.FunctionDef, bool]]] = {}
+    for functions in methods.values():
+        for function in functions:
+            called = {id(c.func) for c in calls_in(function)}
+            for attribute in m.findall(function, m.Attribute(value=m.Name("self"))):
+                if attribute.attr.value in methods:
+                    callers.setdefault(attribute.attr.value, []).append((function, id(attribute) in called))
+
+    def builds_only(function: cst.FunctionDef) -> bool:
+        for call in calls_in(function):
+            api = (names.api(call.func) or "").split(".")[-1]
+            if api in ("placeholder", "placeholder_with_default", "gradients", *INITIALIZERS):
+                return False
+            if isinstance(call.func, cst.Attribute) and names.api(call.func) is None and (
+                    call.func.attr.value in ("run", "eval", *SESSION_METHODS)
+                    or (dotted(call.func.value) == "self" and (call.func.attr.value in DEFERRED_ASSERTIONS
+                                                               or call.func.attr.value in methods))):
+                return False
+        return True
+
+    def shape_test(function: cst.FunctionDef) -> bool:
+        calls = calls_in(function)
+        return any((names.api(c.func) or "").split(".")[-1] == "placeholder" for c in calls) and not any(
+            (isinstance(c.func, cst.Attribute) and names.api(c.func) is None and c.func.attr.value in ("run", "eval"))
+            or (dotted(c.func) or "").split(".")[-1] in SESSION_METHODS
+            or (names.api(c.func) or "").split(".")[-1] in ("gradients", *INITIALIZERS) for c in calls)
+
+    return {name for name, functions in methods.items()
+            if not name.startswith("test") and name not in (SETUP, "tearDown") and callers.get(name)
+            and all(builds_only(f) for f in functions)
+            and all(is_call and function.name.value != name and shape_test(function)
+                    for function, is_call in callers[name])}
 
 
 def _is_import(node) -> bool:
@@ -144,6 +193,8 @@ class _File:
     outside: Dict[str, str]  # names from modules not proven to run eagerly -> their module
     line_of: object
     makes_variables: bool  # (its initializer runs are kept, as a no-op eagerly)
+    methods: FrozenSet[str] = frozenset()  # the methods its test classes define
+    traced_helpers: FrozenSet[str] = frozenset()  # those called only inside shape traces (traced_helpers)
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, file: _File) -> cst.ClassDef:
@@ -226,6 +277,7 @@ class _Method:
         self.tape = tape  # the tape `setUp` records on, when its class has one (native.setup_tapes)
         self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
         self.makes_variables = file.makes_variables
+        self.methods, self.traced_helpers = file.methods, file.traced_helpers
         self.sessions: Set[str] = set()
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
@@ -256,7 +308,9 @@ class _Method:
         placeholders = self._placeholders()
         handled = [call for call, _ in runs] + gradients + [
             c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()]
-        _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled)
+        traced = self.is_test and self.function.name.value in self.traced_helpers
+        _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled,
+                     build_errors=traced)
         if not (runs or gradients or initializers or placeholders or self.sessions):
             return self.function
         if not self.is_test:
@@ -413,6 +467,9 @@ class _Method:
         """name -> its `x = tf.placeholder(...)` statement, at the method's top level."""
         found = {}
         for name, statement in self._placeholder_list():
+            if _assigned_call(statement) is None:
+                self.stop(statement, f"the placeholders `{name}` made in a comprehension or a dict, in a test "
+                                     "that runs the graph (only a shape test traces them)")
             if name in found:
                 self.stop(statement, f"the name `{name}` given to two placeholders")
             found[name] = statement
@@ -420,36 +477,43 @@ class _Method:
 
     def _placeholder_list(self) -> List[Tuple[str, cst.SimpleStatementLine]]:
         """(name, its `x = tf.placeholder(...)` statement) of each placeholder, at the method's top level."""
-        found = []
+        found, seen = [], set()
         tops = {id(s) for s in self.statements}
         for call in calls_in(self.function):
             if (self.names.api(call.func) or "").split(".")[-1] not in ("placeholder", "placeholder_with_default"):
                 continue
             statement = next((s for s in self.statements if isinstance(s, cst.SimpleStatementLine)
-                              and _assigned_call(s) is call), None)
+                              and any(c is call for c in _placeholder_calls(s))), None)
             if statement is None or id(statement) not in tops or self.names.api(call.func) != "placeholder":
                 self.stop(call, f"`{code(call.func)}(...)` other than assigned to a name")
-            found.append((_assigned_call_target(statement), statement))
+            if id(statement) not in seen:
+                seen.add(id(statement))
+                found.append((_assigned_target(statement), statement))
         return found
 
     def _shape_test(self, placeholders) -> cst.FunctionDef:
         """A test that runs nothing: its placeholders and what follows them traced (native.shape_traces)."""
         first = min(i for i, s in enumerate(self.statements) for _, p in placeholders if p is s)
-        handled = [_assigned_call(s) for _, s in placeholders]
+        handled = [c for _, s in placeholders for c in _placeholder_calls(s)]
         for index, statement in enumerate(self.statements):
             _check_eager(statement, self.label, self.names, self.outside, self.line_of, handled,
                          build_errors=index > first)
         bound = []
         for name, statement in placeholders:
-            call = _assigned_call(statement)
-            try:
-                arguments = _bound(call, PLACEHOLDER_PARAMS)
-            except ValueError as error:
-                self.stop(call, f"`{code(call)}`: {error}")
-            if "dtype" not in arguments:
-                self.stop(call, f"the placeholder `{name}` without a dtype")
-            bound.append((name, statement, arguments))
-        body = traced_shapes(self.statements, bound, self.tf, self.stop, set(names_in(self.function)))
+            each = []
+            for call in _placeholder_calls(statement):
+                try:
+                    arguments = _bound(call, PLACEHOLDER_PARAMS)
+                except ValueError as error:
+                    self.stop(call, f"`{code(call)}`: {error}")
+                if "dtype" not in arguments:
+                    self.stop(call, f"the placeholder `{name}` without a dtype")
+                each.append(arguments)
+            # (a dict of placeholders: one spec a key, in its order; shape_traces)
+            bound.append((name, statement, each if _assigned_call(statement) is None
+                          and isinstance(statement.body[0].value, cst.Dict) else each[0]))
+        body = traced_shapes(self.statements, bound, self.tf, self.stop, set(names_in(self.function)),
+                             (set(self.methods), set(self.traced_helpers)))
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
 
     def _fed_constants(self, placeholders, runs) -> Dict[str, Tuple[cst.BaseExpression, int]]:
@@ -697,16 +761,31 @@ def _assigned_call(statement) -> Optional[cst.Call]:
     return None
 
 
+def _placeholder_calls(statement) -> List[cst.Call]:
+    """The call of `x = f(...)`; `f(...)` of `x = [f(...) for ...]` (a list comprehension of calls
+    alone, whose loop makes one each time: a list of placeholders); the calls of a dict literal
+    `x = {"a": f(...), "b": g(...)}` whose keys are strings or numbers and values calls alone."""
+    call = _assigned_call(statement)
+    if call is not None:
+        return [call]
+    if _assigned_target(statement) is None:
+        return []
+    value = statement.body[0].value
+    if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call):
+        return [value.elt]
+    if isinstance(value, cst.Dict) and value.elements and all(
+            isinstance(e, cst.DictElement) and isinstance(e.key, (cst.SimpleString, cst.Integer))
+            and isinstance(e.value, cst.Call) for e in value.elements):
+        return [e.value for e in value.elements]
+    return []
+
+
 def _assigned_target(statement) -> Optional[str]:
     """`x` of a statement `x = ...`."""
     small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
         return small.targets[0].target.value
     return None
-
-
-def _assigned_call_target(statement) -> str:
-    return statement.body[0].targets[0].target.value
 
 
 PURE_CALLS = re.compile(r"^(?:np|numpy)\.(?!random)[\w.]+$|^(?:list|tuple|range|dict|float|int|len|abs|zip|sum|min|max)$")
