@@ -168,3 +168,25 @@ def test_the_star_importing_group_prints_the_compat_routes_numbers(tmp_path, mon
     expected = _fixed_line(FIXTURES / "star" / "train.py")
     assert _last_line(compat, "train.py", compat=True) == expected
     assert _last_line(native, "train.py") == expected
+
+
+def test_a_held_star_importing_library_is_reported_at_its_star_import(tmp_path, monkeypatch):
+    native = _copy("star_held", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    compat = _copy("star_held", tmp_path / "compat")
+    _fix(compat, monkeypatch)
+    for name in ("models.py", "train.py"):  # never worse: the group as `fix` writes it
+        assert (native / name).read_text() == (compat / name).read_text(), name
+    # the helper takes the route without `disable_v2_behavior()` under --native (fixers.compat_route)
+    assert "import tensorflow.compat.v1 as tf\n" in (native / "layers.py").read_text()
+    check = _copy("star_held", tmp_path / "check")
+    monkeypatch.chdir(check)
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d for d in json.loads(result.stdout)}
+    assert set(found) == {"layers.py", "models.py", "train.py"}
+    assert found["models.py"]["line"] == 3  # `from layers import *`: where its `tf` comes from
+    assert "its classes use `layers`, a checked module that makes variables" in found["models.py"]["message"]
+    assert "`./models.py` holds the group on the compat route" in found["train.py"]["message"]
+    if pytest.importorskip("tensorflow"):
+        assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "star_held" / "train.py")
