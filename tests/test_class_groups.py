@@ -127,3 +127,66 @@ def test_a_feed_dict_passed_by_its_own_keyword_does_not_escape():
     run = module.body[1].body[0].value
     uses = feed_uses(module, "feed_dict", {id(assign.targets[0].target)}, {id(run.args[1].value)})
     assert uses.escape is None
+
+
+def test_a_library_whose_tensorflow_arrives_by_star_import_is_a_library():
+    from tfmigrate.project.star_imports import star_aliases
+
+    files = sorted(str(p) for p in (FIXTURES / "star").glob("*.py"))
+    library = str(FIXTURES / "star" / "models.py")
+    assert class_groups(files, read_source) == {}  # without the star fact: no `import tensorflow` of its own
+    groups = class_groups(files, read_source, star_aliases(files, read=read_source))
+    assert set(groups) == {library, str(FIXTURES / "star" / "train.py")}
+    assert groups[library][1] == library
+
+
+def test_fix_native_rewrites_a_star_importing_library_and_keeps_its_helper_eager(tmp_path, monkeypatch):
+    root = _copy("star", tmp_path / "native")
+    helper = (root / "ops.py").read_text()
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    assert (root / "ops.py").read_text() == helper  # imported by eager code only: no compat route
+    for name in ("models.py", "train.py"):
+        text = (root / name).read_text()
+        assert not any(marker in text for marker in GRAPH), (name, text)
+        expected = FIXTURES / "expected" / "star" / name
+        if os.environ.get("TFMIGRATE_UPDATE_SNAPSHOTS"):
+            expected.parent.mkdir(parents=True, exist_ok=True)
+            expected.write_text(text)
+        assert text == expected.read_text(), name
+    before = {name: (root / name).read_text() for name in ("ops.py", "models.py", "train.py")}
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    assert {name: (root / name).read_text() for name in before} == before
+
+
+def test_the_star_importing_group_prints_the_compat_routes_numbers(tmp_path, monkeypatch):
+    pytest.importorskip("tensorflow")
+    compat = _copy("star", tmp_path / "compat")
+    for path in compat.glob("*.py"):
+        path.write_text(re.sub(r"^import tensorflow as tf$", COMPAT_LINE, path.read_text(), flags=re.MULTILINE))
+    native = _copy("star", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    expected = _fixed_line(FIXTURES / "star" / "train.py")
+    assert _last_line(compat, "train.py", compat=True) == expected
+    assert _last_line(native, "train.py") == expected
+
+
+def test_a_held_star_importing_library_is_reported_at_its_star_import(tmp_path, monkeypatch):
+    native = _copy("star_held", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    compat = _copy("star_held", tmp_path / "compat")
+    _fix(compat, monkeypatch)
+    for name in ("models.py", "train.py"):  # never worse: the group as `fix` writes it
+        assert (native / name).read_text() == (compat / name).read_text(), name
+    # the helper takes the route without `disable_v2_behavior()` under --native (fixers.compat_route)
+    assert "import tensorflow.compat.v1 as tf\n" in (native / "layers.py").read_text()
+    check = _copy("star_held", tmp_path / "check")
+    monkeypatch.chdir(check)
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d for d in json.loads(result.stdout)}
+    assert set(found) == {"layers.py", "models.py", "train.py"}
+    assert found["models.py"]["line"] == 3  # `from layers import *`: where its `tf` comes from
+    assert "its classes use `layers`, a checked module that makes variables" in found["models.py"]["message"]
+    assert "`./models.py` holds the group on the compat route" in found["train.py"]["message"]
+    if pytest.importorskip("tensorflow"):
+        assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "star_held" / "train.py")

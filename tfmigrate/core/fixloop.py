@@ -98,7 +98,7 @@ def _rewrite_natively(data: bytes, result: FileResult, record: bool, stateful: t
     fix; `data` itself when it is not a TF1 graph script tfmigrate can rewrite (TFM216 then says why).
     `unsafe`: a queue pipeline read in a random order may become a `tf.data` shuffle; `keras3`: the
     tracked TF1 layers become Keras layers where equal (native.keras3)."""
-    if not might_use_tensorflow(data):
+    if not group and not might_use_tensorflow(data):  # a group's library may get `tf` by star import
         return data
     from tfmigrate.native import rewrite
 

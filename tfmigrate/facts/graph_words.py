@@ -86,6 +86,10 @@ LEGACY_KERAS_AFTER_ALIAS_BYTES = (rb"\s*\.\s*(?:compat\s*\.\s*v1\s*\.\s*)?"
                                   rb"(?:layers|nn\s*\.\s*rnn_cell|contrib\s*\.\s*rnn|keras)\s*\.\s*\w")
 LEGACY_KERAS_SET_BYTES = re.compile(LEGACY_KERAS_SET.pattern.encode())
 HELPER_GRAPH_CALL_BYTES = re.compile(rf"\.(?:{either(HELPER_GRAPH_CALLS)})\s*\(|\bfeed_dict\s*=".encode())
+# The same, less the variable calls the model-mapping route keeps inside its tracked `call`s
+# (`track_tf1_style_variables`): what `fix --native` writes still has those, and is eager TF2.
+MAPPED_GRAPH_CALL_BYTES = re.compile(
+    rf"\.(?:{either(w for w in HELPER_GRAPH_CALLS if w not in ('get_variable', 'variable_scope'))})\s*\(|\bfeed_dict\s*=".encode())
 # Substring tests first (C speed): the regex then scans only the likely graph modules. A word
 # containing another (InteractiveSession, Session) needs no test of its own.
 HELPER_GRAPH_BYTES = tuple(

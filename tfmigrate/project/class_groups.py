@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, Iterable, Tuple
+from typing import Dict, Iterable, Optional, Tuple
 
 from tfmigrate.project.graph_imports import MAKES_STATE, TF_IMPORT, imported_modules, resolve
 
@@ -23,15 +23,17 @@ _SESSION = re.compile(rb"\bSession\s*\(")
 Group = Tuple[str, str, str, Tuple[Tuple[str, str, str], ...], Tuple[str, ...]]
 
 
-def class_groups(files: Iterable[str], read) -> Dict[str, Group]:
+def class_groups(files: Iterable[str], read, star: Optional[dict] = None) -> Dict[str, Group]:
     """path -> its group: a library module (TensorFlow imported, a top-level class, something that
     makes variables or placeholders, no Session of its own) and the checked modules importing it,
-    at least one of which opens a Session. A module importing two such libraries is in none."""
+    at least one of which opens a Session. A module importing two such libraries is in none.
+    `star`: path -> its project.star_imports.StarFact; a module whose `tf` arrives through
+    `from layers import *` of a checked module (gcn's `models.py`) imports TensorFlow too."""
     files = [f for f in files if f.endswith(".py")]
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     data = {f: read(f) or b"" for f in files}
-    libraries = {f for f, text in data.items() if TF_IMPORT.search(text) and _CLASS.search(text)
-                 and MAKES_STATE.search(text) and not _SESSION.search(text)}
+    libraries = {f for f, text in data.items() if (TF_IMPORT.search(text) or _star_tensorflow((star or {}).get(f)))
+                 and _CLASS.search(text) and MAKES_STATE.search(text) and not _SESSION.search(text)}
     if not libraries:
         return {}
     users: Dict[str, list] = {}
@@ -55,6 +57,12 @@ def class_groups(files: Iterable[str], read) -> Dict[str, Group]:
         for member in [library] + [user for user, _ in members]:
             found[member] = (member, library, _text(data[library]), entries, stateful)
     return found
+
+
+def _star_tensorflow(fact) -> bool:
+    """Whether a module's star imports of checked modules bind TensorFlow itself (`tf`)."""
+    return fact is not None and any(full in ("tensorflow", "tensorflow.compat.v1")
+                                    for _, names in fact.modules for _, full in names)
 
 
 def _text(data: bytes) -> str:

@@ -17,7 +17,7 @@ from typing import Container, Dict, Iterable, List, Optional
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
-from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES
+from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
 # A module that imports TensorFlow and uses a TF1 graph construct (graph_words.HELPER_GRAPH_CALLS).
@@ -225,11 +225,16 @@ def _imported_names(data: bytes) -> List[str]:
 
 def eager_scripts(files: Iterable[str], read) -> List[str]:
     """The checked modules of eager TF2 code with `tf.function`s (what `fix --native` writes):
-    TensorFlow imported, no graph construct."""
+    TensorFlow imported, no graph construct; or TF1 model code kept inside the tracked calls of
+    the model-mapping route (`track_tf1_style_variables`, its `get_variable`s), no other graph
+    construct, whatever brings its `tf` (a group's library may get it by star import)."""
     found = []
     for path in files:
         data = read(path) if path.endswith(".py") else b""
-        if data and b"function" in data and TF_IMPORT.search(data) and not HELPER_GRAPH_CALL_BYTES.search(data):
+        if not data or b"function" not in data:
+            continue
+        if TF_IMPORT.search(data) and not HELPER_GRAPH_CALL_BYTES.search(data) or (
+                b"track_tf1_style_variables" in data and not MAPPED_GRAPH_CALL_BYTES.search(data)):
             found.append(path)
     return found
 

@@ -50,10 +50,15 @@ class NotNative(Rule):
         outcome = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports,
                           self.ctx.unsafe, group=self.ctx.names.class_group)
         imports = self.ctx.fact(ProgramMode).tf_imports()
-        if not imports or outcome.blocker is None and not self.ctx.keras3:
+        if outcome.blocker is None and not self.ctx.keras3:
             return
-        target = imports[0][1]
-        target = target.name if isinstance(target, cst.ImportAlias) else target
+        if imports:
+            target = imports[0][1]
+            target = target.name if isinstance(target, cst.ImportAlias) else target
+        else:  # a group's library whose `tf` arrives by `from layers import *`: reported there
+            target = _star_import(node) if self.ctx.names.class_group else None
+            if target is None:
+                return
         if outcome.blocker is None:  # `--keras3`: what level 3 would keep TF1, per construct (issue 22)
             upgraded = rewrite(self.ctx.source, self.ctx.names.stateful_imports, self.ctx.names.eager_imports,
                                self.ctx.unsafe, keras3=True)
@@ -76,6 +81,16 @@ class NotNative(Rule):
             "`tf.test.TestCase` methods run in a test session, and a `tf.estimator.Estimator` of a model_fn with "
             "its `train` / `evaluate` / `predict`; "
             f"the module {kept}.{advice}"), None, debt=True)
+
+
+def _star_import(node: cst.Module):
+    """The module's first top-level `from X import *` (the module X, where its TensorFlow comes from)."""
+    for statement in node.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                    return small.module if small.module is not None else small
+    return None
 
 
 def _construct(construct: str, importer) -> str:

@@ -138,7 +138,7 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir, transitive=not native)
     stateful = stateful_imports(files, read or read_regular) if native else {}
     eager = eager_imports(files, read or read_regular) if native else {}
-    groups = class_groups(files, read or read_regular) if native else {}
+    groups = class_groups(files, read or read_regular, star) if native else {}
     if native:
         importers = _unless_rewritten(files, star, importers, read, stateful, eager, unsafe, groups)
     return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups)
