@@ -24,7 +24,9 @@ WITHOUT_TF_KERAS = ("import runpy, sys\nsys.modules['tf_keras'] = None\npath = s
                     "runpy.run_path(path, run_name='__main__')\n")
 # Each replaced construct, the fixture that runs it at both levels.
 CONSTRUCTS = {"Dense": "exec_keras3_gan", "Conv2D": "exec_keras3_cnn", "MaxPooling2D": "exec_keras3_cnn",
-              "Dropout": "exec_keras3_cnn"}
+              "Dropout": "exec_keras3_cnn", "Conv1D": "exec_keras3_conv1d", "MaxPooling1D": "exec_keras3_conv1d",
+              "AveragePooling1D": "exec_keras3_conv1d", "AveragePooling2D": "exec_keras3_conv1d",
+              "Flatten": "exec_keras3_conv1d"}
 # The same in a graph class (native.classes): each construct in exec_keras3_class, run at both levels.
 CLASS_CONSTRUCTS = ("Dense", "Conv2D", "MaxPooling2D", "Dropout")
 
@@ -95,7 +97,8 @@ MODEL = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\n{}
      " training=training)\n", "in training mode"),
     ("def f(t):\n    with tf.variable_scope('m'):\n        for i in range(2):\n            t = tf.layers.dense(t, 2)\n"
      "        return t\n", "in a loop"),
-    ("def f(t):\n    with tf.variable_scope('m'):\n        return tf.layers.dense(tf.layers.flatten(t), 2)\n",
+    ("def f(t):\n    with tf.variable_scope('m'):\n        up = tf.layers.conv2d_transpose(tf.reshape(t, [-1, 1, 1, 2]), 2, 1)\n"
+     "        return tf.layers.dense(tf.reshape(up, [-1, 2]), 2)\n",
      "no measured Keras mapping"),
     ("def f(t):\n    with tf.variable_scope('m'):\n        w = tf.get_variable('w', [2, 2])\n"
      "        return tf.layers.dense(tf.matmul(t, w), 2)\n", "get_variable"),

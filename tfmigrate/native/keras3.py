@@ -20,6 +20,12 @@ layer computes the same. What the function keeps of TF1 (`get_variable`, other l
 still runs tracked, under `track_tf1_style_variables` on `call`; a file left with no TF1 model code
 at all drops `TF_USE_LEGACY_KERAS` and runs on Keras 3 without tf-keras. What stays TF1 is named
 per construct in `Upgrade.kept` (and reported by TFM101 / TFM210 as migration debt).
+
+A graph class (native.classes: a `tf.Module` whose tracked `build_graph` builds the TF1 graph at each
+call) gets the same: the layers `build_graph` and the helper methods it calls once make become Keras
+layers made once at the end of `__init__` (where their arguments, literals, module names and
+attributes only `__init__` sets, mean what they meant), and with no TF1 variable left `build_graph`
+loses `track_tf1_style_variables`. Such a file keeps tf-keras (`_CLASS_OPTIMIZER`, measured).
 """
 from __future__ import annotations
 
@@ -30,12 +36,14 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
-from tfmigrate.fixers.layers import KERAS_ATTRIBUTES, map_call
+from tfmigrate.fixers.layers import KERAS_ATTRIBUTES, SPECS, map_call
 from tfmigrate.native.syntax import code
 
-# `tf.compat.v1.layers.<function>` replaced, each measured equal at level 2 and 3.
-REPLACED = ("dense", "conv2d", "max_pooling2d", "dropout")
-_WITH_KERNEL = ("dense", "conv2d")
+# `tf.compat.v1.layers.<function>` replaced, each measured equal at level 2 and 3 (tests/test_native_keras3.py:
+# CONSTRUCTS, CLASS_CONSTRUCTS).
+REPLACED = ("dense", "conv2d", "max_pooling2d", "dropout", "conv1d", "max_pooling1d", "average_pooling1d",
+            "average_pooling2d", "flatten")
+_WITH_KERNEL = ("dense", "conv2d", "conv1d")
 # TF1 initializers whose TF2 spelling computes the same values (no random draw).
 _TF2_INITIALIZERS = ("constant_initializer", "zeros_initializer", "ones_initializer")
 # Why an embedding table stays a tracked `get_variable` (measured, tests/test_native_keras3.py).
@@ -217,14 +225,16 @@ class _Layers(cst.CSTTransformer):
         if kind in _WITH_KERNEL and "kernel_initializer" not in given:
             # TF1Model's scope default: Keras's GlorotUniform would draw other numbers (measured).
             args.append(cst.Arg(cst.parse_expression(f"{self.tf}.compat.v1.glorot_uniform_initializer()"),
-                                keyword=cst.Name("kernel_initializer")))
+                                keyword=cst.Name("kernel_initializer"),
+                                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                      whitespace_after=cst.SimpleWhitespace(""))))
         attr = mapped.name if mapped.name and mapped.name.isidentifier() else kind
         base, n = attr, 0
         while attr in self.used or attr in KERAS_ATTRIBUTES:
             n += 1
             attr = f"{base}_{n}"
         self.used.add(attr)
-        keras = {"dense": "Dense", "conv2d": "Conv2D", "max_pooling2d": "MaxPooling2D", "dropout": "Dropout"}[kind]
+        keras = SPECS[kind].cls
         ctor = f"{self.tf}.keras.layers.{keras}({', '.join(code(a) for a in args)})"
         self.layers.append((kind, attr, ctor))
         call_args = [cst.Arg(mapped.inputs)] + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
@@ -471,6 +481,10 @@ class _Untracked(cst.CSTTransformer):
         decorators = [d for d in updated.decorators if not code(d.decorator).endswith("." + _TRACK)]
         inner = []
         for statement in updated.body.body:
+            if not inner and _is_docstring(statement) and "by TF1 name" in code(statement):
+                inner.append(cst.parse_statement(
+                    '"""The graph of TF1\'s `__init__`, built at each call with the Keras layers `__init__` made."""\n'))
+                continue
             if code(statement).strip() == f"default = {self.tf}.compat.v1.glorot_uniform_initializer()":
                 continue
             if isinstance(statement, cst.With) and code(statement).startswith(
