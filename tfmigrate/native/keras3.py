@@ -413,6 +413,10 @@ def _graph_class(node: cst.ClassDef, module: cst.Module, result: Upgrade) -> Opt
     init = methods.get("__init__")
     if tracked is None or init is None:
         return None
+    if any(isinstance(n, cst.ClassDef) and any(code(b.value) == cls for b in n.bases) for n in module.body):
+        result.kept.append(f"`{cls}`: another class derives from it (its `__init__` would make layers the "
+                           "subclass's graph does not call); its layers run tracked")
+        return None
     refs = _self_references(node)
     graph = [tracked.name.value]
     for name in graph:  # the helper methods the graph code calls, and theirs
