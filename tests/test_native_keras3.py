@@ -24,7 +24,11 @@ WITHOUT_TF_KERAS = ("import runpy, sys\nsys.modules['tf_keras'] = None\npath = s
                     "runpy.run_path(path, run_name='__main__')\n")
 # Each replaced construct, the fixture that runs it at both levels.
 CONSTRUCTS = {"Dense": "exec_keras3_gan", "Conv2D": "exec_keras3_cnn", "MaxPooling2D": "exec_keras3_cnn",
-              "Dropout": "exec_keras3_cnn"}
+              "Dropout": "exec_keras3_cnn", "Conv1D": "exec_keras3_conv1d", "MaxPooling1D": "exec_keras3_conv1d",
+              "AveragePooling1D": "exec_keras3_conv1d", "AveragePooling2D": "exec_keras3_conv1d",
+              "Flatten": "exec_keras3_conv1d"}
+# The same in a graph class (native.classes): each construct in exec_keras3_class, run at both levels.
+CLASS_CONSTRUCTS = ("Dense", "Conv2D", "MaxPooling2D", "Dropout")
 
 
 def _fixed(case: Path, folder: Path, *args: str) -> Path:
@@ -51,7 +55,7 @@ def test_level_3_prints_what_level_2_printed(case, tmp_path):
     native = _fixed(case, tmp_path / "native", "--native")
     keras = _fixed(case, tmp_path / "keras3", "--keras3")
     code = keras.read_text(encoding="utf-8")
-    assert "tf.keras.layers.Layer" in code and "tf.compat.v1.layers." not in code, code
+    assert "tf.keras.layers." in code and "tf.compat.v1.layers." not in code, code
     assert _printed(keras) == _printed(native)
     if "TF_USE_LEGACY_KERAS" not in code:  # no TF1 model code left: Keras 3, without tf-keras
         runner = tmp_path / "without_tf_keras.py"
@@ -63,6 +67,20 @@ def test_each_replaced_construct_is_in_a_fixture():
     for keras, stem in CONSTRUCTS.items():
         code = rewrite((FIXTURES / "TFM216" / f"{stem}.py").read_text(encoding="utf-8"), keras3=True).code
         assert f"tf.keras.layers.{keras}(" in code, (keras, stem)
+
+
+def test_each_replaced_construct_is_in_a_graph_class_fixture():
+    result = upgrade(rewrite((FIXTURES / "TFM216" / "exec_keras3_class.py").read_text(encoding="utf-8")).code)
+    for keras in CLASS_CONSTRUCTS:
+        assert f"self.{keras.lower() if keras != 'MaxPooling2D' else 'max_pooling2d'}" in result.code or \
+            f"tf.keras.layers.{keras}(" in result.code, keras
+        assert f"tf.keras.layers.{keras}(" in result.code, keras
+    assert result.replaced == ["`Regressor`: `conv2d`, `max_pooling2d`, `dropout`, `dense`, `dense`"], result.replaced
+    # nothing of TF1's variables is left: the graph method is no longer tracked, its scopes are gone
+    assert "track_tf1_style_variables" not in result.code and "variable_scope" not in result.code, result.code
+    # the file keeps tf-keras: the class stays a tf.Module trained by TF1's optimizer (measured)
+    assert "TF_USE_LEGACY_KERAS" in result.code and any("_in_graph_mode" in why for why in result.kept), result.kept
+    assert upgrade(result.code).code == result.code  # a second pass changes nothing
 
 
 def test_pure_and_mixed_files():
@@ -81,7 +99,8 @@ MODEL = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\n{}
      " training=training)\n", "in training mode"),
     ("def f(t):\n    with tf.variable_scope('m'):\n        for i in range(2):\n            t = tf.layers.dense(t, 2)\n"
      "        return t\n", "in a loop"),
-    ("def f(t):\n    with tf.variable_scope('m'):\n        return tf.layers.dense(tf.layers.flatten(t), 2)\n",
+    ("def f(t):\n    with tf.variable_scope('m'):\n        up = tf.layers.conv2d_transpose(tf.reshape(t, [-1, 1, 1, 2]), 2, 1)\n"
+     "        return tf.layers.dense(tf.reshape(up, [-1, 2]), 2)\n",
      "no measured Keras mapping"),
     ("def f(t):\n    with tf.variable_scope('m'):\n        w = tf.get_variable('w', [2, 2])\n"
      "        return tf.layers.dense(tf.matmul(t, w), 2)\n", "get_variable"),
@@ -161,3 +180,32 @@ def test_check_keras3_reports_what_level_3_keeps():
     assert len(level3) == 2 and all(f.kind == "debt" for f in level3), [f.message for f in level3]
     assert any("`tf.nn.embedding_lookup` over its `get_variable` table stays TF1" in f.message for f in level3)
     assert check_source(data, "m.py", ["TFM216"], native=True) == []
+
+
+CLASS = ("import tensorflow as tf\n\n\nclass Net(object):\n    def __init__(self, size):\n        self.size = size\n"
+         "        self.x = tf.placeholder(tf.float32, [None, 2])\n        self.y = tf.placeholder(tf.float32, [None, 1])\n"
+         "{}        self.loss = tf.reduce_mean(tf.square(self.out - self.y))\n"
+         "        self.train_op = tf.train.GradientDescentOptimizer(0.1).minimize(self.loss)\n{}\n\n"
+         "net = Net(3)\nsess = tf.Session()\nsess.run(tf.global_variables_initializer())\n"
+         "print(sess.run([net.train_op, net.loss], {{net.x: [[1.0, 2.0]], net.y: [[0.5]]}})[1])\n")
+
+
+@pytest.mark.parametrize("init, methods, kept", [
+    ("        h = self.x\n        for i in range(2):\n            h = self.layer(h)\n"
+     "        self.out = tf.layers.dense(h, 1)\n",
+     "\n    def layer(self, h):\n        return tf.layers.dense(h, self.size, tf.nn.relu)\n",
+     "in method `layer`, which runs more than once per graph"),
+    ("        units = self.size + 1\n        self.out = tf.layers.dense(tf.layers.dense(self.x, units), 1)\n", "",
+     "its arguments read `units`, which the graph code computes"),
+    ("        with tf.variable_scope('s', reuse=tf.AUTO_REUSE):\n            self.out = tf.layers.dense(self.x, 1)\n", "",
+     "a variable scope sets defaults or reuse"),
+    ("        w = tf.get_variable('w', [2, 2])\n        self.out = tf.layers.dense(tf.matmul(self.x, w), 1)\n", "",
+     "`tf.compat.v1.get_variable` stays TF1"),
+])
+def test_what_stays_tf1_in_a_graph_class_is_named(init, methods, kept):
+    level2 = rewrite(CLASS.format(init, methods))
+    assert level2.code is not None, level2.blocker
+    result = upgrade(level2.code)
+    assert any(kept in line for line in result.kept), result.kept
+    if "get_variable" in kept:  # what stays TF1 keeps the graph method tracked, the dense beside it moves
+        assert "track_tf1_style_variables" in result.code and "tf.keras.layers.Dense(" in result.code

@@ -130,7 +130,7 @@ def fix(
     paths: Optional[List[str]] = PATHS,
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that may change behaviour beyond the finding."),
     native: Optional[bool] = typer.Option(None, "--native/--no-native", help="Rewrite TF1 graph scripts (Session, placeholder, feed_dict) to eager TF2 where tfmigrate can; check: say which construct stops it."),
-    keras3: Optional[bool] = typer.Option(None, "--keras3/--no-keras3", help="With --native (which it implies): inside the rewritten TF1 model functions, replace `tf.layers` dense, conv2d, max_pooling2d and dropout by Keras layers where the numbers stay equal; a file left without TF1 model code runs on Keras 3 without tf-keras."),
+    keras3: Optional[bool] = typer.Option(None, "--keras3/--no-keras3", help="With --native (which it implies): inside the rewritten TF1 model functions and graph classes, replace `tf.layers` dense, conv1d, conv2d, max/average pooling, flatten and dropout by Keras layers where the numbers stay equal; a file left without TF1 model code runs on Keras 3 without tf-keras."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes and write nothing."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="List the fixes applied (with --diff: that would be), per file and rule."),
     config: Optional[List[str]] = CONFIG,

@@ -23,9 +23,10 @@ from tfmigrate.facts.keras_classes import KerasClasses
 
 
 # What `fix --keras3` (tfmigrate.native.keras3) does with such a layer, and why one stays TF1.
-_KERAS3 = ("`fix --keras3` makes dense, conv2d, max_pooling2d and dropout (not in training mode) Keras layers "
-           "made once in a model function's Keras layer, where the numbers stay equal; it keeps a layer TF1 "
-           "inside a loop or inner function, under a `variable_scope` named by a parameter or setting defaults, "
+_KERAS3 = ("`fix --keras3` makes dense, conv1d, conv2d, max/average pooling 1d/2d, flatten and dropout (not in "
+           "training mode) Keras layers made once in a model function's Keras layer or a graph class's `__init__`, "
+           "where the numbers stay equal; it keeps a layer TF1 inside a loop, inner function or helper method run "
+           "more than once, under a `variable_scope` named by a parameter or setting defaults, "
            "in a function another model function calls, with float64 data, or when a Saver reads TF1's names.")
 
 class FunctionalLayer(Rule):
