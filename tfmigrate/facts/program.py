@@ -45,6 +45,13 @@ _MAIN = re.compile(r"""^if\s+__name__\s*==\s*["']__main__["']\s*:|\bapp\.run\s*\
 STRINGS_AND_COMMENTS = re.compile(
     r"""(\"\"\"|\'\'\')[\s\S]*?(?:\1|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*""")
 
+
+def code_only(source: str) -> str:
+    """`source` with its strings and comments blanked (newlines kept): a regex over code reads the
+    same offsets and lines as the source."""
+    return STRINGS_AND_COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+
+
 LEGACY_KERAS_LINE = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
 
 

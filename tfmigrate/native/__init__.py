@@ -69,10 +69,10 @@ def _slim_layers_kept(source: str, outcome: Outcome) -> Outcome:
     make new variables at each call. Stateless ones (`flatten`) become tf-slim's anywhere."""
     if outcome.code is None or "contrib" not in outcome.code:
         return outcome
-    from tfmigrate.facts.program import STRINGS_AND_COMMENTS
+    from tfmigrate.facts.program import code_only
     from tfmigrate.fixers.contrib_homes import SLIM_STATELESS
 
-    text = STRINGS_AND_COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), outcome.code)
+    text = code_only(outcome.code)
     for found in re.finditer(r"\bcontrib\.(?:layers|slim)\.(\w+)", text):
         if found.group(1) not in SLIM_STATELESS:
             at = re.search(rf"\bcontrib\.(?:layers|slim)\.{found.group(1)}\b", source)

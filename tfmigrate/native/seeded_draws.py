@@ -17,7 +17,7 @@ import ast
 import re
 from typing import Optional
 
-from tfmigrate.facts.program import STRINGS_AND_COMMENTS
+from tfmigrate.facts.program import code_only
 
 _SEED = re.compile(r"\b(set_random_seed|random\.set_seed)\s*\(")
 # What draws random numbers in TF1 code: random ops, random initializers (TF1's default for
@@ -39,7 +39,7 @@ NOTE = (  # the comment the rewrite carries above the seed, one line each
 def seed_line(source: str) -> Optional[int]:
     """The line of the program's graph-level seed, when the program also draws random numbers; None
     otherwise (nothing that the rewrite draws differs) or for a test file."""
-    code = STRINGS_AND_COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    code = code_only(source)
     seed = _SEED.search(code)
     if seed is None or "TestCase" in code or not _DRAWS.search(code):
         return None
