@@ -113,6 +113,8 @@ def test_route_prints_the_reference_numbers(case, tmp_path):
     differs = re.search(r"^# compat-route: (.*)$", source, re.MULTILINE)
     if differs:  # a seeded random initializer: TF1 derived each op's seed from its place in the graph
         pytest.skip(f"the compat route prints other numbers: {differs.group(1)}")
+    if re.search(r"^from tensorflow\.contrib\b", source, re.MULTILINE):  # (exec_rnn_contrib_alias: its core twin's)
+        pytest.skip("the official compat route cannot import `tensorflow.contrib`")
     program = tmp_path / case.name
     program.write_text(re.sub(r"^import tensorflow as tf$", COMPAT_LINE, source, flags=re.MULTILINE), encoding="utf-8")
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")

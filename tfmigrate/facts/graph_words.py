@@ -34,6 +34,16 @@ TF1_STYLE = (
 # `dynamic_rnn` & co works under TF 2.21 only on the compat route with legacy Keras (TFM214: no
 # per-call fix), so one of them makes the module graph code unless it turns eager execution on.
 RNN_RUNNERS = ("nn.dynamic_rnn", "nn.static_rnn", "nn.bidirectional_dynamic_rnn")
+# contrib.rnn names that TF1 itself re-exported from core (the same objects): TFM214 respells them
+# in graph code, and `fix --native` reads them as the core names (native.contrib_spellings).
+CONTRIB_RNN_CORE = {
+    **{name: f"nn.rnn_cell.{name}" for name in (
+        "BasicLSTMCell", "BasicRNNCell", "GRUCell", "LSTMCell", "MultiRNNCell", "DropoutWrapper",
+        "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple", "RNNCell")},
+    "static_rnn": "nn.static_rnn",
+    "static_bidirectional_rnn": "nn.static_bidirectional_rnn",
+    "static_state_saving_rnn": "nn.static_state_saving_rnn",
+}
 EAGER_ON = ("enable_eager_execution", "enable_v2_behavior")
 # API paths of TF1 classes that only `tf.compat.v1` with legacy Keras serves (and no TF2 class
 # replaces one by one): a module subclassing one at import time must run through the compat route.

@@ -66,7 +66,9 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
 def _slim_layers_kept(source: str, outcome: Outcome) -> Outcome:
     """A rewrite that keeps a `tf.contrib.layers` layer making variables (`fully_connected`,
     `conv2d`, ...) is refused: TFM206 moves it to tf-slim only in graph code, and eagerly it would
-    make new variables at each call. Stateless ones (`flatten`) become tf-slim's anywhere."""
+    make new variables at each call. Stateless ones (`flatten`) become tf-slim's anywhere. A
+    `tf.contrib.rnn` / `seq2seq` name left in the eager code (one core did not re-export) is refused:
+    TF 2.21 has no `tf.contrib`."""
     if outcome.code is None or "contrib" not in outcome.code:
         return outcome
     from tfmigrate.facts.program import code_only
@@ -80,6 +82,12 @@ def _slim_layers_kept(source: str, outcome: Outcome) -> Outcome:
             return Outcome(None, Blocker(line, f"`tf.contrib.layers.{found.group(1)}` in the model code, a tf-slim "
                                             "layer that the eager rewrite cannot keep (it would make new variables "
                                             "at each call)"))
+    found = re.search(r"\bcontrib\.(?:rnn|seq2seq|cudnn_rnn)\.\w+", text)
+    if found:  # (the cells TF1 re-exported from core are read as core's: native.contrib_spellings)
+        at = re.search(rf"\b{re.escape(found.group(0))}\b", source)
+        line = source.count("\n", 0, at.start()) + 1 if at else 1
+        return Outcome(None, Blocker(line, f"`tf.{found.group(0)}` in the model code, which TF 2.21 does not have "
+                                           "and the eager rewrite cannot keep"))
     return outcome
 
 
@@ -109,9 +117,16 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         return Outcome(None, Blocker(1, f"the file does not parse ({type(error).__name__})"))
     from tfmigrate.native.tf1_signatures import spelled_v1
 
+    written = source  # as the user wrote it: native.tidy drops the imports the rewrite stopped reading
     spelled = spelled_v1(module, source)  # TF1 calls TF2 reads otherwise: `tf.compat.v1.<path>` (same lines)
     if spelled is not None:
         source = spelled.code
+        module = cst.parse_module(source)
+    from tfmigrate.native.contrib_spellings import core_spelled
+
+    core = core_spelled(module, source)  # `rnn.BasicLSTMCell` of `tensorflow.contrib`: TF1's core cell (same lines)
+    if core is not None:
+        source = core.code
         module = cst.parse_module(source)
     from tfmigrate.native.collection_lists import inlined
 
@@ -155,7 +170,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         if text is not None:
-            return _checked(text, source)
+            return _checked(text, written)
         import tfmigrate.native.test_files as test_files
 
         try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
@@ -163,7 +178,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         if text is not None:
-            return _checked(text, source)
+            return _checked(text, written)
         try:
             script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
             from tfmigrate.native.emit import Emitter
@@ -184,7 +199,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
     except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
         return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
                                         "please report it"))
-    return _keras3(_checked(text, source)) if keras3 else _checked(text, source)
+    return _keras3(_checked(text, written)) if keras3 else _checked(text, written)
 
 
 def _keras3(outcome: Outcome) -> Outcome:

@@ -20,6 +20,7 @@ from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.facts.references import GoneRef, TF1Ref
 from tfmigrate.fixers.imports import NameCounts, remove_import_fix
 from tfmigrate.rules._gone_api import GoneApiRule, spelled_gone
+from tfmigrate.facts.graph_words import CONTRIB_RNN_CORE
 from tfmigrate.facts.program import ProgramMode
 from tfmigrate.facts.source_search import SourceSearch
 
@@ -45,16 +46,6 @@ HINTS = {
     "DeviceWrapper": "place the layer with `tf.device`",
     "RNNCell": "subclass `tf.keras.layers.Layer` with `state_size` and `call(inputs, states)`",
     "LayerNormBasicLSTMCell": "use `tf.keras.layers.LSTMCell` followed by `LayerNormalization`, or vendor the cell",
-}
-# contrib.rnn names that TF1 itself re-exported from core (the same objects), for graph code on
-# the compat route.
-CORE_RNN = {
-    **{name: f"nn.rnn_cell.{name}" for name in (
-        "BasicLSTMCell", "BasicRNNCell", "GRUCell", "LSTMCell", "MultiRNNCell", "DropoutWrapper",
-        "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple", "RNNCell")},
-    "static_rnn": "nn.static_rnn",
-    "static_bidirectional_rnn": "nn.static_bidirectional_rnn",
-    "static_state_saving_rnn": "nn.static_state_saving_rnn",
 }
 # A cell migrates only with everything that runs it (dynamic_rnn needs TF1 cells; Keras cells
 # have no zero_state and take no TF1 wrapper).
@@ -87,8 +78,8 @@ class RnnCell(GoneApiRule):
                 return f"Importing `{name}` fails under TensorFlow 2 and nothing here uses `{ref.local}` any more. Remove the import.", fix
             return f"Importing `{name}` fails under TensorFlow 2: `tf.contrib` was removed. Instead, {KERAS}. No automatic fix.", None
         program = self.ctx.fact(ProgramMode)
-        if contrib and program.v2_disabled and len(parts) == 3 and parts[2] in CORE_RNN:
-            target = CORE_RNN[parts[2]]
+        if contrib and program.v2_disabled and len(parts) == 3 and parts[2] in CONTRIB_RNN_CORE:
+            target = CONTRIB_RNN_CORE[parts[2]]
             reference = self.ctx.names.spelling(target)
             edits = (Replace(ref.node, reference.expression()),) + reference.import_edits()
             fix = Fix("safe", f"Replace with `{reference.code}`, the same class in TF1 graph code (needs tf-keras, "
