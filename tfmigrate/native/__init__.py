@@ -134,20 +134,12 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
     if listed is not None:
         source = listed.code
         module = cst.parse_module(source)
-    # The module is parsed here and held by no one else: libcst's defensive deep copy is not needed.
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    # PositionProvider run directly: through `resolve` libcst (1.9) also runs an empty visitor pass
-    # that rebuilds the whole tree (as core.positions.full_positions).
-    positions = PositionProvider()._gen(wrapper) if hasattr(PositionProvider, "_gen") else wrapper.resolve(PositionProvider)
-
-    def line_of(node) -> int:
-        position = positions.get(node)
-        return position.start.line if position is not None else 1
+    wrapper_module, line_of = _with_lines(module)
 
     import tfmigrate.native.queues as queues
 
     try:  # queue input pipelines first become `tf.data` (still graph code), where that is exact
-        converted = queues.convert(wrapper.module, source, line_of, unsafe)
+        converted = queues.convert(wrapper_module, source, line_of, unsafe)
     except Blocked as stop:
         return Outcome(None, stop.blocker)
     except Exception as error:  # noqa: BLE001 - a defect of the conversion: the module keeps the compat route
@@ -166,7 +158,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
     # (test_files alone costs 0.2 s to import, libcst.matchers).
     try:
         try:  # a `tf.estimator` program: its Estimator becomes a model, a tf.data input and a loop
-            text = estimators.rewrite(wrapper.module, source, line_of)
+            text = estimators.rewrite(wrapper_module, source, line_of)
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         if text is not None:
@@ -174,13 +166,13 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         import tfmigrate.native.test_files as test_files
 
         try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
-            text = test_files.rewrite(wrapper.module, source, line_of, tuple(eager))
+            text = test_files.rewrite(wrapper_module, source, line_of, tuple(eager))
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         if text is not None:
             return _checked(text, written)
         try:
-            script = Script(wrapper.module, source, line_of, tuple(stateful)).analyse()
+            script = Script(wrapper_module, source, line_of, tuple(stateful)).analyse()
             from tfmigrate.native.emit import Emitter
 
             text = Emitter(script).module()
@@ -188,10 +180,17 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
             import tfmigrate.native.class_writer as classes
             import tfmigrate.native.entry_functions as entry_functions
 
+            from tfmigrate.native.graph_blocks import unwrapped
+
+            module, lines = wrapper_module, line_of
+            flat = unwrapped(module, source)  # `with tf.Graph().as_default():` read as its body (same lines)
+            if flat is not None:
+                module, lines = _with_lines(flat)
             try:  # a class builds the graph (native.classes), or functions run by `main` (entry_functions)
-                text = classes.rewrite(wrapper.module, source, line_of)
+                text = classes.rewrite(module, module.code if flat is not None else source, lines)
                 if text is None:
-                    text = entry_functions.rewrite(wrapper.module, source, line_of, tuple(stateful))
+                    text = entry_functions.rewrite(module, module.code if flat is not None else source, lines,
+                                                   tuple(stateful))
             except Blocked as inner:
                 return Outcome(None, inner.blocker)
             if text is None:
@@ -200,6 +199,21 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
                                         "please report it"))
     return _keras3(_checked(text, written)) if keras3 else _checked(text, written)
+
+
+def _with_lines(module: cst.Module):
+    """The module as its metadata wrapper holds it, and the line of each of its nodes."""
+    # The module is parsed here and held by no one else: libcst's defensive deep copy is not needed.
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    # PositionProvider run directly: through `resolve` libcst (1.9) also runs an empty visitor pass
+    # that rebuilds the whole tree (as core.positions.full_positions).
+    positions = PositionProvider()._gen(wrapper) if hasattr(PositionProvider, "_gen") else wrapper.resolve(PositionProvider)
+
+    def line_of(node) -> int:
+        position = positions.get(node)
+        return position.start.line if position is not None else 1
+
+    return wrapper.module, line_of
 
 
 def _keras3(outcome: Outcome) -> Outcome:
