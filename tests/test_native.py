@@ -947,9 +947,10 @@ def test_shuffled_slices_are_converted_only_as_an_unsafe_fix():
     assert "# tfmigrate (unsafe fix, --unsafe-fixes): `slice_input_producer` shuffled" in converted.code
 
 
-def test_a_tf_cond_is_allowed_only_in_a_function_given_to_a_dataset_map():
+def test_a_tf_cond_with_tensor_branches_is_allowed_in_a_map_function_and_in_graph_code():
     """tf.data traces a `map` function into a graph of its own (05_csv_reader's `tf.cond` on a
-    decoded column); the same function called by graph code, or also called directly, is refused."""
+    decoded column); graph code's `tf.cond` of lambdas returning tensors means the same inside a
+    `tf.function`. One whose branch returns a one-element list is refused: TF1 unpacked it."""
     head = ("import tensorflow as tf\n\n\ndef parse(line):\n    n = tf.strings.to_number(line)\n"
             "    return tf.cond(n > 1.0, lambda: n, lambda: -n)\n\n\n")
     mapped = head + ("ds = tf.data.TextLineDataset('a.txt').map(parse).batch(2)\n"
@@ -958,10 +959,15 @@ def test_a_tf_cond_is_allowed_only_in_a_function_given_to_a_dataset_map():
     outcome = rewrite(mapped)
     assert outcome.blocker is None, str(outcome.blocker)
     assert ".map(parse)" in outcome.code and "tf.cond(" in outcome.code
-    also_called = mapped.replace("with tf.Session", "y = parse(tf.constant('2'))\nwith tf.Session")
-    assert "`tf.cond`" in str(rewrite(also_called).blocker)
     fetched = head + "y = parse(tf.constant('2'))\nwith tf.Session() as sess:\n    print(sess.run(y))\n"
-    assert "`tf.cond`" in str(rewrite(fetched).blocker)
+    outcome = rewrite(fetched)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "def compute_y():\n    y = parse(tf.constant('2'))\n" in outcome.code
+    listed = fetched.replace("lambda: n, lambda: -n", "lambda: [n], lambda: [-n]")
+    assert "one-element lists" in str(rewrite(listed).blocker)
+    inline = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\ny = tf.cond(x > 0.0, lambda: [x], lambda: [-x])\n" \
+             "with tf.Session() as sess:\n    print(sess.run(y, {x: 1.0}))\n"
+    assert "one-element lists" in str(rewrite(inline).blocker)
 
 
 def test_a_dataset_returned_by_a_function_is_made_once_at_module_level():
@@ -1192,3 +1198,32 @@ def test_a_scope_list_trains_the_model_objects_whose_tf1_names_it_selects():
     assert "d_vars" not in outcome.code and "get_collection" not in outcome.code
     whole = rewrite(source.replace("scope='D'", "scope='G'"))
     assert "variables = [*g_model.trainable_variables]\n" in whole.code
+
+
+def test_gradients_clipped_by_global_norm_are_a_minimize_with_clipped_tape_gradients():
+    """native.clipped_steps: `tvars`/`tf.gradients`/`clip_by_global_norm`/`apply_gradients` (also
+    with the gradients on a line of their own) is read as `minimize`, lines kept, and the step
+    clips the tape's gradients; a list used elsewhere, or a norm computed in the graph, is not."""
+    import libcst as cst
+    from tfmigrate.native.clipped_steps import clipped
+
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\nw = tf.Variable(tf.zeros([2, 1]))\n"
+              "loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))\ntvars = tf.trainable_variables()\n"
+              "raw = tf.gradients(loss, tvars)\ngrads, _ = tf.clip_by_global_norm(raw, 0.5)\n"
+              "train_op = tf.train.GradientDescentOptimizer(0.1).apply_gradients(zip(grads, tvars))\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run([train_op, loss], {x: [[1.0, 2.0]]})[1])\n")
+    found = clipped(cst.parse_module(source), source)
+    assert found is not None and list(found.norms) == ["train_op"]
+    assert found.module.code.splitlines()[7] == "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)"
+    assert len(found.module.code.splitlines()) == len(source.splitlines())
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "    gradients, _ = tf.clip_by_global_norm(gradients, 0.5)\n" in outcome.code
+    listed = source.replace("with tf.Session", "print(len(tvars))\nwith tf.Session")
+    assert clipped(cst.parse_module(listed), listed) is None
+    assert "variable lists" in str(rewrite(listed).blocker)
+    fed = source.replace("x = tf.placeholder(tf.float32, [None, 2])\n",
+                         "x = tf.placeholder(tf.float32, [None, 2])\nnorm = tf.placeholder(tf.float32, [])\n")
+    fed = fed.replace("clip_by_global_norm(raw, 0.5)", "clip_by_global_norm(raw, norm)")
+    assert "a norm computed in the graph" in str(rewrite(fed).blocker)

@@ -136,6 +136,13 @@ def test_loss_ratio_and_2x():
     assert rp.within_2x(1.99) and rp.within_2x(0.5) and not rp.within_2x(2.01) and not rp.within_2x(None)
 
 
+def test_a_program_measured_as_varying_is_judged_by_its_spread_even_when_seeded():
+    seeded = "import tensorflow as tf\ntf.set_random_seed(1)\nw = tf.Variable(tf.random_normal([2]))\n"
+    assert rp.judged_as_seeded("yes", []) and rp.judged_as_seeded("last-line-only", [])
+    assert not rp.judged_as_seeded("no", [seeded])
+    assert rp.judged_as_seeded("", [seeded]) and not rp.judged_as_seeded("", ["print(1)\n"])
+
+
 def test_compare_native_seeded_same_close_diff():
     p = program()
     ref = "a\nLoss=0.0100\n"

@@ -128,6 +128,12 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
     if core is not None:
         source = core.code
         module = cst.parse_module(source)
+    from tfmigrate.native.clipped_steps import clipped
+
+    clip = clipped(module, source)  # `apply_gradients` of gradients clipped by global norm: `minimize` (same lines)
+    if clip is not None:
+        source = clip.module.code
+        module = cst.parse_module(source)
     from tfmigrate.native.collection_lists import inlined
 
     listed = inlined(module)  # `d_vars = tf.get_collection(...)` read only by `var_list=` (same lines)
@@ -173,6 +179,8 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
             return _checked(text, written)
         try:
             script = Script(wrapper_module, source, line_of, tuple(stateful)).analyse()
+            if clip is not None:
+                script.clip_steps(clip.norms)
             from tfmigrate.native.emit import Emitter
 
             text = Emitter(script).module()

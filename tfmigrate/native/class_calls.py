@@ -23,7 +23,7 @@ from tfmigrate.native.syntax import calls_in, names_read
 _LOOPS = (cst.For, cst.While, cst.CompFor, cst.Lambda)
 
 
-def _method_call(statement, receiver: str) -> str:
+def method_call(statement, receiver: str) -> str:
     """`<receiver>.m()` as a statement of its own, without arguments: `m` ('' when it is not that)."""
     if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call)):
@@ -55,7 +55,7 @@ def built_after(module: cst.Module, name: str, builders: Set[str], line_of) -> T
             receiver = small.targets[0].target.value
             sequence: List[str] = []
             for after in block[index + 1:]:
-                called = _method_call(after, receiver)
+                called = method_call(after, receiver)
                 if called not in builders:
                     break
                 if called in sequence:
@@ -95,7 +95,7 @@ def inlined(cls: cst.ClassDef, first: List[str], builders: Set[str], line_of) ->
         if body and is_docstring(body[0]):
             body.pop(0)
         for statement in body:
-            called = _method_call(statement, "self")
+            called = method_call(statement, "self")
             if called in builders:
                 expand(called)
             else:

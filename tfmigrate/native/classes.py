@@ -40,7 +40,7 @@ import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
 import tfmigrate.native.class_updates as class_updates
-from tfmigrate.native.class_calls import built_after, check_locals, inlined, other_calls, runs_once
+from tfmigrate.native.class_calls import built_after, check_locals, inlined, method_call, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
 from tfmigrate.native.script import OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS, Blocked
@@ -202,11 +202,14 @@ class ClassScript(ProgramRuns):
             | cls.runners
         graph_methods = self._graph_methods(init, methods, program)
         after, calls = built_after(self.module, name, graph_methods, self.line_of)
-        cls.body = list(init.body.body)
+        cls.body = self._init_body(node, init, methods, graph_methods, cls)
+        if cls.inlined:  # `self._build()` in `__init__` that makes the train op: read as `__init__`'s own
+            graph_methods = self._graph_methods(init, methods, program | set(cls.inlined))
         if after:  # `model = Net(); model.build()`: `build` (and what it calls) as the end of `__init__`
-            statements, cls.inlined = inlined(node, after, graph_methods, self.line_of)
+            statements, names = inlined(node, after, graph_methods, self.line_of)
+            cls.inlined += names
             check_locals(node, init, cls.inlined, self.line_of)
-            other_calls(self.module, node, set(cls.inlined), calls, self.aliases, self.line_of)
+            other_calls(self.module, node, set(names), calls, self.aliases, self.line_of)
             cls.body += statements
             self.removed |= calls
             cls.members -= set(cls.inlined) - set().union(*(attrs_of(s)[1] for s in body))  # (names gone)
@@ -251,6 +254,29 @@ class ClassScript(ProgramRuns):
         for local in cls.captured:
             cls.captured[local] = cls.fresh(local)
         return cls
+
+    def _init_body(self, node: cst.ClassDef, init: cst.FunctionDef, methods: Dict[str, cst.FunctionDef],
+                   graph_methods: Set[str], cls: GraphClass) -> List[cst.BaseStatement]:
+        """`__init__`'s statements, each `self.m()` of a graph method that makes the train op
+        (`self.opt = opt.minimize(self.loss)` in `_build`) replaced by that method's body: a train op
+        is rewritten where `__init__` makes it. Such a method may be run nowhere else."""
+        body: List[cst.BaseStatement] = []
+        for statement in init.body.body:
+            called = method_call(statement, "self")
+            if called in graph_methods and any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
+                                               for c in calls_in(methods[called])):
+                for other in methods.values():
+                    if other is not init and called in attrs_of(other)[0]:
+                        raise Blocked(self.line_of(other), f"the method `{called}`, which makes the train op, run "
+                                                           f"by `{other.name.value}` too")
+                statements, names = inlined(node, [called], graph_methods, self.line_of)
+                cls.inlined += [n for n in names if n not in cls.inlined]
+                body += statements
+            else:
+                body.append(statement)
+        if cls.inlined:
+            check_locals(node, init, cls.inlined, self.line_of)
+        return body
 
     def _runners(self) -> None:
         """The methods that open their own Session (`def train(self): with tf.Session() as sess:`),

@@ -178,7 +178,8 @@ class Emitter:
         if kind is Kind.HELPER and isinstance(statement.node, cst.FunctionDef) \
                 and self.script.helper_placeholders.get(statement.node.name.value):
             return [code(_given(statement.node, self.script.helper_placeholders[statement.node.name.value]))]
-        if kind is Kind.OBJECT and set(statement.targets) & self.script.cells:
+        if kind is Kind.OBJECT and set(statement.targets) & self.script.cells or kind is Kind.HELPER and isinstance(
+                statement.node, cst.FunctionDef) and statement.node.name.value in self.script.cell_factories:
             return [code(statement.node.visit(NativeCalls(self.script)))]
         if kind in (Kind.OBJECT, Kind.HELPER):
             return [code(statement.node)]
@@ -721,6 +722,8 @@ class Emitter:
             optimizer = train.optimizer_name or code(train.optimizer)
             lines.append(f"{indent}variables = {variables}\n")
             lines.append(f"{indent}gradients = tape.gradient({train.loss}, variables)\n")
+            if train.clip_norm is not None:
+                lines.append(f"{indent}gradients, _ = {tf}.clip_by_global_norm(gradients, {code(train.clip_norm)})\n")
             if optimizer in self.script.tf1_optimizers and self._keras3 and "trainable_variables" in variables:
                 # TF1's optimizer updates a Keras 3 weight through its `tf.Variable`
                 lines.append(f"{indent}{optimizer}.apply_gradients(zip(gradients, [v.value if isinstance(v, "

@@ -80,10 +80,17 @@ UNSUPPORTED = {
     "train.Coordinator": "queue runners",
     "FIFOQueue": "queues",
     "py_func": "`tf.py_func`",
-    "while_loop": "`tf.while_loop`",
-    "cond": "`tf.cond`",
     "get_default_graph": "the default graph",
+    "gradients": "`tf.gradients` (a training step is rewritten from `minimize`, or from gradients clipped by their "
+                 "global norm)",
+    "trainable_variables": "the graph's variable lists (`tf.trainable_variables()`)",
+    "global_variables": "the graph's variable lists (`tf.global_variables()`)",
 }
+# Optimizer methods of a training step that the rewrite writes only from `minimize`.
+STEP_METHODS = ("apply_gradients", "compute_gradients")
+# Control flow that means the same inside a `tf.function` where `control_flow_shapes` agrees (its
+# callables are lambdas whose bodies are checked as the rest of the statement is).
+CONTROL_FLOW = ("cond", "while_loop")
 
 # What a function only ever given to a dataset's `map` may call beside a pure helper's ops: tf.data
 # traces it into a graph function of its own (`tf.cond` on a decoded record, as TF1's graph ran it).
@@ -177,6 +184,7 @@ class Statement:
     var_list: Optional[cst.BaseExpression] = None
     var_scope: Optional[str] = None  # `var_list=tf.get_collection(TRAINABLE_VARIABLES, scope=...)`
     global_step: Optional[cst.BaseExpression] = None
+    clip_norm: Optional[cst.BaseExpression] = None  # gradients clipped by this global norm (native.clipped_steps)
     updates: bool = False  # TRAIN: made under `tf.control_dependencies(update_ops)` (native.batch_norm)
     # PLACEHOLDER: dtype and shape expressions, the default of placeholder_with_default
     dtype: Optional[cst.BaseExpression] = None
@@ -267,6 +275,8 @@ class Script:
         self.writers: Dict[int, cst.BaseExpression] = {}  # id(FileWriter call in Python code) -> logdir
         self.add_summaries: Dict[int, cst.Call] = {}  # id(`w.add_summary(v, step)`) -> the call
         self.factories: Set[str] = set()  # functions that only make a variable (`init_weights`)
+        self.cell_factories: Set[str] = set()  # functions that only make RNN cells (`def lstm_cell(): ...`)
+        self._cell_factory_calls: Set[int] = set()  # the calls of those read by a module-level cell statement
         self.factory_variables: Dict[str, cst.Call] = {}  # ... and the `tf.Variable(...)` each makes
         self.cells: Set[str] = set()  # RNN cell objects made at module level (their variables: on first call)
         self.builders: Dict[str, model_mapping.Builder] = {}  # TF1 model functions (model_mapping)
@@ -331,6 +341,7 @@ class Script:
         self.dead_configs = {name for name in self.configs if self._only_configures_sessions(name)}
         self._graph_object_only_builds()
         self._map_model_functions()
+        self._cell_factories_called_once()
         self._restored_state_is_saved()
         self._sparse_gradients_keep_tf1_optimizers()
         for name, uses in self.update_collections.items():
@@ -338,6 +349,16 @@ class Script:
                 raise Blocked(1, f"`{name}`, the UPDATE_OPS collection, used other than by "
                                  f"`tf.control_dependencies({name})` around a training op")
         return self
+
+    def clip_steps(self, norms: Dict[str, cst.BaseExpression]) -> None:
+        """The training steps whose gradients TF1 clipped by a global norm (native.clipped_steps),
+        each given its norm: a Python value, read where the step runs."""
+        for statement in self.statements:
+            if statement.kind is Kind.TRAIN and statement.targets and statement.targets[0] in norms:
+                norm = norms[statement.targets[0]]
+                if names_read(norm) & (self.graph_names() | self.sessions):
+                    raise Blocked(statement.line, "gradients clipped by a norm computed in the graph")
+                statement.clip_norm = norm
 
     def _graph_object_only_builds(self) -> None:
         """`graph = tf.Graph()` goes with its `as_default()` blocks and `Session(graph=graph)`
@@ -1064,10 +1085,15 @@ class Script:
         """`cell = tf.nn.rnn_cell.LSTMCell(64)`: a cell object made once, at module level, as in TF1;
         it makes its variables on its first call (TensorFlow's legacy Keras serves it eagerly), and
         `dynamic_rnn` over it inside a `tf.function` reuses them."""
-        if path is None or not path.startswith("nn.rnn_cell.") or len(targets) != 1:
+        factory = isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+            and value.func.value in self.cell_factories
+        if not (factory or path is not None and path.startswith("nn.rnn_cell.")) or len(targets) != 1:
             return False
         if names_read(value) & self.graph_names():
-            raise Blocked(self.line_of(value), f"`tf.{path}` configured with a tensor")
+            raise Blocked(self.line_of(value), f"`{code(value.func) if factory else 'tf.' + path}` configured "
+                                               "with a tensor")
+        self._cell_factory_calls |= {id(c) for c in calls_in(value) if isinstance(c.func, cst.Name)
+                                     and c.func.value in self.cell_factories}
         return True
 
     def _optimizer(self, call: cst.Call) -> bool:
@@ -1139,6 +1165,15 @@ class Script:
                 if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
                     raise Blocked(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
                                         "`sess.run` (TF1 restarted its sequence in each Session; TF2 draws other numbers)")
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value in STEP_METHODS:
+                    raise Blocked(at, f"`{call.func.attr.value}` of an optimizer (a training step is rewritten "
+                                      "from `minimize`, or from gradients clipped by their global norm)")
+                if path in CONTROL_FLOW:
+                    why = control_flow_differs(call, path)
+                    if why is not None:
+                        raise Blocked(at, why)
+                    for arg in call.args:
+                        arg.value.visit(_StateFree(script, at, f"`tf.{path}` whose callable makes graph state"))
 
             def visit_Attribute(self, attr: cst.Attribute) -> Optional[bool]:
                 path = script.api(attr)
@@ -1624,6 +1659,37 @@ class Script:
         self.factory_variables[node.name.value] = value
         return True
 
+    def _cell_factory(self, node) -> bool:
+        """`def lstm_cell(): return tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.LSTMCell(n), ...)`:
+        a function whose TF calls only make RNN cells (and their initializers) of Python values. Called by a module-level cell
+        statement (`cell = MultiRNNCell([lstm_cell() for _ in range(2)])`), its cells are made once
+        there, as in TF1; called anywhere else, the module keeps the compat route."""
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        if names_read(node) & (self.graph_names() | self.sessions | set(self.builders)):
+            return False
+        made = False
+        for call in calls_in(node):
+            path = self.tf_call(call)
+            if path is not None:
+                if path.startswith("nn.rnn_cell."):
+                    made = True
+                elif not (path.startswith(OBJECT_PREFIXES) or path.endswith("_initializer")):
+                    return False  # (an initializer object configures a cell)
+            elif isinstance(call.func, cst.Name) and call.func.value in self.cell_factories:
+                made = True
+        return made
+
+    def _cell_factories_called_once(self) -> None:
+        """Each call of a cell factory is read by a module-level cell statement (made once)."""
+        for call in calls_in(self.module):
+            if isinstance(call.func, cst.Name) and call.func.value in self.cell_factories \
+                    and id(call) not in self._cell_factory_calls \
+                    and not any(call in calls_in(f) for f in functions_in(self.module)
+                                if f.name.value in self.cell_factories):
+                raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a function making RNN cells, called "
+                                                  "other than by a cell made once at module level")
+
     def _record_function(self, name: str) -> bool:
         """`name` is only ever given to a dataset's `map` (`records.map(parse_record)`, what
         native.queues writes for a queue pipeline's per-record ops): tf.data traces it into a graph
@@ -1643,6 +1709,10 @@ class Script:
             raise Blocked(at, f"the class `{name}`, which builds graph code")
         if self._factory(node):
             self.factories.add(name)
+            self.kinds[name] = Kind.HELPER
+            return Statement(node, Kind.HELPER, at)
+        if self._cell_factory(node):
+            self.cell_factories.add(name)
             self.kinds[name] = Kind.HELPER
             return Statement(node, Kind.HELPER, at)
         if isinstance(node, cst.FunctionDef):
@@ -2126,6 +2196,36 @@ class _StateFree(cst.CSTVisitor):
         path = self.script.tf_call(call)
         if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
             raise Blocked(self.at, f"{self.what} (`tf.{path}(seed=...)`, a random op with its own seed)")
+        why = control_flow_differs(call, path) if path in CONTROL_FLOW and path not in self.allowed else None
+        if why is not None:
+            raise Blocked(self.at, f"{self.what} ({why})")
+
+
+def control_flow_differs(call: cst.Call, path: str) -> Optional[str]:
+    """Why `tf.cond` / `tf.while_loop` may return another structure in TF2, or None. TF1's
+    `cond` unpacked a branch's one-element list (`strict=False`), TF2's does not; TF1's
+    `while_loop` returned one loop variable bare, TF2's in the structure given. Lambdas that return
+    no one-element list, and two or more loop variables in a literal, return the same in both."""
+    try:
+        bound = bind(call, ("pred", "true_fn", "false_fn") if path == "cond" else ("cond", "body", "loop_vars"))
+    except ValueError:
+        return f"`tf.{path}` with arguments the rewrite does not read"
+    if path == "cond":
+        if set(bound) != {"pred", "true_fn", "false_fn"} or len(call.args) != 3:
+            return "`tf.cond` other than `tf.cond(pred, lambda: ..., lambda: ...)`"
+        for branch in (bound["true_fn"], bound["false_fn"]):
+            if not isinstance(branch, cst.Lambda) or isinstance(branch.body, (cst.List, cst.Tuple)) \
+                    and len(branch.body.elements) == 1:
+                return "`tf.cond` whose branch is not a lambda returning a tensor (TF1 unpacked one-element lists)"
+        return None
+    loop_vars = bound.get("loop_vars")
+    if not isinstance(loop_vars, (cst.List, cst.Tuple)) or len(loop_vars.elements) < 2 \
+            or any(isinstance(element, cst.StarredElement) for element in loop_vars.elements) \
+            or not isinstance(bound.get("cond"), cst.Lambda) or not isinstance(bound.get("body"), cst.Lambda) \
+            or any(arg.keyword is not None and arg.keyword.value == "return_same_structure" for arg in call.args):
+        return ("`tf.while_loop` other than with lambdas over a literal list of two or more loop variables "
+                "(TF1 returned one loop variable bare)")
+    return None
 
 
 # Dataset methods that keep each element's parts in place (reorder, group, repeat them).

@@ -55,14 +55,16 @@ _DEFAULTS = {"weights": ("1.0", "1"), "label_smoothing": ("0", "0.0")}
 _TO_FLOAT = ("losses.mean_squared_error", "losses.absolute_difference")
 
 
-def native_call(script: Script, call: cst.Call, wide: bool = False) -> Optional[str]:
-    """The TF2 spelling of `call`, or None to keep it (`wide`: its data may be other than float32)."""
+def native_call(script: Script, call: cst.Call, wide: bool = False, updated: Optional[cst.Call] = None) -> Optional[str]:
+    """The TF2 spelling of `call`, or None to keep it (`wide`: its data may be other than float32;
+    `updated`: the call with its arguments already respelled, where a transformer asks)."""
     path = script.tf_call(call)
     if path in _ASSIGNS:
         return _assign(script, call, path)
     if path is not None and (path in RNN_RUNNERS or path.startswith("nn.rnn_cell.")):
         # No TF2 name: TensorFlow's legacy Keras runs them eagerly (the module sets TF_USE_LEGACY_KERAS).
-        new = call.with_changes(func=cst.parse_expression(f"{script.tf}.compat.v1.{path}"))
+        # (its arguments as the caller rewrote them: a cell inside `MultiRNNCell([...])`)
+        new = (updated or call).with_changes(func=cst.parse_expression(f"{script.tf}.compat.v1.{path}"))
         if path == "nn.rnn_cell.LSTMCell" and _lacks(call, "initializer", 3):
             # TF1's default (get_variable's Glorot uniform): made eagerly, the cell would draw tf-keras's
             default = keyword("initializer", cst.parse_expression(f"{script.tf}.compat.v1.glorot_uniform_initializer()"))
@@ -117,7 +119,7 @@ class NativeCalls(cst.CSTTransformer):
         self.script, self.wide = script, wide
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        text = native_call(self.script, original, self.wide)
+        text = native_call(self.script, original, self.wide, updated)
         if text is None:
             return updated
         return cst.parse_expression(text).with_changes(lpar=updated.lpar, rpar=updated.rpar)
