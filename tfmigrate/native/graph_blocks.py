@@ -35,22 +35,12 @@ def unwrapped(module: cst.Module, source: str) -> Optional[cst.Module]:
     names = ImportTable(module, source)
 
     def graph_block(node) -> bool:
-        if not (isinstance(node, cst.With) and len(node.items) == 1 and node.items[0].asname is None
-                and isinstance(node.body, cst.IndentedBlock)):
-            return False
-        item = node.items[0].item
-        return (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
-                and item.func.attr.value == "as_default" and isinstance(item.func.value, cst.Call)
-                and not item.func.value.args and names.api(item.func.value.func) == "Graph")
+        owner = _as_default_of(node)
+        return isinstance(owner, cst.Call) and not owner.args and names.api(owner.func) == "Graph"
 
     def session_block(node, sessions: Set[str]) -> bool:
-        if not (isinstance(node, cst.With) and len(node.items) == 1 and node.items[0].asname is None
-                and isinstance(node.body, cst.IndentedBlock)):
-            return False
-        item = node.items[0].item
-        return (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
-                and item.func.attr.value == "as_default" and isinstance(item.func.value, cst.Name)
-                and item.func.value.value in sessions)
+        owner = _as_default_of(node)
+        return isinstance(owner, cst.Name) and owner.value in sessions
 
     def flattened(body: Sequence[cst.BaseStatement], sessions: Set[str]) -> List[cst.BaseStatement]:
         out: List[cst.BaseStatement] = []
@@ -95,6 +85,18 @@ def unwrapped(module: cst.Module, source: str) -> Optional[cst.Module]:
     unwrap = _Unwrap()
     new = module.visit(unwrap)
     return new if unwrap.blocks == 1 else None
+
+
+def _as_default_of(node) -> Optional[cst.BaseExpression]:
+    """`X` of a block `with X.as_default():` (one item, no `as`), else None."""
+    if not (isinstance(node, cst.With) and len(node.items) == 1 and node.items[0].asname is None
+            and isinstance(node.body, cst.IndentedBlock)):
+        return None
+    item = node.items[0].item
+    if isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute) \
+            and item.func.attr.value == "as_default":
+        return item.func.value
+    return None
 
 
 def _opened(block: cst.With, body: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
