@@ -1227,3 +1227,17 @@ def test_gradients_clipped_by_global_norm_are_a_minimize_with_clipped_tape_gradi
                          "x = tf.placeholder(tf.float32, [None, 2])\nnorm = tf.placeholder(tf.float32, [])\n")
     fed = fed.replace("clip_by_global_norm(raw, 0.5)", "clip_by_global_norm(raw, norm)")
     assert "a norm computed in the graph" in str(rewrite(fed).blocker)
+
+
+def test_control_flow_in_model_functions_and_classes_is_checked_for_its_structure():
+    """A model function or a graph class keeps `tf.cond` of lambdas returning tensors; a branch
+    returning a one-element list (TF1 unpacked it) or making variables is refused."""
+    function = ("import tensorflow as tf\n\n\ndef net(x):\n    h = tf.layers.dense(x, 2)\n"
+                "    return tf.cond(tf.reduce_sum(h) > 0.0, lambda: h, lambda: -h)\n\n\n"
+                "x = tf.placeholder(tf.float32, [None, 2])\ny = net(x)\nwith tf.Session() as sess:\n"
+                "    sess.run(tf.global_variables_initializer())\n    print(sess.run(y, {x: [[1.0, 2.0]]}))\n")
+    assert rewrite(function).blocker is None, str(rewrite(function).blocker)
+    listed = function.replace("lambda: h, lambda: -h", "lambda: [h], lambda: [-h]")
+    assert "one-element lists" in str(rewrite(listed).blocker)
+    made = function.replace("lambda: h, lambda: -h", "lambda: tf.layers.dense(h, 2), lambda: -h")
+    assert "makes variables" in str(rewrite(made).blocker)

@@ -13,7 +13,7 @@ are names or literals (evaluated once per object here), and names assigned that 
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional
 
 import libcst as cst
 

@@ -23,6 +23,7 @@ import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import KEPT_TF1, OPTIMIZERS, keras_optimizer, learning_rate_of
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
+from tfmigrate.native.control_flow import CONTROL_FLOW, control_flow_differs
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
                                      names_in, names_read)
 
@@ -88,9 +89,6 @@ UNSUPPORTED = {
 }
 # Optimizer methods of a training step that the rewrite writes only from `minimize`.
 STEP_METHODS = ("apply_gradients", "compute_gradients")
-# Control flow that means the same inside a `tf.function` where `control_flow_shapes` agrees (its
-# callables are lambdas whose bodies are checked as the rest of the statement is).
-CONTROL_FLOW = ("cond", "while_loop")
 
 # What a function only ever given to a dataset's `map` may call beside a pure helper's ops: tf.data
 # traces it into a graph function of its own (`tf.cond` on a decoded record, as TF1's graph ran it).
@@ -2199,33 +2197,6 @@ class _StateFree(cst.CSTVisitor):
         why = control_flow_differs(call, path) if path in CONTROL_FLOW and path not in self.allowed else None
         if why is not None:
             raise Blocked(self.at, f"{self.what} ({why})")
-
-
-def control_flow_differs(call: cst.Call, path: str) -> Optional[str]:
-    """Why `tf.cond` / `tf.while_loop` may return another structure in TF2, or None. TF1's
-    `cond` unpacked a branch's one-element list (`strict=False`), TF2's does not; TF1's
-    `while_loop` returned one loop variable bare, TF2's in the structure given. Lambdas that return
-    no one-element list, and two or more loop variables in a literal, return the same in both."""
-    try:
-        bound = bind(call, ("pred", "true_fn", "false_fn") if path == "cond" else ("cond", "body", "loop_vars"))
-    except ValueError:
-        return f"`tf.{path}` with arguments the rewrite does not read"
-    if path == "cond":
-        if set(bound) != {"pred", "true_fn", "false_fn"} or len(call.args) != 3:
-            return "`tf.cond` other than `tf.cond(pred, lambda: ..., lambda: ...)`"
-        for branch in (bound["true_fn"], bound["false_fn"]):
-            if not isinstance(branch, cst.Lambda) or isinstance(branch.body, (cst.List, cst.Tuple)) \
-                    and len(branch.body.elements) == 1:
-                return "`tf.cond` whose branch is not a lambda returning a tensor (TF1 unpacked one-element lists)"
-        return None
-    loop_vars = bound.get("loop_vars")
-    if not isinstance(loop_vars, (cst.List, cst.Tuple)) or len(loop_vars.elements) < 2 \
-            or any(isinstance(element, cst.StarredElement) for element in loop_vars.elements) \
-            or not isinstance(bound.get("cond"), cst.Lambda) or not isinstance(bound.get("body"), cst.Lambda) \
-            or any(arg.keyword is not None and arg.keyword.value == "return_same_structure" for arg in call.args):
-        return ("`tf.while_loop` other than with lambdas over a literal list of two or more loop variables "
-                "(TF1 returned one loop variable bare)")
-    return None
 
 
 # Dataset methods that keep each element's parts in place (reorder, group, repeat them).
