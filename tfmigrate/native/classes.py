@@ -42,7 +42,7 @@ import tfmigrate.native.class_summaries as class_summaries
 import tfmigrate.native.class_updates as class_updates
 from tfmigrate.native.class_calls import built_after, check_locals, inlined, method_call, other_calls, runs_once
 from tfmigrate.native.class_runs import ProgramRuns
-from tfmigrate.native.control_flow import CONTROL_FLOW, control_flow_differs
+from tfmigrate.native.control_flow import tracked_control_flow_refused
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
 from tfmigrate.native.script import OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS, Blocked
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
@@ -429,10 +429,7 @@ class ClassScript(ProgramRuns):
         for call in calls_in(node):
             if isinstance(call.func, cst.Name) and call.func.value == "print":
                 raise Blocked(self.line_of(call), f"`print` in {where} (TF1 printed tensors once, as it built them)")
-            why = control_flow_differs(call, self.tf_call(call)) if self.tf_call(call) in CONTROL_FLOW else None
-            if why is None and self.tf_call(call) in CONTROL_FLOW and any(
-                    (self.tf_call(c) or "").startswith(MAKES_VARIABLES) for c in calls_in(call)):
-                why = f"`tf.{self.tf_call(call)}` whose callable makes variables"
+            why = tracked_control_flow_refused(call, self.tf_call(call), self.tf_call, MAKES_VARIABLES)
             if why is not None:
                 raise Blocked(self.line_of(call), f"{why}, in {where}")
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize":

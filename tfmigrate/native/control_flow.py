@@ -13,7 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tfmigrate.native.syntax import bind
+from tfmigrate.native.syntax import bind, calls_in
 
 CONTROL_FLOW = ("cond", "while_loop")
 
@@ -43,3 +43,16 @@ def control_flow_differs(call: cst.Call, path: str) -> Optional[str]:
         return ("`tf.while_loop` other than with lambdas over a literal list of two or more loop variables "
                 "(TF1 returned one loop variable bare)")
     return None
+
+
+def tracked_control_flow_refused(call: cst.Call, path: Optional[str], tf_call, makes_variables: tuple) -> Optional[str]:
+    """Why a `tf.cond` / `tf.while_loop` in tracked model code (a model function, a graph class's
+    `build_graph`) is refused, or None: another structure in TF2, or a callable that makes variables
+    (made inside a branch of a traced function). `tf_call`: a call's TF path; `makes_variables`:
+    the paths that make them (model_mapping.MAKES_VARIABLES)."""
+    if path not in CONTROL_FLOW:
+        return None
+    why = control_flow_differs(call, path)
+    if why is None and any((tf_call(inner) or "").startswith(makes_variables) for inner in calls_in(call)):
+        why = f"`tf.{path}` whose callable makes variables"
+    return why

@@ -31,8 +31,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
-from tfmigrate.native.control_flow import CONTROL_FLOW, control_flow_differs
-from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
+from tfmigrate.native.control_flow import tracked_control_flow_refused
+from tfmigrate.native.syntax import bind, code, names_assigned, names_read
 
 # API paths (after the alias) whose call makes variables in TF1 model code (an RNN cell makes its
 # own when `dynamic_rnn` runs it: under the tracked scope, found again by name at each call).
@@ -174,10 +174,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         for prefix, what in REFUSED.items():
             if path.startswith(prefix):
                 raise Refused(f"`{name}`, a model function using {what} (`tf.{path}`)")
-        why = control_flow_differs(call, path) if path in CONTROL_FLOW else None
-        if why is None and path in CONTROL_FLOW and any(
-                (script.tf_call(inner) or "").startswith(MAKES_VARIABLES) for inner in calls_in(call)):
-            why = f"`tf.{path}` whose callable makes variables"
+        why = tracked_control_flow_refused(call, path, script.tf_call, MAKES_VARIABLES)
         if why is not None:
             raise Refused(f"`{name}`, a model function with {why}")
     graph = script.graph_names() | script.sessions

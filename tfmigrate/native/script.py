@@ -1659,9 +1659,10 @@ class Script:
 
     def _cell_factory(self, node) -> bool:
         """`def lstm_cell(): return tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.LSTMCell(n), ...)`:
-        a function whose TF calls only make RNN cells (and their initializers) of Python values. Called by a module-level cell
-        statement (`cell = MultiRNNCell([lstm_cell() for _ in range(2)])`), its cells are made once
-        there, as in TF1; called anywhere else, the module keeps the compat route."""
+        a function whose TF calls only make RNN cells (and their initializers) of Python values.
+        Called by a module-level cell statement (`cell = MultiRNNCell([lstm_cell() for _ in
+        range(2)])`), its cells are made once there, as in TF1; called anywhere else, the module keeps
+        the compat route."""
         if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
             return False
         if names_read(node) & (self.graph_names() | self.sessions | set(self.builders)):
@@ -1679,12 +1680,14 @@ class Script:
         return made
 
     def _cell_factories_called_once(self) -> None:
-        """Each call of a cell factory is read by a module-level cell statement (made once)."""
+        """Each call of a cell factory is read by a module-level cell statement (made once), or by
+        another cell factory."""
+        if not self.cell_factories:  # (most scripts: no second walk of the module)
+            return
+        read = self._cell_factory_calls | {id(c) for f in functions_in(self.module)
+                                           if f.name.value in self.cell_factories for c in calls_in(f)}
         for call in calls_in(self.module):
-            if isinstance(call.func, cst.Name) and call.func.value in self.cell_factories \
-                    and id(call) not in self._cell_factory_calls \
-                    and not any(call in calls_in(f) for f in functions_in(self.module)
-                                if f.name.value in self.cell_factories):
+            if isinstance(call.func, cst.Name) and call.func.value in self.cell_factories and id(call) not in read:
                 raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a function making RNN cells, called "
                                                   "other than by a cell made once at module level")
 
