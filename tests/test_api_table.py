@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tf_programs import run_python
+
 from tfmigrate.facts import api_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -329,7 +331,7 @@ def test_compat_spellings_reported_as_debt_run_under_tf221(tf, fixture, tmp_path
     from tfmigrate.core.engine import check_source
 
     source = ROOT / "tests" / "fixtures" / fixture
-    run = subprocess.run([sys.executable, str(source)], capture_output=True, text=True, env=ENV, timeout=120, cwd=tmp_path)
+    run = run_python([str(source)], env=ENV, timeout=120, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     code = fixture.split("/")[0]
     findings = check_source(source.read_bytes(), source.name, [code])

@@ -10,12 +10,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import libcst as cst
 import pytest
+
+from tf_programs import run_python
 from typer.testing import CliRunner
 
 from tfmigrate.frontends.cli import app
@@ -45,7 +45,7 @@ def _last_line(root: Path, program: str, compat: bool = False) -> str:
     env.update(TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
     if compat:
         env["TF_USE_LEGACY_KERAS"] = "1"
-    run = subprocess.run([sys.executable, program], capture_output=True, text=True, env=env, timeout=300, cwd=root)
+    run = run_python([program], env=env, timeout=300, cwd=root)
     assert run.returncode == 0, run.stderr[-2000:]
     return run.stdout.strip().splitlines()[-1]
 

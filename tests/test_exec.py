@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from fixtures_lib import cases, same_printed
+from tf_programs import run_python
 
 pytest.importorskip("tensorflow", reason="executable tests need tensorflow-cpu 2.21")
 
@@ -29,9 +30,7 @@ def _header(source: str, key: str) -> str:
 
 
 def _run(path):
-    return subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, env=ENV, timeout=300, cwd=path.parent
-    )
+    return run_python([str(path)], env=ENV, timeout=300, cwd=path.parent)
 
 
 @pytest.mark.parametrize("case", cases("exec"), ids=lambda p: f"{p.parent.name}/{p.name}")

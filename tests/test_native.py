@@ -14,6 +14,7 @@ from typing import Dict, Optional
 import pytest
 
 from fixtures_lib import FIXTURES, snapshot
+from tf_programs import run_python
 from tfmigrate.catalogue import catalogue
 from tfmigrate.core.engine import fix_source
 from tfmigrate.native import rewrite
@@ -246,7 +247,7 @@ def test_native_setting_in_pyproject_and_helper_stays_eager(tmp_path):
     assert "disable_v2_behavior" not in (tmp_path / "helper.py").read_text()
     pytest.importorskip("tensorflow")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    ran = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    ran = run_python(["train.py"], cwd=tmp_path, env=env)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.strip().splitlines()[-1] == "4.0"
 
@@ -290,7 +291,7 @@ def test_a_helper_shared_with_a_graph_script_stays_eager(tmp_path):
     pytest.importorskip("tensorflow")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     for script, last in (("train.py", "4.0"), ("legacy.py", "[2. 4.]")):
-        ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=tmp_path, env=env)
+        ran = run_python([script], cwd=tmp_path, env=env)
         assert ran.returncode == 0, ran.stderr[-2000:]
         assert ran.stdout.strip().splitlines()[-1] == last
 
@@ -344,7 +345,7 @@ def test_a_script_calling_a_helper_that_makes_variables_keeps_the_compat_route(t
     assert {p.name: p.read_text() for p in tmp_path.glob("*.py")} == tree
     pytest.importorskip("tensorflow")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    ran = subprocess.run([sys.executable, "main.py"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    ran = run_python(["main.py"], cwd=tmp_path, env=env)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.strip().splitlines()[-1] == "9.0"
 
@@ -464,7 +465,7 @@ def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_o
     def last_line(folder: Path, program: str, *args: str) -> str:
         folder.mkdir(exist_ok=True)
         (folder / "train.py").write_text(program, encoding="utf-8")
-        ran = subprocess.run([sys.executable, "train.py", *args], capture_output=True, text=True, cwd=folder,
+        ran = run_python(["train.py", *args], cwd=folder,
                              env=env, timeout=300)
         assert ran.returncode == 0, ran.stderr[-2000:]
         return ran.stdout.strip().splitlines()[-1]
@@ -489,9 +490,9 @@ def test_checkpoints_of_the_tf1_program_and_of_the_eager_one_restore_into_each_o
         assert last_line(read, reading(programs[reader]), *resume[1:]) == line, (writer, reader)
         if not resume:
             assert _checkpoint_files(read, saved) == before, f"{reader} trained anew instead of restoring"
-    listed = subprocess.run([sys.executable, "-c", LIST_CHECKPOINT, *(str(tmp_path / f"{route}_writes" / saved)
+    listed = run_python(["-c", LIST_CHECKPOINT, *(str(tmp_path / f"{route}_writes" / saved)
                                                                       for route in ("compat", "native"))],
-                            capture_output=True, text=True, env=env, timeout=300)
+                            env=env, timeout=300)
     assert listed.returncode == 0, listed.stderr[-2000:]
     compat_names, native_names = listed.stdout.strip().splitlines()[-2:]
     assert native_names == compat_names
@@ -639,8 +640,7 @@ def test_a_defect_of_the_rewrite_keeps_the_compat_route_and_says_so(monkeypatch)
 def _printed(program: str, *args: str) -> str:
     """What `program` prints, run with TensorFlow (the test is skipped without it)."""
     pytest.importorskip("tensorflow")
-    ran = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True,
-                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    ran = run_python(["-c", program, *args], env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     assert ran.returncode == 0, ran.stderr[-2000:]
     return ran.stdout.strip()
 
@@ -775,7 +775,7 @@ def test_a_test_file_that_cannot_be_eager_takes_the_compat_route_itself_and_pass
     message = next(f.message for f in result.findings if f.rule == "TFM216")
     assert "`StateTest.testAssign`: `.assign(...)`" in message
     program.write_text(fixed, encoding="utf-8")
-    run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    run = run_python([str(program)], timeout=300, cwd=tmp_path,
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
     assert run.stdout.strip().splitlines()[-1] == "2 tests, 0 failed", run.stderr[-2000:]
 
@@ -808,7 +808,7 @@ def test_a_test_file_calls_a_module_of_its_project_only_if_that_module_runs_eage
         check = _run("check", "--native", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
         assert "`scaled`, from `ops.scaled`, a module `fix --native` has not proven to run eagerly" in check.stdout
     pytest.importorskip("tensorflow")
-    ran = subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=tmp_path,
+    ran = run_python(["ops_test.py"], cwd=tmp_path,
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-2000:]
 
@@ -827,7 +827,7 @@ def test_eager_test_files_still_pass_when_another_module_of_the_run_turns_v2_off
     runner = ("import sys, unittest\nimport tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n"
               "suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromName(n) for n in sys.argv[1:])\n"
               "result = unittest.TextTestRunner().run(suite)\nprint(len(result.failures) + len(result.errors))\n")
-    run = subprocess.run([sys.executable, "-c", runner, *names], capture_output=True, text=True, timeout=300,
+    run = run_python(["-c", runner, *names], timeout=300,
                          cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
     assert run.stdout.strip().splitlines()[-1] == "0", run.stderr[-3000:]
 

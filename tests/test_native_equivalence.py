@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tf_programs import run_python
+
 from tfmigrate.native.seeded_draws import NOTE
 
 pytest.importorskip("tensorflow", reason="needs tensorflow-cpu 2.21")
@@ -52,7 +54,7 @@ def _fix(path: Path, *args: str) -> str:
 
 
 def _numbers(path: Path, runner: Path):
-    ran = subprocess.run([sys.executable, str(runner), path.name], capture_output=True, text=True, env=ENV,
+    ran = run_python([str(runner), path.name], env=ENV,
                          cwd=path.parent, timeout=300)
     assert ran.returncode == 0, ran.stderr[-3000:]
     lines = [line for line in ran.stdout.splitlines() if NUMBER.search(line)]

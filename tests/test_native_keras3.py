@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixtures_lib import FIXTURES
+from tf_programs import run_python
 from tfmigrate.native import rewrite
 from tfmigrate.native.keras3 import upgrade
 
@@ -44,7 +45,7 @@ def _fixed(case: Path, folder: Path, *args: str) -> Path:
 
 
 def _printed(path: Path, *runner: str) -> str:
-    ran = subprocess.run([sys.executable, *runner, path.name], capture_output=True, text=True, env=ENV,
+    ran = run_python([*runner, path.name], env=ENV,
                          cwd=path.parent, timeout=300)
     assert ran.returncode == 0, ran.stderr[-3000:]
     return ran.stdout

@@ -4,14 +4,13 @@ can ignore debt, and `fix` says once what the fixed code needs."""
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from fixtures_lib import same_printed
+from tf_programs import run_python
 from tfmigrate.frontends.cli import app
 from tfmigrate.project.graph_imports import graph_importers
 
@@ -118,7 +117,7 @@ def test_route_prints_the_reference_numbers(case, tmp_path):
     program = tmp_path / case.name
     program.write_text(re.sub(r"^import tensorflow as tf$", COMPAT_LINE, source, flags=re.MULTILINE), encoding="utf-8")
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
-    run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    run = run_python([str(program)], env=env, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     expected = re.search(r"^# fixed: (.*)$", source, re.MULTILINE).group(1).strip()
     assert same_printed(run.stdout.strip().splitlines()[-1], expected), (run.stdout.strip().splitlines()[-1], expected)
@@ -225,7 +224,7 @@ def test_the_fixed_chain_prints_the_compat_routes_numbers(chain, monkeypatch, tm
     _fix_in(root, monkeypatch, ".")
     env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
     env.update(TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
-    lines = [subprocess.run([sys.executable, "main.py"], capture_output=True, text=True, timeout=300, cwd=where,
+    lines = [run_python(["main.py"], timeout=300, cwd=where,
                             env=dict(env, TF_USE_LEGACY_KERAS="1") if where == compat else env)
              for where in (compat, root)]
     assert lines[0].returncode == 0 and lines[1].returncode == 0, lines[1].stderr[-2000:]
