@@ -21,6 +21,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
+import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.optimizers import KEPT_TF1, OPTIMIZERS, keras_optimizer, learning_rate_of
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
 from tfmigrate.native.control_flow import CONTROL_FLOW, control_flow_differs
@@ -1154,12 +1155,17 @@ class Script:
         node.visit(_Uses())
         return bool(found)
 
-    def _check_supported(self, node: cst.CSTNode, at: int) -> None:
+    def _check_supported(self, node: cst.CSTNode, at: int, drawn_once: Optional[cst.Call] = None) -> None:
+        """Blocked at the first construct the script route cannot rewrite in `node`. `drawn_once`:
+        a random op with its own seed that is drawn once, as a module-level variable's initial value
+        (native.seeded_draws.same_draw_eagerly)."""
         script = self
 
         class _Calls(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> None:
                 path = script.tf_call(call)
+                if call is drawn_once:
+                    return
                 if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
                     raise Blocked(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
                                         "`sess.run` (TF1 restarted its sequence in each Session; TF2 draws other numbers)")
@@ -1235,7 +1241,12 @@ class Script:
         at = statement.line
         if names_read(call) & (self.graph_names() - {n for n, k in self.kinds.items() if k is Kind.VARIABLE}):
             raise Blocked(at, "a variable whose initial value is computed from the graph")
-        self._check_supported(call, at)
+        drawn = seeded_draws.drawn_once(call, self.module, self.tf_call)
+        if drawn is None and seeded_draws.seeded_initial_value(call, self.tf_call):
+            raise Blocked(at, "a variable's initial value drawn by a random op whose seed another TensorFlow call of "
+                              "the module also gives (eagerly, random ops of one kind and seed share one sequence: "
+                              "the second continues it where TF1's second op started it again)")
+        self._check_supported(call, at, drawn)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "trainable":
                 if code(arg.value) == "False":

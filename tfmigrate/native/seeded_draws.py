@@ -10,14 +10,24 @@ route did. That is a change a user must accept: the rewrite is an unsafe fix (`-
 and the rewritten module says so above its seed.
 
 Test files are left out: a `tf.test.TestCase` compares what it computes from its own draws.
+
+A random op with a seed of its own draws the same numbers in both: its pair is (graph seed or
+TF's default, its seed) in TF1's graph and eagerly (measured: `tf.Variable(tf.random_uniform([3],
+-1.0, 1.0, seed=1))` starts at `[-0.522, 0.841, -0.899]` in both, with and without a graph seed).
+Only its first draw is certain: eagerly, ops of one kind and seed share their state, so a second
+`random_uniform(seed=1)` continues the sequence where TF1's second op started it again
+(`drawn_once`).
 """
 from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
+from typing import Callable, Optional
+
+import libcst as cst
 
 from tfmigrate.facts.program import code_only
+from tfmigrate.native.syntax import calls_in, code
 
 _SEED = re.compile(r"\b(set_random_seed|random\.set_seed)\s*\(")
 # What draws random numbers in TF1 code: random ops, random initializers (TF1's default for
@@ -64,3 +74,25 @@ def noted(text: str) -> str:
         start = node.end_lineno
     lines[start:start] = [f"{note}\n" for note in NOTE]
     return "".join(lines)
+
+
+def drawn_once(variable: cst.Call, module: cst.Module, tf_call: Callable[[cst.CSTNode], Optional[str]]) -> Optional[cst.Call]:
+    """The initial value of `tf.Variable(<random op>(..., seed=S))` made once at module level, when
+    no other TensorFlow call of the module gives that seed (`seed=S` written alike): its one draw
+    is the number TF1 drew. None otherwise."""
+    value = seeded_initial_value(variable, tf_call)
+    if value is None:
+        return None
+    seed = next(a.value for a in value.args if a.keyword is not None and a.keyword.value == "seed")
+    given = [c for c in calls_in(module) if tf_call(c) is not None and any(
+        a.keyword is not None and a.keyword.value == "seed" and code(a.value) == code(seed) for a in c.args)]
+    return value if len(given) == 1 else None
+
+
+def seeded_initial_value(variable: cst.Call, tf_call) -> Optional[cst.Call]:
+    """The TensorFlow call `tf.Variable(...)` takes as its initial value, when it is given a seed."""
+    value = next((a.value for a in variable.args if a.keyword is None or a.keyword.value == "initial_value"), None)
+    if not isinstance(value, cst.Call) or tf_call(value) is None:
+        return None
+    seed = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "seed"), None)
+    return None if seed is None or code(seed) == "None" else value
