@@ -8,7 +8,9 @@ import builtins
 import json
 import os
 import sys
+import threading
 import traceback
+import types
 
 __import__("tensorflow")  # the point of the server: imported once, before any fork
 
@@ -54,7 +56,6 @@ def _child(request) -> int:
     args = request["args"]
     _guard_import_setting(request["legacy"])
     try:
-        import types
         main = types.ModuleType("__main__")
         main.__builtins__ = builtins
         if args[0] == "-c":
@@ -74,7 +75,6 @@ def _child(request) -> int:
         traceback.print_exc()
         code = 1
     try:
-        import threading
         threading._shutdown()  # non-daemon threads are waited for, as at a normal exit
     except Exception:
         pass

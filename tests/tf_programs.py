@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Tuple
 
@@ -72,7 +73,6 @@ class _Timer:
     """Kills the program's process group when it runs past its time."""
 
     def __init__(self, pid: int, timeout: float):
-        import threading
         self.fired = False
 
         def kill():

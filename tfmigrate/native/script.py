@@ -1158,14 +1158,14 @@ class Script:
     def _check_supported(self, node: cst.CSTNode, at: int, drawn_once: Optional[cst.Call] = None) -> None:
         """Blocked at the first construct the script route cannot rewrite in `node`. `drawn_once`:
         a random op with its own seed that is drawn once, as a module-level variable's initial value
-        (native.seeded_draws.same_draw_eagerly)."""
+        (native.seeded_draws.drawn_once)."""
         script = self
 
         class _Calls(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> None:
-                path = script.tf_call(call)
                 if call is drawn_once:
                     return
+                path = script.tf_call(call)
                 if path is not None and any(a.keyword is not None and a.keyword.value == "seed" for a in call.args):
                     raise Blocked(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
                                         "`sess.run` (TF1 restarted its sequence in each Session; TF2 draws other numbers)")
@@ -1241,8 +1241,8 @@ class Script:
         at = statement.line
         if names_read(call) & (self.graph_names() - {n for n, k in self.kinds.items() if k is Kind.VARIABLE}):
             raise Blocked(at, "a variable whose initial value is computed from the graph")
-        drawn = seeded_draws.drawn_once(call, self.module, self.tf_call)
-        if drawn is None and seeded_draws.seeded_initial_value(call, self.tf_call):
+        drawn = seeded_draws.seeded_initial_value(call, self.tf_call)
+        if drawn is not None and not seeded_draws.drawn_once(drawn, self.module, self.tf_call):
             raise Blocked(at, "a variable's initial value drawn by a random op whose seed another TensorFlow call of "
                               "the module also gives (eagerly, random ops of one kind and seed share one sequence: "
                               "the second continues it where TF1's second op started it again)")

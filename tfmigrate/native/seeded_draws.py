@@ -76,23 +76,22 @@ def noted(text: str) -> str:
     return "".join(lines)
 
 
-def drawn_once(variable: cst.Call, module: cst.Module, tf_call: Callable[[cst.CSTNode], Optional[str]]) -> Optional[cst.Call]:
-    """The initial value of `tf.Variable(<random op>(..., seed=S))` made once at module level, when
-    no other TensorFlow call of the module gives that seed (`seed=S` written alike): its one draw
-    is the number TF1 drew. None otherwise."""
-    value = seeded_initial_value(variable, tf_call)
-    if value is None:
-        return None
-    seed = next(a.value for a in value.args if a.keyword is not None and a.keyword.value == "seed")
-    given = [c for c in calls_in(module) if tf_call(c) is not None and any(
-        a.keyword is not None and a.keyword.value == "seed" and code(a.value) == code(seed) for a in c.args)]
-    return value if len(given) == 1 else None
-
-
-def seeded_initial_value(variable: cst.Call, tf_call) -> Optional[cst.Call]:
+def seeded_initial_value(variable: cst.Call, tf_call: Callable[[cst.CSTNode], Optional[str]]) -> Optional[cst.Call]:
     """The TensorFlow call `tf.Variable(...)` takes as its initial value, when it is given a seed."""
     value = next((a.value for a in variable.args if a.keyword is None or a.keyword.value == "initial_value"), None)
     if not isinstance(value, cst.Call) or tf_call(value) is None:
         return None
-    seed = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "seed"), None)
+    seed = _seed(value)
     return None if seed is None or code(seed) == "None" else value
+
+
+def drawn_once(value: cst.Call, module: cst.Module, tf_call: Callable[[cst.CSTNode], Optional[str]]) -> bool:
+    """A module-level variable's seeded initial value (seeded_initial_value) is drawn once as TF1
+    drew it: no other TensorFlow call of the module gives that seed (`seed=S` written alike)."""
+    seed = code(_seed(value))
+    return sum(1 for c in calls_in(module) if tf_call(c) is not None
+               and (given := _seed(c)) is not None and code(given) == seed) == 1
+
+
+def _seed(call: cst.Call) -> Optional[cst.BaseExpression]:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
