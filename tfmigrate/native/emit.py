@@ -293,6 +293,11 @@ class Emitter:
             raise Blocked(self.script.line_of(builder.node), str(why))
         out.append(code(_given(node, builder.module_placeholders)))
         objects = list(dict.fromkeys(builder.objects.values()))
+        if builder.seeded and len(objects) > 1:
+            raise Blocked(self.script.line_of(builder.node), (
+                f"`{builder.name}`, a model function drawing a variable's initial value with `tf.{builder.seeded}(seed=...)`, "
+                f"made as {len(objects)} objects (TF1 started each op's sequence again and drew the same numbers; "
+                "eagerly, ops of one kind and seed continue one sequence)"))
         if objects:
             out.append("\n\n" + "".join(f"{name} = TF1Model({builder.name})\n" for name in objects))
         return out

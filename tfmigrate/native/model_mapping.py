@@ -31,6 +31,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
+import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.control_flow import tracked_control_flow_refused
 from tfmigrate.native.syntax import bind, code, names_assigned, names_read
 
@@ -102,6 +103,7 @@ class Builder:
     shared_by_scope: bool = False  # its calls share one object: a module-level scope reuses its variables
     objects: Dict[int, str] = field(default_factory=dict)    # id(site) -> the tracked object
     batch_norms: List[cst.Call] = field(default_factory=list)  # its `tf.layers.batch_normalization` calls
+    seeded: Optional[str] = None  # a variable's initial value drawn with a seed of its own (`tf.random_uniform`)
 
 
 def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
@@ -211,12 +213,35 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         reuse_given &= inner.reuse_given
         variables |= inner.module_variables
         anew = anew or inner.anew
+    seeded = _seeded_initial_value(name, paths)
+    for inner in inherited:
+        seeded = seeded or inner.seeded
     norms = [call for call, path, _ in paths if path == "layers.batch_normalization"]
     for inner in inherited:
         if inner.batch_norms:
             raise Refused(f"`{name}`, a model function calling `{inner.name}`, which makes batch normalization")
     return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables),
-                   set(placeholders), anew=anew, batch_norms=norms)
+                   set(placeholders), anew=anew, batch_norms=norms, seeded=seeded)
+
+
+def _seeded_initial_value(name: str, paths) -> Optional[str]:
+    """The first random op with a seed of its own that draws a variable's initial value (its TF
+    path); Refused for one drawn elsewhere. Eagerly, ops of one kind and seed share one sequence
+    where TF1 restarted it per op (native.seeded_draws): a value drawn once is the same, a draw at
+    every call or step is not."""
+    initial = {id(arg.value) for call, path, _ in paths if path in ("Variable", "get_variable")
+               for arg in call.args if arg.keyword is None or arg.keyword.value in ("initial_value", "initializer")}
+    first = None
+    for call, path, _ in paths:
+        seed = seeded_draws.seed_given(call)
+        if seed is None:
+            continue
+        if id(call) not in initial:
+            raise Refused(f"`{name}`, a model function evaluating `tf.{path}(seed=...)`, a random op with its own "
+                          "seed, at each call (eager TF2 continues one sequence for every op of its kind and seed, "
+                          "where TF1 started one per op)")
+        first = first or path
+    return first
 
 
 def check_sharing(builders: Dict[str, Builder]) -> None:

@@ -81,8 +81,7 @@ def seeded_initial_value(variable: cst.Call, tf_call: Callable[[cst.CSTNode], Op
     value = next((a.value for a in variable.args if a.keyword is None or a.keyword.value == "initial_value"), None)
     if not isinstance(value, cst.Call) or tf_call(value) is None:
         return None
-    seed = _seed(value)
-    return None if seed is None or code(seed) == "None" else value
+    return None if seed_given(value) is None else value
 
 
 def drawn_once(value: cst.Call, module: cst.Module, tf_call: Callable[[cst.CSTNode], Optional[str]]) -> bool:
@@ -95,3 +94,9 @@ def drawn_once(value: cst.Call, module: cst.Module, tf_call: Callable[[cst.CSTNo
 
 def _seed(call: cst.Call) -> Optional[cst.BaseExpression]:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
+
+
+def seed_given(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The call's own `seed=`, when one is given (not `seed=None`)."""
+    seed = _seed(call)
+    return None if seed is None or code(seed) == "None" else seed
