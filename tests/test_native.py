@@ -841,16 +841,24 @@ SEEDED = ("import tensorflow as tf\n\ntf.set_random_seed(3)\nx = tf.placeholder(
 
 
 def test_a_seeded_program_with_random_draws_is_rewritten_only_as_an_unsafe_fix():
-    from tfmigrate.native.seeded_draws import NOTE, seed_line
+    from tfmigrate.native.seeded_draws import NOTE, PINNED_NOTE, seed_line
 
     assert seed_line(SEEDED) == 3 and seed_line(SEEDED + "class T(tf.test.TestCase):\n    pass\n") is None
     refused = rewrite(SEEDED)
     assert refused.code is None and refused.blocker.line == 3
     assert "graph-level seed" in refused.blocker.construct and "--unsafe-fixes" in refused.blocker.construct
+    # TF1's op seed written out where it is certain (native.op_seeds), with its own note
     converted = rewrite(SEEDED, unsafe=True)
     assert converted.blocker is None, str(converted.blocker)
-    assert "\n".join(NOTE) + "\ntf.random.set_seed(3)\n" in converted.code
+    assert "\n".join(PINNED_NOTE) + "\ntf.random.set_seed(3)\n" in converted.code
+    assert "tf.random_normal([2, 1], seed=0)" in converted.code
     assert rewrite(converted.code, unsafe=True).code is None  # eager already: nothing more to rewrite, no second note
+    # where it is not (a draw in a loop), the numbers change, and the note says so
+    looped = SEEDED.replace("w = tf.Variable(tf.random_normal([2, 1]))\n",
+                            "ws = [tf.Variable(tf.random_normal([2, 1])) for _ in range(2)]\nw = ws[0]\n")
+    converted = rewrite(looped, unsafe=True)
+    assert converted.blocker is None, str(converted.blocker)
+    assert "\n".join(NOTE) + "\ntf.random.set_seed(3)\n" in converted.code and "seed=0" not in converted.code
     # nothing random drawn, no seed, or a test file (it compares what it computes from its own draws): safe
     assert rewrite(SEEDED.replace("tf.random_normal([2, 1])", "tf.ones([2, 1])")).blocker is None
     assert rewrite(SEEDED.replace("tf.set_random_seed(3)", "")).blocker is None

@@ -45,7 +45,9 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         from tfmigrate.native.groups import member_outcome
 
         return Outcome(*member_outcome(source, group, rewrite, unsafe))
-    outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe)
+    outcome = _with_tf1_seeds(source, stateful, eager, unsafe, keras3)
+    if outcome is None:
+        outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe)
     if outcome.blocker is None or outcome.blocker.function is None:
         return outcome
     import tfmigrate.native.inline as inline
@@ -109,7 +111,29 @@ def _seeded(source: str, outcome: Outcome, unsafe: bool) -> Outcome:
     return Outcome(noted(outcome.code), None, outcome.kept)
 
 
-def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool) -> Outcome:
+def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool) -> Optional[Outcome]:
+    """A graph-seeded script rewritten with the seed TF1's graph gave each random op written out
+    (native.op_seeds), so that it draws TF1's numbers; None where the seeds cannot be written out
+    or the script route does not take them (the module is then rewritten as it is). Unsafe all
+    the same: a draw at each step is TF1's only while one `tf.function`, traced once, evaluates it."""
+    if not unsafe or "set_random_seed" not in source:
+        return None
+    from tfmigrate.native.op_seeds import pinned
+    from tfmigrate.native.seeded_draws import PINNED_NOTE, noted
+
+    try:
+        with_seeds = pinned(cst.parse_module(source), source)
+    except Exception:  # noqa: BLE001 - the caller reports unparsable files itself
+        return None
+    if with_seeds is None:
+        return None
+    outcome = _slim_layers_kept(source, _rewrite(with_seeds.code, stateful, eager, unsafe, keras3, pinned=True))
+    if outcome.code is None:
+        return None
+    return Outcome(noted(outcome.code, PINNED_NOTE), None, outcome.kept)
+
+
+def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool, pinned: bool = False) -> Outcome:
     """`rewrite`, but for the functions it may write where they are called."""
     try:
         module = cst.parse_module(source)
@@ -178,7 +202,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         if text is not None:
             return _checked(text, written)
         try:
-            script = Script(wrapper_module, source, line_of, tuple(stateful)).analyse()
+            script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned).analyse()
             if clip is not None:
                 script.clip_steps(clip.norms)
             from tfmigrate.native.emit import Emitter

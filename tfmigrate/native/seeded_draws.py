@@ -56,15 +56,24 @@ def seed_line(source: str) -> Optional[int]:
     return code.count("\n", 0, seed.start()) + 1
 
 
-def noted(text: str) -> str:
-    """`text` (the rewrite) with NOTE above its seed, once."""
-    if NOTE[0] in text:
+PINNED_NOTE = (  # the same, where native.op_seeds wrote out the seed TF1's graph gave each random op
+    "# tfmigrate (unsafe fix, --unsafe-fixes): each random op below has the seed TF1's graph gave it",
+    "# under this seed (`seed=N`: TF1 counted the graph's unseeded random ops), so the initial weights",
+    "# are TF1's. A draw at every step (dropout, noise) repeats TF1's numbers while one `tf.function`,",
+    "# traced once, evaluates it; where TF1's other `sess.run` calls evaluated it too, or a function is",
+    "# traced again for other shapes, those draws and the numbers printed from them change.",
+)
+
+
+def noted(text: str, note: tuple = NOTE) -> str:
+    """`text` (the rewrite) with `note` above its seed, once."""
+    if note[0] in text:
         return text
     lines = text.splitlines(keepends=True)
     for index, line in enumerate(lines):
         if _SEED.search(line) and not line.lstrip().startswith("#"):
             indent = line[:len(line) - len(line.lstrip())]
-            lines[index:index] = [f"{indent}{note}\n" for note in NOTE]
+            lines[index:index] = [f"{indent}{line}\n" for line in note]
             return "".join(lines)
     start = 0  # no seed left in the rewrite: the note opens the module's code, after its docstring and future imports
     for node in ast.parse(text).body:
@@ -72,7 +81,7 @@ def noted(text: str) -> str:
         if not (docstring or isinstance(node, ast.ImportFrom) and node.module == "__future__"):
             break
         start = node.end_lineno
-    lines[start:start] = [f"{note}\n" for note in NOTE]
+    lines[start:start] = [f"{line}\n" for line in note]
     return "".join(lines)
 
 

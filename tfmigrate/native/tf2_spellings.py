@@ -61,6 +61,8 @@ def native_call(script: Script, call: cst.Call, wide: bool = False, updated: Opt
     path = script.tf_call(call)
     if path in _ASSIGNS:
         return _assign(script, call, path)
+    if path == "layers.dropout" and script.pinned:
+        return _seeded_dropout(script, updated or call)
     if path is not None and (path in RNN_RUNNERS or path.startswith("nn.rnn_cell.")):
         # No TF2 name: TensorFlow's legacy Keras runs them eagerly (the module sets TF_USE_LEGACY_KERAS).
         # (its arguments as the caller rewrote them: a cell inside `MultiRNNCell([...])`)
@@ -123,3 +125,20 @@ class NativeCalls(cst.CSTTransformer):
         if text is None:
             return updated
         return cst.parse_expression(text).with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+
+def _seeded_dropout(script: Script, call: cst.Call) -> Optional[str]:
+    """`tf.layers.dropout(x, rate, training=t, seed=n)` with TF1's op seed (native.op_seeds): TF1's
+    own op, `tf.nn.dropout`, where `t` holds (Keras's `Dropout` draws from its own generator)."""
+    try:
+        bound = bind(call, ("inputs", "rate", "noise_shape", "seed", "training", "name"))
+    except ValueError:
+        return None
+    if "seed" not in bound or "training" not in bound or not isinstance(bound["inputs"], cst.Name):
+        return None
+    x = code(bound["inputs"])
+    args = [x, f"rate={code(bound['rate']) if 'rate' in bound else '0.5'}"]
+    if "noise_shape" in bound:
+        args.append(f"noise_shape={code(bound['noise_shape'])}")
+    args.append(f"seed={code(bound['seed'])}")
+    return f"({script.tf}.nn.dropout({', '.join(args)}) if {code(bound['training'])} else {x})"

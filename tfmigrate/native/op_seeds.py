@@ -1,0 +1,328 @@
+"""TF1's op seeds written out: each random op of a graph-seeded script given the seed TF1 gave it.
+
+Under `tf.set_random_seed(s)`, TF1 gave the n-th random op a graph built without a seed of its own
+the pair (s, n) (TF 2.21's `random_seed.get_seed`: a counter per graph, from 0). Eagerly TF2
+draws that second seed from a Python RNG instead, so the rewrite drew other numbers. The op given
+`seed=n` has the pair (s, n) in both (measured: a `tf.layers.dense` kernel under seed 1 starts at
+`[0.579, -0.780, 0.725, -0.612]` in TF1's graph, and eagerly with `glorot_uniform_initializer(seed=0)`).
+So writing `seed=n` into the TF1 program changes nothing under TF1, and the eager rewrite of it
+draws TF1's initial weights, and TF1's dropout masks while one `tf.function` evaluates them (an op in
+a `tf.function` continues its sequence from call to call, as TF1's did from run to run).
+
+Counted where the count is certain, in the order the module builds the graph: module-level
+statements and the module's functions they call (once each); random ops, `tf.nn.dropout`,
+`tf.layers.dropout` with a `training=` flag, and the kernels TF1's `tf.layers` and `get_variable`
+drew by default or from an initializer. Anything else that may draw (a loop or a branch around a
+draw, a class, RNN cells, Keras, a dataset shuffle, `reuse`, a seed of the program's own) leaves
+the module as it is (None): the rewrite then says its numbers change (native.seeded_draws).
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Set
+
+import libcst as cst
+
+from tfmigrate.facts.names import ImportTable
+from tfmigrate.fixers.arguments import joined, keyword
+
+RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.normal", "random.uniform",
+              "random.truncated_normal", "random_shuffle", "random.shuffle", "multinomial", "random.categorical")
+KERNEL_LAYERS = ("layers.dense", "layers.conv1d", "layers.conv2d", "layers.conv3d", "layers.conv2d_transpose")
+RANDOM_INITIALIZERS = ("truncated_normal_initializer", "random_normal_initializer", "random_uniform_initializer",
+                       "glorot_uniform_initializer", "glorot_normal_initializer", "variance_scaling_initializer",
+                       "initializers.truncated_normal", "initializers.random_normal", "initializers.random_uniform",
+                       "initializers.glorot_uniform", "initializers.glorot_normal", "initializers.variance_scaling")
+FILLED_INITIALIZERS = ("zeros_initializer", "ones_initializer", "constant_initializer", "initializers.zeros",
+                       "initializers.ones", "initializers.constant")
+SEEDS = ("set_random_seed", "random.set_random_seed")
+# TF calls that may draw, or change what a draw's seed is (TF 2.21 draws in random_ops, the candidate
+# samplers, shuffling queues and datasets, fractional pools, `sample_distorted_bounding_box` and
+# k-means; everything else that draws, initializers, layers, dropout, cells, input producers, calls
+# those). Any such call other than those counted leaves the module as it is.
+_MAY_DRAW = re.compile(
+    r"^(random|layers\.|keras\.|contrib\.|estimator|distributions|nn\.rnn_cell|image\.(random|sample)|Graph\b"
+    r"|train\.\w*(producer|shuffle)|truncated_normal|parameterized|nn\.fractional|compat\.)|reset_default_graph"
+    r"|dropout|shuffle|sample|nce_loss|multinomial|categorical|initializers?\.|(?<!variables_)(?<!tables_)initializer\b"
+    r"|glorot|xavier|variance_scaling|get_variable|variable_scope|Cell\b|rnn\b|kmeans|KMeans|clustering|RandomShuffle")
+# Methods of objects that may draw (a dataset's `shuffle`, a distribution's `sample`, a cell called).
+_MAY_DRAW_METHOD = re.compile(r"shuffle|dropout|sample|random|initializer|get_variable|cell|rnn", re.IGNORECASE)
+# Libraries that build no TensorFlow graph (numpy draws from its own generator).
+_NO_GRAPH = {"numpy", "np", "math", "random", "os", "sys", "time", "datetime", "matplotlib", "plt", "pandas", "pd",
+             "collections", "itertools", "functools", "json", "re", "argparse", "pickle", "csv", "gzip", "zipfile",
+             "shutil", "urllib", "io", "string", "glob", "scipy", "PIL", "tqdm", "pathlib", "logging", "struct",
+             "tempfile", "subprocess", "warnings", "copy", "textwrap", "six", "platform"}
+
+
+class _Unsure(Exception):
+    """Where the count of TF1's draws is not certain."""
+
+
+def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
+    """`module` with TF1's op seeds written into its random draws, or None (no graph seed, no
+    unseeded draw, or a count that is not certain)."""
+    if not re.search(r"\bset_random_seed\s*\(", source):
+        return None
+    names = ImportTable(module, source)
+    try:
+        seeds = _Counter(module, names).count()
+    except _Unsure:
+        return None
+    if not seeds:
+        return None
+    return module.visit(_Pin(seeds, names))
+
+
+class _Counter:
+    def __init__(self, module: cst.Module, names: ImportTable):
+        self.module, self.names = module, names
+        self.functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+        self.walked: Set[int] = set()  # the functions walked (a module may define one name twice)
+        self.seeded = False  # the graph has a seed
+        self.next = 0        # the graph's counter
+        self.seeds: Dict[int, int] = {}  # id(call) -> the op seed TF1 gave its draw
+        self.visiting: Set[str] = set()
+        self.other_libraries = _bound_by_imports(module) - set(names.aliases)  # (what they build: not known)
+
+    def count(self) -> Dict[int, int]:
+        for call in _calls_in(self.module):
+            if any(a.keyword is not None and a.keyword.value == "seed" and not (
+                    isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args):
+                raise _Unsure("a seed of the program's own")
+        for statement in self.module.body:
+            if isinstance(statement, cst.ClassDef):
+                if self._draws_in(statement):
+                    raise _Unsure("a class that may draw")
+                continue
+            if isinstance(statement, cst.FunctionDef):
+                self.functions[statement.name.value] = statement  # (what the name means from here on)
+                continue
+            self._statement(statement)
+        return self.seeds
+
+    def _statement(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                self._calls(small)
+        elif isinstance(statement, cst.With):
+            for item in statement.items:
+                self._calls(item.item)
+            for inner in statement.body.body:
+                self._statement(inner)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            if self._draws_in(statement):
+                raise _Unsure("a local function or class that may draw")
+        elif self._draws_in(statement):  # a loop, a branch, a `try`: how often it draws is not certain
+            raise _Unsure("a compound statement that may draw")
+
+    def _calls(self, node: cst.CSTNode) -> None:
+        """The draws of `node`'s calls, in the order Python runs them (arguments first)."""
+        counter = self
+
+        class _Order(cst.CSTVisitor):
+            def visit_Lambda(self, _node) -> bool:
+                if counter._draws_in(_node):
+                    raise _Unsure("a lambda that may draw")
+                return False
+
+            def visit_ListComp(self, _node) -> bool:
+                if counter._draws_in(_node):
+                    raise _Unsure("a comprehension that may draw")
+                return False
+
+            visit_GeneratorExp = visit_DictComp = visit_SetComp = visit_ListComp
+
+            def leave_Call(self, call: cst.Call) -> None:
+                counter._call(call)
+
+        node.visit(_Order())
+
+    def _call(self, call: cst.Call) -> None:
+        path = self.names.api(call.func)
+        if path is not None and path.startswith("compat.v1."):
+            path = path[len("compat.v1."):]
+        if isinstance(call.func, cst.Name) and call.func.value in self.functions and path is None:
+            function = self.functions[call.func.value]
+            if self._draws_in(function):
+                if id(function) in self.walked:
+                    raise _Unsure("a function that draws, called twice")
+                self.walked.add(id(function))
+                for statement in function.body.body:
+                    self._statement(statement)
+            return
+        if path in SEEDS:
+            self.seeded = True
+            return
+        if path is not None and path.endswith("reset_default_graph"):
+            self.seeded, self.next = False, 0  # a new graph: its counter from 0, once it has a seed
+            return
+        if path == "variable_scope":
+            if any(a.keyword is not None and (a.keyword.value == "initializer" or a.keyword.value == "reuse" and not (
+                    isinstance(a.value, cst.Name) and a.value.value in ("None", "False"))) for a in call.args):
+                raise _Unsure("a variable scope with an initializer or reuse")
+            return
+        draws = self._draws(call, path)
+        if draws is None:
+            return
+        if not self.seeded:
+            raise _Unsure("a draw before the graph's seed")
+        self.seeds[id(call)] = self.next
+        self.next += draws
+
+    def _draws(self, call: cst.Call, path: Optional[str]) -> Optional[int]:
+        """1 for a call that draws once with TF1's next op seed, None for one that does not draw;
+        _Unsure for one that may."""
+        given = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if path in RANDOM_OPS or path == "nn.dropout":
+            if path == "nn.dropout" and _literal_number(given.get("keep_prob", given.get("rate"))) in (0.0, 1.0):
+                raise _Unsure("a dropout of a literal keep_prob 1 or rate 0")
+            return 1
+        if path == "layers.dropout":
+            training = given.get("training")
+            positional = [a for a in call.args if a.keyword is None]
+            if len(positional) > 1 or any(a.star for a in call.args) or not isinstance(positional[0].value, cst.Name):
+                raise _Unsure("a dropout other than of a name, with keywords")
+            if training is None or isinstance(training, cst.Name) and training.value == "False":
+                return None
+            return 1
+        if path in KERNEL_LAYERS:
+            if "reuse" in given or any(a.star for a in call.args) or len([a for a in call.args if a.keyword is None]) > 3:
+                raise _Unsure("a layer with reuse or its initializers given by position")
+            for name in ("kernel_initializer", "bias_initializer"):
+                if name in given and self._initializer(given[name]) is None and name == "kernel_initializer":
+                    return None if self._filled(given[name]) else _unsure("a kernel initializer")
+                if name == "bias_initializer" and name in given and self._initializer(given[name]) is not None:
+                    raise _Unsure("a random bias initializer")
+            return 1
+        if path in ("layers.flatten", "layers.max_pooling1d", "layers.max_pooling2d", "layers.max_pooling3d",
+                    "layers.average_pooling1d", "layers.average_pooling2d", "layers.average_pooling3d"):
+            return None  # (no variable, no draw)
+        if path == "layers.batch_normalization":  # (ones and zeros)
+            if any(name.endswith("_initializer") for name in given) or "reuse" in given:
+                raise _Unsure("a batch normalization with initializers or reuse")
+            return None
+        if path == "get_variable":
+            if any(a.star for a in call.args) or "dtype" in given or len([a for a in call.args if a.keyword is None]) > 2:
+                raise _Unsure("get_variable with a dtype or an initializer by position")
+            init = given.get("initializer")
+            if init is None or self._initializer(init) is not None:
+                return 1
+            if self._filled(init) or self.names.api(init.func if isinstance(init, cst.Call) else init) in RANDOM_OPS:
+                return None  # (a tensor's draw is its own call's)
+            raise _Unsure("get_variable with another initializer")
+        if path is not None and path in RANDOM_INITIALIZERS + FILLED_INITIALIZERS:
+            return None  # (counted by the layer or get_variable that draws with it; checked there)
+        if self._may_draw(call):
+            raise _Unsure(f"`{cst.Module([]).code_for_node(call.func)}`, which may draw")
+        return None
+
+    def _may_draw(self, call: cst.Call) -> bool:
+        path = self.names.api(call.func)
+        if path is not None:
+            path = path[len("compat.v1."):] if path.startswith("compat.v1.") else path
+            return path in RANDOM_OPS or bool(_MAY_DRAW.search(path))
+        root = call.func
+        while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
+            root = root.value if not isinstance(root, cst.Call) else root.func
+        if isinstance(root, cst.Name) and root.value in self.other_libraries:
+            return root.value not in _NO_GRAPH  # (a project module's function may build graph ops that draw)
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
+            call.func.value if isinstance(call.func, cst.Name) else ""
+        return bool(_MAY_DRAW_METHOD.search(name))
+
+    def _initializer(self, node: cst.BaseExpression) -> Optional[str]:
+        """The random initializer `node` makes, unseeded, or None."""
+        if isinstance(node, cst.Call):
+            path = self.names.api(node.func)
+            path = path[len("compat.v1."):] if path is not None and path.startswith("compat.v1.") else path
+            if path in RANDOM_INITIALIZERS:
+                return path
+        return None
+
+    def _filled(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Call):
+            path = self.names.api(node.func)
+            path = path[len("compat.v1."):] if path is not None and path.startswith("compat.v1.") else path
+            return path in FILLED_INITIALIZERS
+        return False
+
+    def _draws_in(self, node: cst.CSTNode) -> bool:
+        """Whether `node` has a call that may draw (through the module's functions it calls too)."""
+        for call in _calls_in(node):
+            name = call.func.value if isinstance(call.func, cst.Name) else None
+            if name in self.functions and self.names.api(call.func) is None:
+                if name in self.visiting:
+                    continue
+                self.visiting.add(name)
+                try:
+                    if self._draws_in(self.functions[name]):
+                        return True
+                finally:
+                    self.visiting.discard(name)
+            elif self._may_draw(call):
+                return True
+        return False
+
+
+def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    found: List[cst.Call] = []
+
+    class _All(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_All())
+    return found
+
+
+def _bound_by_imports(module: cst.Module) -> Set[str]:
+    """The names the module's imports bind (`import numpy as np`: np; `from utils import build`: build)."""
+    bound: Set[str] = set()
+    for statement in module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    target = alias.asname.name if alias.asname else alias.name
+                    while isinstance(target, cst.Attribute):
+                        target = target.value
+                    if isinstance(target, cst.Name):
+                        bound.add(target.value)
+            elif isinstance(small, cst.ImportFrom):
+                raise _Unsure("a star import")
+    return bound
+
+
+def _unsure(why: str):
+    raise _Unsure(why)
+
+
+def _literal_number(node: Optional[cst.BaseExpression]) -> Optional[float]:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return float(node.evaluated_value)
+    return None
+
+
+class _Pin(cst.CSTTransformer):
+    """Writes `seed=n` (or TF1's default kernel initializer with it) into each counted call."""
+
+    def __init__(self, seeds: Dict[int, int], names: ImportTable):
+        self.seeds, self.names = seeds, names
+        self.tf = next((alias for alias, full in names.aliases.items() if full in ("tensorflow", "tensorflow.compat.v1")),
+                       "tf")
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        seed = self.seeds.get(id(original))
+        if seed is None:
+            return updated
+        path = self.names.api(original.func) or ""
+        path = path[len("compat.v1."):] if path.startswith("compat.v1.") else path
+        number = cst.Integer(str(seed))
+        if path in KERNEL_LAYERS or path == "get_variable":
+            name = "kernel_initializer" if path in KERNEL_LAYERS else "initializer"
+            given = next((a for a in updated.args if a.keyword is not None and a.keyword.value == name), None)
+            if given is None:
+                init = cst.parse_expression(f"{self.tf}.glorot_uniform_initializer(seed={seed})")
+                return updated.with_changes(args=joined(updated, [*updated.args, keyword(name, init)]))
+            init = given.value.with_changes(args=joined(given.value, [*given.value.args, keyword("seed", number)]))
+            return updated.with_changes(args=[a if a is not given else a.with_changes(value=init) for a in updated.args])
+        return updated.with_changes(args=joined(updated, [*updated.args, keyword("seed", number)]))
