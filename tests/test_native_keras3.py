@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_lib import FIXTURES
+from fixtures_lib import FIXTURES, same_printed
 from tf_programs import run_python
 from tfmigrate.native import rewrite
 from tfmigrate.native.keras3 import upgrade
@@ -57,11 +57,19 @@ def test_level_3_prints_what_level_2_printed(case, tmp_path):
     keras = _fixed(case, tmp_path / "keras3", "--keras3")
     code = keras.read_text(encoding="utf-8")
     assert "tf.keras.layers." in code and "tf.compat.v1.layers." not in code, code
-    assert _printed(keras) == _printed(native)
+    assert _same(_printed(keras), _printed(native))
     if "TF_USE_LEGACY_KERAS" not in code:  # no TF1 model code left: Keras 3, without tf-keras
         runner = tmp_path / "without_tf_keras.py"
         runner.write_text(WITHOUT_TF_KERAS)
-        assert _printed(keras, str(runner)) == _printed(native)
+        assert _same(_printed(keras, str(runner)), _printed(native))
+
+
+def _same(got: str, want: str) -> bool:
+    """The same lines, their decimals within the exec fixtures' tolerance (same_printed): level 2 of
+    a graph-seeded module keeps TF1's optimizers (native.op_seeds), level 3 Keras's, whose Adam
+    rounds the last digit otherwise (conv1d: out=-0.020227 against -0.020228)."""
+    got_lines, want_lines = got.strip().splitlines(), want.strip().splitlines()
+    return len(got_lines) == len(want_lines) and all(same_printed(g, w) for g, w in zip(got_lines, want_lines))
 
 
 def test_each_replaced_construct_is_in_a_fixture():

@@ -118,7 +118,7 @@ def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, ke
     the same: a draw at each step is TF1's only while one `tf.function`, traced once, evaluates it."""
     if not unsafe or "set_random_seed" not in source:
         return None
-    from tfmigrate.native.op_seeds import pinned
+    from tfmigrate.native.op_seeds import drawn_by_generators, pinned
     from tfmigrate.native.seeded_draws import PINNED_NOTE, noted
 
     try:
@@ -130,7 +130,7 @@ def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, ke
     outcome = _slim_layers_kept(source, _rewrite(with_seeds.code, stateful, eager, unsafe, keras3, pinned=True))
     if outcome.code is None:
         return None
-    return Outcome(noted(outcome.code, PINNED_NOTE), None, outcome.kept)
+    return Outcome(noted(drawn_by_generators(outcome.code), PINNED_NOTE), None, outcome.kept)
 
 
 def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool, pinned: bool = False) -> Outcome:
@@ -202,7 +202,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         if text is not None:
             return _checked(text, written)
         try:
-            script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned).analyse()
+            script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3).analyse()
             if clip is not None:
                 script.clip_steps(clip.norms)
             from tfmigrate.native.emit import Emitter

@@ -213,7 +213,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         reuse_given &= inner.reuse_given
         variables |= inner.module_variables
         anew = anew or inner.anew
-    seeded = _seeded_initial_value(name, paths)
+    seeded = _seeded_initial_value(name, paths, getattr(script, "pinned", False))
     for inner in inherited:
         seeded = seeded or inner.seeded
     norms = [call for call, path, _ in paths if path == "layers.batch_normalization"]
@@ -224,19 +224,23 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
                    set(placeholders), anew=anew, batch_norms=norms, seeded=seeded)
 
 
-def _seeded_initial_value(name: str, paths) -> Optional[str]:
+def _seeded_initial_value(name: str, paths, pinned: bool = False) -> Optional[str]:
     """The first random op with a seed of its own that draws a variable's initial value (its TF
-    path); Refused for one drawn elsewhere. Eagerly, ops of one kind and seed share one sequence
-    where TF1 restarted it per op (native.seeded_draws): a value drawn once is the same, a draw at
-    every call or step is not."""
+    path; an initializer given to a layer draws its kernel); Refused for one drawn elsewhere.
+    Eagerly, ops of one kind and seed share one sequence where TF1 restarted it per op
+    (native.seeded_draws): a value drawn once is the same, a draw at every call or step is not,
+    unless the seeds are TF1's own, written out (`pinned`, native.op_seeds: the function is called
+    once, and a draw at each step becomes a Generator that continues TF1's sequence)."""
     initial = {id(arg.value) for call, path, _ in paths if path in ("Variable", "get_variable")
                for arg in call.args if arg.keyword is None or arg.keyword.value in ("initial_value", "initializer")}
+    initial |= {id(arg.value) for call, _, _ in paths for arg in call.args
+                if arg.keyword is not None and arg.keyword.value.endswith("initializer")}
     first = None
     for call, path, _ in paths:
         seed = seeded_draws.seed_given(call)
         if seed is None:
             continue
-        if id(call) not in initial:
+        if id(call) not in initial and not pinned:
             raise Refused(f"`{name}`, a model function evaluating `tf.{path}(seed=...)`, a random op with its own "
                           "seed, at each call (eager TF2 continues one sequence for every op of its kind and seed, "
                           "where TF1 started one per op)")

@@ -326,3 +326,89 @@ class _Pin(cst.CSTTransformer):
             init = given.value.with_changes(args=joined(given.value, [*given.value.args, keyword("seed", number)]))
             return updated.with_changes(args=[a if a is not given else a.with_changes(value=init) for a in updated.args])
         return updated.with_changes(args=joined(updated, [*updated.args, keyword("seed", number)]))
+
+
+# TF1's draws evaluated at each step, as the Generator that continues their sequence: an op with
+# the pair (s, n) draws what `tf.random.Generator.from_state([0, n, s], alg="philox")` draws, call
+# after call (measured under TF 2.21: uniform, normal, and dropout through `general_dropout`). One
+# generator is one sequence however many `tf.function`s or traces use it, as TF1's one op was
+# for every `sess.run` that evaluated it.
+_GENERATED = {"random_normal": "normal", "random.normal": "normal", "random_uniform": "uniform",
+              "random.uniform": "uniform", "truncated_normal": "truncated_normal",
+              "random.truncated_normal": "truncated_normal", "nn.dropout": "dropout"}
+
+
+def drawn_by_generators(text: str) -> str:
+    """The eager rewrite `text` with each pinned draw inside a function (evaluated per step, or
+    per call) drawn from its own Generator, made after the module's one `tf.random.set_seed`."""
+    module = cst.parse_module(text)
+    names = ImportTable(module, text)
+    seeds = [s for s in module.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+             and isinstance(s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.Call)
+             and (names.api(s.body[0].value.func) or "") in ("random.set_seed", "set_random_seed")]
+    if len(seeds) != 1 or len(re.findall(r"\bset_(random_)?seed\s*\(", text)) != 1 or not seeds[0].body[0].value.args:
+        return text
+    seed = seeds[0].body[0].value.args[0].value
+    mover = _ToGenerators(names)
+    module = module.visit(mover)
+    if not mover.made:
+        return text
+    tf = next((alias for alias, full in names.aliases.items() if full == "tensorflow"), "tf")
+    lines = [cst.parse_statement(f'{name} = {tf}.random.Generator.from_state([0, {n}, '
+                                 f'{cst.Module([]).code_for_node(seed)}], alg="philox")\n')
+             for n, name in sorted(mover.made.items())]
+    lines[0] = lines[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
+        "# TF1's random ops drawn at each step, each from the Generator that continues its sequence"))])
+    body = []
+    for statement in module.body:
+        body.append(statement)
+        if statement is seeds[0] or (isinstance(statement, cst.SimpleStatementLine)
+                                     and statement.deep_equals(seeds[0])):
+            body.extend(lines)
+    return module.with_changes(body=body).code
+
+
+class _ToGenerators(cst.CSTTransformer):
+    def __init__(self, names: ImportTable):
+        self.names, self.depth = names, 0
+        self.made: Dict[int, str] = {}  # op seed -> its generator
+
+    def visit_FunctionDef(self, node) -> None:
+        self.depth += 1
+
+    def leave_FunctionDef(self, original, updated):
+        self.depth -= 1
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not self.depth:
+            return updated
+        path = self.names.api(original.func) or ""
+        path = path[len("compat.v1."):] if path.startswith("compat.v1.") else path
+        method = _GENERATED.get(path)
+        seed = next((a for a in updated.args if a.keyword is not None and a.keyword.value == "seed"), None)
+        if method is None or seed is None or not isinstance(seed.value, cst.Integer) or any(a.star for a in updated.args):
+            return updated
+        given = {a.keyword.value: a for a in updated.args if a.keyword is not None}
+        if "dtype" in given or "name" in given or len([a for a in updated.args if a.keyword is None]) > (
+                2 if method == "dropout" else 3):
+            return updated  # (a dtype: integer draws are another kernel's)
+        n = int(seed.value.value)
+        args = [a for a in updated.args if a is not seed]
+        if method != "dropout":
+            name = self.made.setdefault(n, f"rng_{n}")
+            return updated.with_changes(func=cst.parse_expression(f"{name}.{method}"), args=joined(updated, args))
+        positional = [a for a in args if a.keyword is None]
+        rate = given.get("rate")
+        keep = given.get("keep_prob") or (positional[1] if len(positional) > 1 else None)
+        if (rate is None) == (keep is None) or "noise_shape" in given or not positional:
+            return updated
+        name = self.made.setdefault(n, f"rng_{n}")
+        code_of = cst.Module([]).code_for_node
+        kept = code_of(keep.value) if keep is not None else ""
+        simple = isinstance(keep.value, (cst.Name, cst.Attribute, cst.Integer, cst.Float)) if keep is not None else True
+        rate_text = code_of(rate.value) if rate is not None else f"1 - {kept}" if simple else f"1 - ({kept})"
+        tf = next((alias for alias, full in self.names.aliases.items() if full == "tensorflow"), "tf")
+        return cst.parse_expression(f"{tf}.nn.experimental.general_dropout({code_of(positional[0].value)}, "
+                                    f"rate={rate_text}, uniform_sampler={name}.uniform)").with_changes(
+            lpar=updated.lpar, rpar=updated.rpar)

@@ -237,10 +237,13 @@ class RunSite:
 class Script:
     """The module's statements classified, or the first construct that stops a native rewrite."""
 
-    def __init__(self, module: cst.Module, source: str, line_of, stateful: Tuple[str, ...] = (), pinned: bool = False):
+    def __init__(self, module: cst.Module, source: str, line_of, stateful: Tuple[str, ...] = (), pinned: bool = False,
+                 keras3: bool = False):
         # Every seed the module gives is the one TF1's graph gave that op (native.op_seeds): the
-        # module's draws are TF1's, each once, and a draw at each step is TF1's sequence.
+        # module's draws are TF1's, each once, and a draw at each step is TF1's sequence. Below
+        # Keras 3 (level 2) such a module also keeps TF1's optimizers, to print TF1's last digits.
         self.pinned = pinned
+        self.tf1_updates = pinned and not keras3
         self.module = module
         self.source = source
         self.stateful = stateful  # checked modules it imports that make variables (graph_imports)
@@ -375,14 +378,14 @@ class Script:
         gradient, which TF1's optimizers with state apply by a rule of their own: Keras 3's Adam
         trained such a model to another loss (25 steps, measured under TF 2.21: 0.00257 against
         TF1's 0.00607). TF1's optimizer, run eagerly, gives TF1's numbers, so it is kept. So it is
-        where the module draws TF1's numbers (`pinned`): Keras's Adam takes its beta powers by
+        where the module draws TF1's numbers (`tf1_updates`): Keras's Adam takes its beta powers by
         `pow` where TF1 multiplied them step by step, and the last digits drift (501_dropout, 500
         steps: loss 0.0588 against TF1's 0.0606)."""
         for statement in self.statements:
             if statement.kind is not Kind.TRAIN or statement.optimizer is None:
                 continue
             path = self.optimizer_path(statement) or ""
-            if path.endswith("GradientDescentOptimizer") or not (self.pinned or self._looks_up(statement)):
+            if path.endswith("GradientDescentOptimizer") or not (self.tf1_updates or self._looks_up(statement)):
                 continue
             self.tf1_optimizers.add(statement.optimizer_name or code(statement.optimizer))
 

@@ -57,11 +57,11 @@ def seed_line(source: str) -> Optional[int]:
 
 
 PINNED_NOTE = (  # the same, where native.op_seeds wrote out the seed TF1's graph gave each random op
-    "# tfmigrate (unsafe fix, --unsafe-fixes): each random op below has the seed TF1's graph gave it",
-    "# under this seed (`seed=N`: TF1 counted the graph's unseeded random ops), so the initial weights",
-    "# are TF1's. A draw at every step (dropout, noise) repeats TF1's numbers while one `tf.function`,",
-    "# traced once, evaluates it; where TF1's other `sess.run` calls evaluated it too, or a function is",
-    "# traced again for other shapes, those draws and the numbers printed from them change.",
+    "# tfmigrate (unsafe fix, --unsafe-fixes): each random op below draws what TF1's graph drew under",
+    "# this seed: `seed=N` is the one TF1 gave it (its place among the graph's unseeded random ops), and",
+    "# one drawn at each step draws from the `tf.random.Generator` that continues its sequence (`rng_N`).",
+    "# A draw left with `seed=N` inside a `tf.function` repeats TF1's numbers only while that one function,",
+    "# traced once, evaluates it.",
 )
 
 
