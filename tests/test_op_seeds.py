@@ -154,3 +154,26 @@ def test_draws_at_each_step_come_from_generators_in_tf1s_state():
     # two seeds (two graphs): which generator belongs to which is not certain, left as it is
     assert drawn_by_generators(text.replace("w = ", "tf.random.set_seed(1)\nw = ")) == text.replace(
         "w = ", "tf.random.set_seed(1)\nw = ")
+
+
+def test_other_libraries_and_positional_layer_arguments():
+    out = _pin("""\
+        from sklearn import datasets
+        tf.set_random_seed(2)
+        iris = datasets.load_iris()
+        x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+        h = tf.layers.conv2d(x, 16, 5, 1, "same", activation=tf.nn.relu)
+        """)
+    assert 'tf.layers.conv2d(x, 16, 5, 1, "same", activation=tf.nn.relu, ' \
+           "kernel_initializer=tf.glorot_uniform_initializer(seed=0))" in out
+    # a kernel initializer given by position (dense's fifth argument): not counted
+    assert _pin("tf.set_random_seed(2)\nx = tf.placeholder(tf.float32, [None, 2])\n"
+                "h = tf.layers.dense(x, 2, None, True, tf.ones_initializer())\n") is None
+
+
+@pytest.mark.parametrize("entry", ['if __name__ == "__main__":\n    main(None)\n',
+                                   'if __name__ == "__main__":\n    tf.app.run()\n'])
+def test_the_entry_point_runs_main_once(entry):
+    out = _pin("def main(_):\n    tf.set_random_seed(2)\n    w = tf.Variable(tf.random_normal([4, 2]))\n"
+               "    b = tf.Variable(tf.random_normal([2]))\n\n\n" + entry)
+    assert "tf.random_normal([4, 2], seed=0)" in out and "tf.random_normal([2], seed=1)" in out

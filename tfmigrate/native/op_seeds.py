@@ -28,7 +28,9 @@ from tfmigrate.fixers.arguments import joined, keyword
 
 RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.normal", "random.uniform",
               "random.truncated_normal", "random_shuffle", "random.shuffle", "multinomial", "random.categorical")
-KERNEL_LAYERS = ("layers.dense", "layers.conv1d", "layers.conv2d", "layers.conv3d", "layers.conv2d_transpose")
+# The layers that draw a kernel, and how many arguments each takes before `kernel_initializer`.
+KERNEL_LAYERS = {"layers.dense": 4, "layers.conv1d": 9, "layers.conv2d": 9, "layers.conv3d": 9,
+                 "layers.conv2d_transpose": 8}
 RANDOM_INITIALIZERS = ("truncated_normal_initializer", "random_normal_initializer", "random_uniform_initializer",
                        "glorot_uniform_initializer", "glorot_normal_initializer", "variance_scaling_initializer",
                        "initializers.truncated_normal", "initializers.random_normal", "initializers.random_uniform",
@@ -51,7 +53,7 @@ _MAY_DRAW_METHOD = re.compile(r"shuffle|dropout|sample|random|initializer|get_va
 _NO_GRAPH = {"numpy", "np", "math", "random", "os", "sys", "time", "datetime", "matplotlib", "plt", "pandas", "pd",
              "collections", "itertools", "functools", "json", "re", "argparse", "pickle", "csv", "gzip", "zipfile",
              "shutil", "urllib", "io", "string", "glob", "scipy", "PIL", "tqdm", "pathlib", "logging", "struct",
-             "tempfile", "subprocess", "warnings", "copy", "textwrap", "six", "platform"}
+             "tempfile", "subprocess", "warnings", "copy", "textwrap", "six", "platform", "mpl_toolkits", "sklearn"}
 
 
 class _Unsure(Exception):
@@ -82,7 +84,10 @@ class _Counter:
         self.next = 0        # the graph's counter
         self.seeds: Dict[int, int] = {}  # id(call) -> the op seed TF1 gave its draw
         self.visiting: Set[str] = set()
-        self.other_libraries = _bound_by_imports(module) - set(names.aliases)  # (what they build: not known)
+        bound = _bound_by_imports(module)
+        self.safe_libraries = {name for name, root in bound.items() if root in _NO_GRAPH}
+        self.other_libraries = {name for name, root in bound.items()  # (what they build: not known)
+                                if name not in names.aliases and root not in _NO_GRAPH}
 
     def count(self) -> Dict[int, int]:
         for call in _calls_in(self.module):
@@ -108,6 +113,9 @@ class _Counter:
             for item in statement.items:
                 self._calls(item.item)
             for inner in statement.body.body:
+                self._statement(inner)
+        elif isinstance(statement, cst.If) and _is_main_guard(statement) and statement.orelse is None:
+            for inner in statement.body.body:  # (the entry point, run once)
                 self._statement(inner)
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             if self._draws_in(statement):
@@ -141,6 +149,10 @@ class _Counter:
         path = self.names.api(call.func)
         if path is not None and path.startswith("compat.v1."):
             path = path[len("compat.v1."):]
+        if path in ("app.run", "compat.v1.app.run") and "main" in self.functions and not any(
+                a.keyword is not None and a.keyword.value == "main" for a in call.args) and not call.args:
+            call = cst.Call(func=cst.Name("main"))  # (`tf.app.run()` runs `main`, once)
+            path = None
         if isinstance(call.func, cst.Name) and call.func.value in self.functions and path is None:
             function = self.functions[call.func.value]
             if self._draws_in(function):
@@ -186,7 +198,8 @@ class _Counter:
                 return None
             return 1
         if path in KERNEL_LAYERS:
-            if "reuse" in given or any(a.star for a in call.args) or len([a for a in call.args if a.keyword is None]) > 3:
+            if "reuse" in given or any(a.star for a in call.args) or \
+                    len([a for a in call.args if a.keyword is None]) > KERNEL_LAYERS[path]:
                 raise _Unsure("a layer with reuse or its initializers given by position")
             for name in ("kernel_initializer", "bias_initializer"):
                 if name in given and self._initializer(given[name]) is None and name == "kernel_initializer":
@@ -225,7 +238,9 @@ class _Counter:
         while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
             root = root.value if not isinstance(root, cst.Call) else root.func
         if isinstance(root, cst.Name) and root.value in self.other_libraries:
-            return root.value not in _NO_GRAPH  # (a project module's function may build graph ops that draw)
+            return True  # (a project module's function may build graph ops that draw)
+        if isinstance(root, cst.Name) and root.value in self.safe_libraries:
+            return False
         name = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
             call.func.value if isinstance(call.func, cst.Name) else ""
         return bool(_MAY_DRAW_METHOD.search(name))
@@ -275,21 +290,39 @@ def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
     return found
 
 
-def _bound_by_imports(module: cst.Module) -> Set[str]:
-    """The names the module's imports bind (`import numpy as np`: np; `from utils import build`: build)."""
-    bound: Set[str] = set()
+def _bound_by_imports(module: cst.Module) -> Dict[str, str]:
+    """The names the module's imports bind, each with the top package it comes from (`import numpy
+    as np`: np -> numpy; `from sklearn import datasets`: datasets -> sklearn; `from utils import
+    build`: build -> utils)."""
+    bound: Dict[str, str] = {}
     for statement in module.body:
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
             if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                origin = _root(small.module) if isinstance(small, cst.ImportFrom) and small.module is not None else ""
                 for alias in small.names:
                     target = alias.asname.name if alias.asname else alias.name
                     while isinstance(target, cst.Attribute):
                         target = target.value
                     if isinstance(target, cst.Name):
-                        bound.add(target.value)
+                        bound[target.value] = origin or _root(alias.name)
             elif isinstance(small, cst.ImportFrom):
                 raise _Unsure("a star import")
     return bound
+
+
+def _is_main_guard(statement: cst.If) -> bool:
+    """`if __name__ == "__main__":`"""
+    test = statement.test
+    return isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == "__name__" \
+        and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal) \
+        and isinstance(test.comparisons[0].comparator, cst.SimpleString) \
+        and test.comparisons[0].comparator.evaluated_value == "__main__"
+
+
+def _root(name: cst.BaseExpression) -> str:
+    while isinstance(name, cst.Attribute):
+        name = name.value
+    return name.value if isinstance(name, cst.Name) else ""
 
 
 def _unsure(why: str):
