@@ -19,12 +19,13 @@ the module as it is (None): the rewrite then says its numbers change (native.see
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Set
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
+from tfmigrate.native.syntax import calls_in
 
 RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.normal", "random.uniform",
               "random.truncated_normal", "random_shuffle", "random.shuffle", "multinomial", "random.categorical")
@@ -90,7 +91,7 @@ class _Counter:
                                 if name not in names.aliases and root not in _NO_GRAPH}
 
     def count(self) -> Dict[int, int]:
-        for call in _calls_in(self.module):
+        for call in calls_in(self.module):
             if any(a.keyword is not None and a.keyword.value == "seed" and not (
                     isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args):
                 raise _Unsure("a seed of the program's own")
@@ -263,7 +264,7 @@ class _Counter:
 
     def _draws_in(self, node: cst.CSTNode) -> bool:
         """Whether `node` has a call that may draw (through the module's functions it calls too)."""
-        for call in _calls_in(node):
+        for call in calls_in(node):
             name = call.func.value if isinstance(call.func, cst.Name) else None
             if name in self.functions and self.names.api(call.func) is None:
                 if name in self.visiting:
@@ -277,17 +278,6 @@ class _Counter:
             elif self._may_draw(call):
                 return True
         return False
-
-
-def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class _All(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_All())
-    return found
 
 
 def _bound_by_imports(module: cst.Module) -> Dict[str, str]:
