@@ -37,7 +37,7 @@ import libcst as cst
 
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers.layers import KERAS_ATTRIBUTES, SPECS, map_call
-from tfmigrate.native.syntax import code
+from tfmigrate.native.syntax import calls_in, code
 
 # `tf.compat.v1.layers.<function>` replaced, each measured equal at level 2 and 3 (tests/test_native_keras3.py:
 # CONSTRUCTS, CLASS_CONSTRUCTS).
@@ -157,7 +157,7 @@ class _Layers(cst.CSTTransformer):
         self.outside: Optional[Callable[[List[cst.Arg]], Optional[str]]] = None  # why a constructor cannot move
 
     def convert(self, function: cst.FunctionDef) -> _Written:
-        scopes = [c for c in _calls(function) if code(c.func) == f"{self.tf}.compat.v1.variable_scope"]
+        scopes = [c for c in calls_in(function) if code(c.func) == f"{self.tf}.compat.v1.variable_scope"]
         for scope in scopes:
             first = scope.args[0].value if scope.args and scope.args[0].keyword is None else None
             extra = [a.keyword.value for a in scope.args[1:] if a.keyword is not None and a.keyword.value != "reuse"]
@@ -165,11 +165,11 @@ class _Layers(cst.CSTTransformer):
                 return _Written(function.body, [], ["its variable scope is named by a parameter or sets defaults "
                                                     "(one Keras layer per call would share what TF1 kept apart)"],
                                 True)
-        for inner in _calls(function):
+        for inner in calls_in(function):
             callee = code(inner.func)
             if callee in self.functions and "compat.v1" in code(self.functions[callee]):
                 return _Written(function.body, [], [f"it calls the model function `{callee}`"], True)
-        if any(code(c.func) == f"{self.tf}.nn.embedding_lookup" for c in _calls(function)):
+        if any(code(c.func) == f"{self.tf}.nn.embedding_lookup" for c in calls_in(function)):
             self.kept.append(_EMBEDDING)
         body = function.body.visit(self)
         rest = code(body)
@@ -306,17 +306,6 @@ def _is_docstring(node) -> bool:
         and isinstance(node.body[0].value, cst.SimpleString)
 
 
-def _calls(node) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class _All(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_All())
-    return found
-
-
 def _site_of(node) -> Optional[str]:
     """`f` of a statement `name = TF1Model(f)`."""
     if not isinstance(node, cst.SimpleStatementLine) or len(node.body) != 1 or not isinstance(node.body[0], cst.Assign):
@@ -428,7 +417,7 @@ def _graph_class(node: cst.ClassDef, module: cst.Module, result: Upgrade) -> Opt
         sites = [(caller, depth) for caller in graph for c, depth in _self_calls(methods[caller]) if c == name]
         if refs.get(name, 0) == 1 and len(sites) == 1 and sites[0][1] == 0 and sites[0][0] in once:
             once.add(name)
-    for scope in (c for m in graph for c in _calls(methods[m]) if code(c.func) == f"{tf}.compat.v1.variable_scope"):
+    for scope in (c for m in graph for c in calls_in(methods[m]) if code(c.func) == f"{tf}.compat.v1.variable_scope"):
         keywords = {a.keyword.value: code(a.value) for a in scope.args if a.keyword is not None}
         ours = code(scope.args[0].value) == f"{tf}.compat.v1.get_variable_scope()" and keywords == {
             "initializer": "default"}
@@ -461,7 +450,7 @@ def _graph_class(node: cst.ClassDef, module: cst.Module, result: Upgrade) -> Opt
     written["__init__"] = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *made]))
     body = [written.get(m.name.value, m) if isinstance(m, cst.FunctionDef) else m for m in node.body.body]
     upgraded = node.with_changes(body=node.body.with_changes(body=body))
-    called = {code(c.func) for c in _calls(upgraded) if isinstance(c.func, cst.Name)}
+    called = {code(c.func) for c in calls_in(upgraded) if isinstance(c.func, cst.Name)}
     functions = [n for n in module.body if isinstance(n, cst.FunctionDef) and n.name.value in called]
     undecorated = upgraded.visit(_Untracked(tf, tracked.name.value))
     rest = code(undecorated) + "".join(code(f) for f in functions)
