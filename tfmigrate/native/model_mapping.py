@@ -213,7 +213,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         reuse_given &= inner.reuse_given
         variables |= inner.module_variables
         anew = anew or inner.anew
-    seeded = _seeded_initial_value(name, paths, getattr(script, "pinned", False))
+    seeded = _seeded_initial_value(name, paths, script.pinned)
     for inner in inherited:
         seeded = seeded or inner.seeded
     norms = [call for call, path, _ in paths if path == "layers.batch_normalization"]

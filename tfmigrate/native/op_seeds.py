@@ -57,6 +57,17 @@ _NO_GRAPH = {"numpy", "np", "math", "random", "os", "sys", "time", "datetime", "
              "tempfile", "subprocess", "warnings", "copy", "textwrap", "six", "platform", "mpl_toolkits", "sklearn"}
 
 
+def _api(names: ImportTable, node: cst.BaseExpression) -> Optional[str]:
+    """The TF path `node` names, read alike with or without `compat.v1.`."""
+    path = names.api(node)
+    return path[len("compat.v1."):] if path is not None and path.startswith("compat.v1.") else path
+
+
+def _tf(names: ImportTable, modules=("tensorflow",)) -> str:
+    """The alias the module spells TensorFlow with (one of `modules`)."""
+    return next((alias for alias, full in names.aliases.items() if full in modules), "tf")
+
+
 class _Unsure(Exception):
     """Where the count of TF1's draws is not certain."""
 
@@ -147,10 +158,8 @@ class _Counter:
         node.visit(_Order())
 
     def _call(self, call: cst.Call) -> None:
-        path = self.names.api(call.func)
-        if path is not None and path.startswith("compat.v1."):
-            path = path[len("compat.v1."):]
-        if path in ("app.run", "compat.v1.app.run") and "main" in self.functions and not any(
+        path = _api(self.names, call.func)
+        if path == "app.run" and "main" in self.functions and not any(
                 a.keyword is not None and a.keyword.value == "main" for a in call.args) and not call.args:
             call = cst.Call(func=cst.Name("main"))  # (`tf.app.run()` runs `main`, once)
             path = None
@@ -231,9 +240,8 @@ class _Counter:
         return None
 
     def _may_draw(self, call: cst.Call) -> bool:
-        path = self.names.api(call.func)
+        path = _api(self.names, call.func)
         if path is not None:
-            path = path[len("compat.v1."):] if path.startswith("compat.v1.") else path
             return path in RANDOM_OPS or bool(_MAY_DRAW.search(path))
         root = call.func
         while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
@@ -248,19 +256,11 @@ class _Counter:
 
     def _initializer(self, node: cst.BaseExpression) -> Optional[str]:
         """The random initializer `node` makes, unseeded, or None."""
-        if isinstance(node, cst.Call):
-            path = self.names.api(node.func)
-            path = path[len("compat.v1."):] if path is not None and path.startswith("compat.v1.") else path
-            if path in RANDOM_INITIALIZERS:
-                return path
-        return None
+        path = _api(self.names, node.func) if isinstance(node, cst.Call) else None
+        return path if path in RANDOM_INITIALIZERS else None
 
     def _filled(self, node: cst.BaseExpression) -> bool:
-        if isinstance(node, cst.Call):
-            path = self.names.api(node.func)
-            path = path[len("compat.v1."):] if path is not None and path.startswith("compat.v1.") else path
-            return path in FILLED_INITIALIZERS
-        return False
+        return isinstance(node, cst.Call) and _api(self.names, node.func) in FILLED_INITIALIZERS
 
     def _draws_in(self, node: cst.CSTNode) -> bool:
         """Whether `node` has a call that may draw (through the module's functions it calls too)."""
@@ -329,16 +329,13 @@ class _Pin(cst.CSTTransformer):
     """Writes `seed=n` (or TF1's default kernel initializer with it) into each counted call."""
 
     def __init__(self, seeds: Dict[int, int], names: ImportTable):
-        self.seeds, self.names = seeds, names
-        self.tf = next((alias for alias, full in names.aliases.items() if full in ("tensorflow", "tensorflow.compat.v1")),
-                       "tf")
+        self.seeds, self.names, self.tf = seeds, names, _tf(names, ("tensorflow", "tensorflow.compat.v1"))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         seed = self.seeds.get(id(original))
         if seed is None:
             return updated
-        path = self.names.api(original.func) or ""
-        path = path[len("compat.v1."):] if path.startswith("compat.v1.") else path
+        path = _api(self.names, original.func)
         number = cst.Integer(str(seed))
         if path in KERNEL_LAYERS or path == "get_variable":
             name = "kernel_initializer" if path in KERNEL_LAYERS else "initializer"
@@ -376,7 +373,7 @@ def drawn_by_generators(text: str) -> str:
     module = module.visit(mover)
     if not mover.made:
         return text
-    tf = next((alias for alias, full in names.aliases.items() if full == "tensorflow"), "tf")
+    tf = _tf(names)
     lines = [cst.parse_statement(f'{name} = {tf}.random.Generator.from_state([0, {n}, '
                                  f'{cst.Module([]).code_for_node(seed)}], alg="philox")\n')
              for n, name in sorted(mover.made.items())]
@@ -406,9 +403,7 @@ class _ToGenerators(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not self.depth:
             return updated
-        path = self.names.api(original.func) or ""
-        path = path[len("compat.v1."):] if path.startswith("compat.v1.") else path
-        method = _GENERATED.get(path)
+        method = _GENERATED.get(_api(self.names, original.func) or "")
         seed = next((a for a in updated.args if a.keyword is not None and a.keyword.value == "seed"), None)
         if method is None or seed is None or not isinstance(seed.value, cst.Integer) or any(a.star for a in updated.args):
             return updated
@@ -431,7 +426,6 @@ class _ToGenerators(cst.CSTTransformer):
         kept = code_of(keep.value) if keep is not None else ""
         simple = isinstance(keep.value, (cst.Name, cst.Attribute, cst.Integer, cst.Float)) if keep is not None else True
         rate_text = code_of(rate.value) if rate is not None else f"1 - {kept}" if simple else f"1 - ({kept})"
-        tf = next((alias for alias, full in self.names.aliases.items() if full == "tensorflow"), "tf")
-        return cst.parse_expression(f"{tf}.nn.experimental.general_dropout({code_of(positional[0].value)}, "
+        return cst.parse_expression(f"{_tf(self.names)}.nn.experimental.general_dropout({code_of(positional[0].value)}, "
                                     f"rate={rate_text}, uniform_sampler={name}.uniform)").with_changes(
             lpar=updated.lpar, rpar=updated.rpar)
