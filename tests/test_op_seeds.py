@@ -87,6 +87,10 @@ def test_a_new_graph_counts_from_zero_once_seeded_again():
                        "h = tf.layers.dense(x, 2, name='d', reuse=tf.AUTO_REUSE)\n"),
     ("a class that draws", "tf.set_random_seed(1)\n\n\nclass M:\n    def __init__(self):\n"
                            "        self.w = tf.Variable(tf.random_normal([2]))\n\n\nm = M()\n"),
+    ("a random bias initializer (after a zeros kernel)",
+     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\nh = tf.layers.dense(x, 2, "
+     "kernel_initializer=tf.zeros_initializer(), bias_initializer=tf.random_normal_initializer())\n"
+     "w = tf.Variable(tf.random_normal([2]))\n"),
     ("a Keras layer", "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n"
                       "h = tf.keras.layers.Dense(3)(x)\n"),
 ])

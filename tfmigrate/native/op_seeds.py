@@ -211,12 +211,15 @@ class _Counter:
             if "reuse" in given or any(a.star for a in call.args) or \
                     len([a for a in call.args if a.keyword is None]) > KERNEL_LAYERS[path]:
                 raise _Unsure("a layer with reuse or its initializers given by position")
-            for name in ("kernel_initializer", "bias_initializer"):
-                if name in given and self._initializer(given[name]) is None and name == "kernel_initializer":
-                    return None if self._filled(given[name]) else _unsure("a kernel initializer")
-                if name == "bias_initializer" and name in given and self._initializer(given[name]) is not None:
-                    raise _Unsure("a random bias initializer")
-            return 1
+            bias = given.get("bias_initializer")
+            if bias is not None and not self._filled(bias):  # (a second draw of the call, or an unknown one)
+                raise _Unsure("a bias initializer other than zeros, ones or a constant")
+            kernel = given.get("kernel_initializer")
+            if kernel is None or self._initializer(kernel) is not None:
+                return 1
+            if self._filled(kernel):
+                return None
+            raise _Unsure("a kernel initializer")
         if path in ("layers.flatten", "layers.max_pooling1d", "layers.max_pooling2d", "layers.max_pooling3d",
                     "layers.average_pooling1d", "layers.average_pooling2d", "layers.average_pooling3d"):
             return None  # (no variable, no draw)
@@ -313,10 +316,6 @@ def _root(name: cst.BaseExpression) -> str:
     while isinstance(name, cst.Attribute):
         name = name.value
     return name.value if isinstance(name, cst.Name) else ""
-
-
-def _unsure(why: str):
-    raise _Unsure(why)
 
 
 def _literal_number(node: Optional[cst.BaseExpression]) -> Optional[float]:
