@@ -65,6 +65,40 @@ def test_a_new_graph_counts_from_zero_once_seeded_again():
     assert "tf.random_uniform([2], seed=0)" in out and "tf.random_uniform([2], seed=1)" in out
 
 
+def test_reused_variables_draw_nothing_and_each_call_has_its_arguments():
+    out = _pin("""\
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.float32, [None, 4])
+        is_training = True
+
+
+        def net(h, reuse=False, training=False):
+            with tf.variable_scope("net", reuse=reuse):
+                h = tf.layers.dense(h, 3)
+                h = tf.layers.dropout(h, rate=0.5, training=training)
+                return tf.layers.dense(h, 1)
+
+
+        def critic(h):
+            with tf.variable_scope("critic", reuse=tf.AUTO_REUSE):
+                with tf.variable_scope("inner"):
+                    w = tf.get_variable("w", [1, 2])
+                return tf.matmul(h, w)
+
+
+        train = net(x, training=is_training)
+        test = net(x, reuse=True)
+        a = critic(train)
+        b = critic(test)
+        noise = tf.random_normal([2])
+        """)
+    assert "tf.layers.dense(h, 3, kernel_initializer=tf.glorot_uniform_initializer(seed=0))" in out
+    assert "tf.layers.dropout(h, rate=0.5, training=training, seed=1)" in out
+    assert "tf.layers.dense(h, 1, kernel_initializer=tf.glorot_uniform_initializer(seed=2))" in out
+    assert 'tf.get_variable("w", [1, 2], initializer=tf.glorot_uniform_initializer(seed=3))' in out
+    assert "tf.random_normal([2], seed=4)" in out  # (the reused calls drew nothing)
+
+
 @pytest.mark.parametrize("why, body", [
     ("no graph seed", "a = tf.Variable(tf.random_normal([2]))\n"),
     ("a seed of the program's own",
@@ -75,6 +109,24 @@ def test_a_new_graph_counts_from_zero_once_seeded_again():
                          "    ws.append(tf.Variable(tf.random_normal([2])))\n"),
     ("a function that draws, called twice",
      "tf.set_random_seed(1)\n\n\ndef w():\n    return tf.Variable(tf.random_normal([2]))\n\n\na = w()\nb = w()\n"),
+    ("a layer made twice (two kernels from one place)",
+     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n\n\ndef f(h):\n"
+     "    return tf.layers.dense(h, 2)\n\n\na = f(x)\nb = f(x)\n"),
+    ("a dropout drawn at both calls of a reused function",
+     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n\n\ndef f(h, reuse):\n"
+     "    with tf.variable_scope('f', reuse=reuse):\n        return tf.nn.dropout(tf.layers.dense(h, 2), 0.5)\n\n\n"
+     "a = f(x, False)\nb = f(x, True)\n"),
+    ("a reuse flag that is not known",
+     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n\n\ndef f(h, reuse):\n"
+     "    with tf.variable_scope('f', reuse=reuse):\n        return tf.layers.dense(h, 2)\n\n\n"
+     "a = f(x, reuse=len([1]) > 1)\n"),
+    ("a training flag of Python's, not a literal",
+     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\ntraining = True\ntraining = False\n"
+     "h = tf.layers.dropout(x, rate=0.5, training=training)\n"),
+    ("AUTO_REUSE on a scope named at run time",
+     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n\n\ndef f(h, name):\n"
+     "    with tf.variable_scope(name, reuse=tf.AUTO_REUSE):\n        return tf.layers.dense(h, 2)\n\n\n"
+     "a = f(x, input())\n"),
     ("a project module's function", "from model import build\ntf.set_random_seed(1)\n"
                                     "a = build()\nb = tf.Variable(tf.random_normal([2]))\n"),
     ("an RNN cell", "tf.set_random_seed(1)\ncell = tf.nn.rnn_cell.BasicLSTMCell(4)\n"
@@ -131,13 +183,51 @@ with tf.Session() as sess:
 """
 
 
-def test_the_pinned_program_draws_what_tf1_drew(tmp_path):
+REUSED = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+tf.set_random_seed(7)
+x = tf.placeholder(tf.float32, [None, 3])
+
+
+def tower(h, reuse, training):
+    with tf.variable_scope("tower", reuse=reuse):
+        h = tf.layers.dense(h, 4, tf.nn.relu)
+        h = tf.layers.dropout(h, rate=0.5, training=training)
+        v = tf.get_variable("v", [4, 2], initializer=tf.truncated_normal_initializer(stddev=0.1))
+        return tf.matmul(h, v)
+
+
+def critic(h):
+    with tf.variable_scope("critic", reuse=tf.AUTO_REUSE):
+        return tf.layers.dense(h, 1)
+
+
+a = tower(x, False, True)
+b = tower(x, True, False)
+c = critic(a) + critic(b)
+noise = tf.random_uniform([3])
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(2):
+        print(np.round(sess.run([a, c], {x: np.ones([2, 3], np.float32)})[1].ravel(), 6).tolist(),
+              np.round(sess.run(noise), 6).tolist())
+"""
+
+
+@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5)], ids=["flat", "reused"])
+def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
-    after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer)."""
-    module = cst.parse_module(PROGRAM)
-    written = pinned(module, PROGRAM)
-    assert written is not None and written.code.count("seed=") == 10, written.code
-    (tmp_path / "original.py").write_text(PROGRAM)
+    after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;
+    functions called twice under `reuse=True` and AUTO_REUSE)."""
+    module = cst.parse_module(program)
+    written = pinned(module, program)
+    assert written is not None and written.code.count("seed=") == written_seeds, written.code
+    (tmp_path / "original.py").write_text(program)
     (tmp_path / "pinned.py").write_text(written.code)
     runs = [run_python([name], cwd=tmp_path) for name in ("original.py", "pinned.py")]
     for run in runs:

@@ -10,16 +10,20 @@ draws TF1's initial weights, and TF1's dropout masks while one `tf.function` eva
 a `tf.function` continues its sequence from call to call, as TF1's did from run to run).
 
 Counted where the count is certain, in the order the module builds the graph: module-level
-statements and the module's functions they call (once each); random ops, `tf.nn.dropout`,
-`tf.layers.dropout` with a `training=` flag, and the kernels TF1's `tf.layers` and `get_variable`
-drew by default or from an initializer. Anything else that may draw (a loop or a branch around a
-draw, a class, RNN cells, Keras, a dataset shuffle, `reuse`, a seed of the program's own) leaves
-the module as it is (None): the rewrite then says its numbers change (native.seeded_draws).
+statements and the module's functions they call, each call with its own arguments; random ops,
+`tf.nn.dropout`, `tf.layers.dropout` with a `training=` flag, and the kernels TF1's `tf.layers` and
+`get_variable` drew by default or from an initializer. A variable under a reusing
+`variable_scope` (`reuse=True`, or `AUTO_REUSE` on a scope entered before) draws nothing: the
+discriminator of a GAN called twice draws its kernels once. One place in the code can take only one
+seed, so a place that draws at two calls (a dropout in a function called twice) is not certain.
+Anything else that may draw (a loop or a branch around a draw, a class, RNN cells, Keras, a dataset
+shuffle, a seed of the program's own) leaves the module as it is (None): the rewrite then says its
+numbers change (native.seeded_draws).
 """
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -32,6 +36,9 @@ RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.nor
 # The layers that draw a kernel, and how many arguments each takes before `kernel_initializer`.
 KERNEL_LAYERS = {"layers.dense": 4, "layers.conv1d": 9, "layers.conv2d": 9, "layers.conv3d": 9,
                  "layers.conv2d_transpose": 8}
+NO_DRAW_LAYERS = ("layers.flatten", "contrib.layers.flatten", "layers.max_pooling1d", "layers.max_pooling2d",
+                  "layers.max_pooling3d", "layers.average_pooling1d", "layers.average_pooling2d",
+                  "layers.average_pooling3d")
 RANDOM_INITIALIZERS = ("truncated_normal_initializer", "random_normal_initializer", "random_uniform_initializer",
                        "glorot_uniform_initializer", "glorot_normal_initializer", "variance_scaling_initializer",
                        "initializers.truncated_normal", "initializers.random_normal", "initializers.random_uniform",
@@ -91,7 +98,12 @@ class _Counter:
     def __init__(self, module: cst.Module, names: ImportTable):
         self.module, self.names = module, names
         self.functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-        self.walked: Set[int] = set()  # the functions walked (a module may define one name twice)
+        self.walking: List[str] = []  # the functions being walked, innermost last
+        self.bindings: List[Dict[str, cst.BaseExpression]] = [{}]  # each walked call's arguments by name
+        self.reusing: List[bool] = [False]  # whether the variable scope shares its variables
+        self.scope: List[str] = []  # the names of the variable scopes entered
+        self.entered: Set[Tuple[str, ...]] = set()
+        self.constants = _constants(module)
         self.seeded = False  # the graph has a seed
         self.next = 0        # the graph's counter
         self.seeds: Dict[int, int] = {}  # id(call) -> the op seed TF1 gave its draw
@@ -122,10 +134,20 @@ class _Counter:
             for small in statement.body:
                 self._calls(small)
         elif isinstance(statement, cst.With):
+            scopes = 0
             for item in statement.items:
-                self._calls(item.item)
+                if isinstance(item.item, cst.Call) and _api(self.names, item.item.func) == "variable_scope":
+                    for argument in item.item.args:
+                        self._calls(argument.value)
+                    self._enter(item.item)
+                    scopes += 1
+                else:
+                    self._calls(item.item)
             for inner in statement.body.body:
                 self._statement(inner)
+            for _ in range(scopes):
+                self.scope.pop()
+                self.reusing.pop()
         elif isinstance(statement, cst.If) and _is_main_guard(statement) and statement.orelse is None:
             for inner in statement.body.body:  # (the entry point, run once)
                 self._statement(inner)
@@ -166,11 +188,14 @@ class _Counter:
         if isinstance(call.func, cst.Name) and call.func.value in self.functions and path is None:
             function = self.functions[call.func.value]
             if self._draws_in(function):
-                if id(function) in self.walked:
-                    raise _Unsure("a function that draws, called twice")
-                self.walked.add(id(function))
+                if function.name.value in self.walking:
+                    raise _Unsure("a recursive function that draws")
+                self.walking.append(function.name.value)
+                self.bindings.append(self._bound(function, call))
                 for statement in function.body.body:
                     self._statement(statement)
+                self.bindings.pop()
+                self.walking.pop()
             return
         if path in SEEDS:
             self.seeded = True
@@ -178,16 +203,17 @@ class _Counter:
         if path is not None and path.endswith("reset_default_graph"):
             self.seeded, self.next = False, 0  # a new graph: its counter from 0, once it has a seed
             return
-        if path == "variable_scope":
-            if any(a.keyword is not None and (a.keyword.value == "initializer" or a.keyword.value == "reuse" and not (
-                    isinstance(a.value, cst.Name) and a.value.value in ("None", "False"))) for a in call.args):
-                raise _Unsure("a variable scope with an initializer or reuse")
+        if path == "variable_scope":  # (not entered by `with`)
+            if any(a.keyword is not None and a.keyword.value in ("initializer", "reuse") for a in call.args):
+                raise _Unsure("a variable scope with an initializer or reuse, not entered by `with`")
             return
         draws = self._draws(call, path)
         if draws is None:
             return
         if not self.seeded:
             raise _Unsure("a draw before the graph's seed")
+        if id(call) in self.seeds:
+            raise _Unsure("one place in the code that draws at two calls")
         self.seeds[id(call)] = self.next
         self.next += draws
 
@@ -196,7 +222,8 @@ class _Counter:
         _Unsure for one that may."""
         given = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if path in RANDOM_OPS or path == "nn.dropout":
-            if path == "nn.dropout" and _literal_number(given.get("keep_prob", given.get("rate"))) in (0.0, 1.0):
+            kept = given.get("keep_prob", given.get("rate"))
+            if path == "nn.dropout" and _literal_number(self._value(kept) if kept is not None else None) in (0.0, 1.0):
                 raise _Unsure("a dropout of a literal keep_prob 1 or rate 0")
             return 1
         if path == "layers.dropout":
@@ -204,9 +231,16 @@ class _Counter:
             positional = [a for a in call.args if a.keyword is None]
             if len(positional) > 1 or any(a.star for a in call.args) or not isinstance(positional[0].value, cst.Name):
                 raise _Unsure("a dropout other than of a name, with keywords")
-            if training is None or isinstance(training, cst.Name) and training.value == "False":
+            if training is None:
                 return None
+            training = self._value(training)
+            if isinstance(training, cst.Name) and training.value in ("True", "False"):
+                return 1 if training.value == "True" else None
+            if not self._tensor(training):  # (a Python flag TF1 read as it was, or None: the learning phase)
+                raise _Unsure("a dropout's training flag that is neither a literal nor a tensor")
             return 1
+        if (path in KERNEL_LAYERS or path == "get_variable") and self.reusing[-1]:
+            return None  # (the variable exists: nothing drawn)
         if path in KERNEL_LAYERS:
             if "reuse" in given or any(a.star for a in call.args) or \
                     len([a for a in call.args if a.keyword is None]) > KERNEL_LAYERS[path]:
@@ -220,8 +254,7 @@ class _Counter:
             if self._filled(kernel):
                 return None
             raise _Unsure("a kernel initializer")
-        if path in ("layers.flatten", "layers.max_pooling1d", "layers.max_pooling2d", "layers.max_pooling3d",
-                    "layers.average_pooling1d", "layers.average_pooling2d", "layers.average_pooling3d"):
+        if path in NO_DRAW_LAYERS:
             return None  # (no variable, no draw)
         if path == "layers.batch_normalization":  # (ones and zeros)
             if any(name.endswith("_initializer") for name in given) or "reuse" in given:
@@ -241,6 +274,63 @@ class _Counter:
         if self._may_draw(call):
             raise _Unsure(f"`{cst.Module([]).code_for_node(call.func)}`, which may draw")
         return None
+
+    def _bound(self, function: cst.FunctionDef, call: cst.Call) -> Dict[str, cst.BaseExpression]:
+        """The names of `function`'s body for `call`: each parameter with the value the call gives it,
+        each local assigned once with its value, and any other name it binds as not known."""
+        params = function.params
+        ordered = [*params.posonly_params, *params.params]
+        names: Dict[str, cst.BaseExpression] = {p.name.value: UNKNOWN for p in [*ordered, *params.kwonly_params]}
+        if not any(a.star for a in call.args) and params.star_kwarg is None and not isinstance(params.star_arg, cst.Param):
+            names.update({p.name.value: self._value(p.default) for p in [*ordered, *params.kwonly_params]
+                          if p.default is not None})
+            for param, argument in zip(ordered, [a for a in call.args if a.keyword is None]):
+                names[param.name.value] = self._value(argument.value)
+            for argument in call.args:
+                if argument.keyword is not None:
+                    names[argument.keyword.value] = self._value(argument.value)
+        assigned = [n.value for n in _assigned_names(function.body)]
+        for name in assigned:
+            names[name] = UNKNOWN
+        for name, value in _single_assignments(function.body.body).items():
+            if assigned.count(name) == 1 and name not in [p.name.value for p in [*ordered, *params.kwonly_params]]:
+                names[name] = value
+        return names
+
+    def _value(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """`node`, or the value its name stands for: a name of the walked call, or a module-level
+        constant."""
+        if isinstance(node, cst.Name):
+            if self.walking and node.value in self.bindings[-1]:
+                return self.bindings[-1][node.value]
+            return self.constants.get(node.value, node)
+        return node
+
+    def _tensor(self, node: cst.BaseExpression) -> bool:
+        """Whether `node` (a value `_value` gave) is a TensorFlow call's result (a placeholder): its
+        value is the graph's."""
+        return isinstance(node, cst.Call) and self.names.api(node.func) is not None
+
+    def _enter(self, scope: cst.Call) -> None:
+        """Enters `with tf.variable_scope(...)`: its name, and whether its variables are shared."""
+        given = {a.keyword.value: a.value for a in scope.args if a.keyword is not None}
+        positional = [a.value for a in scope.args if a.keyword is None]
+        if "initializer" in given or len(positional) > 3 or any(a.star for a in scope.args):
+            raise _Unsure("a variable scope with an initializer")
+        name = self._value(given.get("name_or_scope", positional[0] if positional else cst.Name("None")))
+        path = (*self.scope, name.evaluated_value if isinstance(name, cst.SimpleString) else "?")
+        reuse = self._value(given["reuse"]) if "reuse" in given else cst.Name("None")
+        if isinstance(reuse, cst.Name) and reuse.value in ("None", "False"):
+            shared = self.reusing[-1]  # (inherited)
+        elif isinstance(reuse, cst.Name) and reuse.value == "True":
+            shared = True
+        elif _api(self.names, reuse) == "AUTO_REUSE" and "?" not in path:
+            shared = self.reusing[-1] or path in self.entered
+        else:
+            raise _Unsure("a variable scope whose reuse is not known")
+        self.entered.add(path)
+        self.scope.append(path[-1])
+        self.reusing.append(shared)
 
     def _may_draw(self, call: cst.Call) -> bool:
         path = _api(self.names, call.func)
@@ -301,6 +391,67 @@ def _bound_by_imports(module: cst.Module) -> Dict[str, str]:
             elif isinstance(small, cst.ImportFrom):
                 raise _Unsure("a star import")
     return bound
+
+
+UNKNOWN = cst.Name("__not_known__")  # (the value of a name the count cannot read)
+
+
+def _constants(module: cst.Module) -> Dict[str, cst.BaseExpression]:
+    """The module-level names bound once in the whole module (in any scope), each to its value."""
+    counts: Dict[str, int] = {}
+    for name in _assigned_names(module):
+        counts[name.value] = counts.get(name.value, 0) + 1
+    return {name: value for name, value in _single_assignments(module.body).items() if counts.get(name) == 1}
+
+
+def _single_assignments(body) -> Dict[str, cst.BaseExpression]:
+    """`name = value` statements directly in `body`, by name."""
+    values = {}
+    for statement in body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                values[small.targets[0].target.value] = small.value
+    return values
+
+
+def _assigned_names(node: cst.CSTNode) -> List[cst.Name]:
+    """The names `node` binds (assignments, loops, `with ... as`, augmented assignments, globals)."""
+    found: List[cst.Name] = []
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, target) -> None:
+            found.extend(n for n in _names_of(target.target))
+
+        def visit_AugAssign(self, node) -> None:
+            found.extend(_names_of(node.target))
+
+        def visit_AnnAssign(self, node) -> None:
+            found.extend(_names_of(node.target))
+
+        def visit_For(self, node) -> None:
+            found.extend(_names_of(node.target))
+
+        def visit_AsName(self, node) -> None:
+            found.extend(_names_of(node.name))
+
+        def visit_Global(self, node) -> None:
+            found.extend(item.name for item in node.names)
+
+        def visit_NamedExpr(self, node) -> None:
+            found.extend(_names_of(node.target))
+
+    node.visit(_Targets())
+    return found
+
+
+def _names_of(target: cst.BaseExpression) -> List[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _names_of(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names_of(target.value)
+    return []
 
 
 def _is_main_guard(statement: cst.If) -> bool:
