@@ -1208,6 +1208,30 @@ def test_a_scope_list_trains_the_model_objects_whose_tf1_names_it_selects():
     assert "variables = [*g_model.trainable_variables]\n" in whole.code
 
 
+def test_lists_filtered_from_trainable_variables_are_scope_lists():
+    """The DCGAN shape: `t_vars = tf.trainable_variables()`, then `[v for v in t_vars if
+    v.name.startswith("G")]` is `get_collection`'s scope list (native.collection_lists), and a
+    function whose variables are all under that scope (beside a `return`) trains its object's."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\n"
+              "def g(z):\n    with tf.variable_scope('G'):\n        h = tf.layers.dense(z, 2)\n    return h\n"
+              "def d(v):\n    with tf.variable_scope('D'):\n        return tf.layers.dense(v, 1)\n"
+              "loss = tf.reduce_sum(d(g(x)))\nd_loss = -loss\nt_vars = tf.trainable_variables()\n"
+              "g_vars = [v for v in t_vars if v.name.startswith('G')]\n"
+              "d_vars = [var for var in t_vars if var.name.startswith('D')]\n"
+              "g_step = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=g_vars)\n"
+              "d_step = tf.train.GradientDescentOptimizer(0.1).minimize(d_loss, var_list=d_vars)\n"
+              "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
+              "    s.run([g_step, d_step], {x: [[1.0, 2.0]]})\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "variables = [*g_model.trainable_variables]\n" in outcome.code
+    assert "variables = [*d_model.trainable_variables]\n" in outcome.code
+    assert "t_vars" not in outcome.code and "trainable_variables()" not in outcome.code
+    # a list read elsewhere too, or a filter other than a name's start: left as it was (refused)
+    for changed in (source + "print(len(t_vars))\n", source.replace("v.name.startswith('G')", "'G' in v.name")):
+        assert rewrite(changed).code is None
+
+
 def test_gradients_clipped_by_global_norm_are_a_minimize_with_clipped_tape_gradients():
     """native.clipped_steps: `tvars`/`tf.gradients`/`clip_by_global_norm`/`apply_gradients` (also
     with the gradients on a line of their own) is read as `minimize`, lines kept, and the step

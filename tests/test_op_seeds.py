@@ -99,6 +99,60 @@ def test_reused_variables_draw_nothing_and_each_call_has_its_arguments():
     assert "tf.random_normal([2], seed=4)" in out  # (the reused calls drew nothing)
 
 
+def test_an_rnn_draws_its_cells_kernel_where_it_first_runs_it():
+    out = _pin("""\
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.float32, [None, 6, 3])
+
+
+        def rnn(inputs):
+            cell = tf.nn.rnn_cell.LSTMCell(8, forget_bias=1.0)
+            # the cell's kernel
+            outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)
+            return tf.layers.dense(outputs[:, -1], 2)
+
+
+        logits = rnn(x)
+        """)
+    assert ("    # the cell's kernel\n"
+            "    with tf.variable_scope(tf.get_variable_scope(), initializer=tf.glorot_uniform_initializer(seed=0)):\n"
+            "        outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)\n") in out
+    assert "tf.layers.dense(outputs[:, -1], 2, kernel_initializer=tf.glorot_uniform_initializer(seed=1))" in out
+
+
+def test_a_class_is_counted_through_its_methods_calls():
+    out = _pin("""\
+        tf.set_random_seed(5)
+
+
+        class Model(object):
+            def __init__(self, units, training=True):
+                self.x = tf.placeholder(tf.float32, [None, 4])
+                self.w = tf.get_variable("w", [4, units])
+                self._build(training)
+
+            def _build(self, training):
+                h = tf.matmul(self.x, self.w)
+                h = tf.layers.dropout(h, rate=0.5, training=training)
+                self.out = tf.layers.dense(h, 1)
+
+            def noise(self):
+                return tf.random_normal([2])
+
+            def train(self, sess):
+                return sess.run(self.out)
+
+
+        model = Model(3)
+        n = model.noise()
+        after = tf.Variable(tf.random_uniform([2]))
+        """)
+    assert 'tf.get_variable("w", [4, units], initializer=tf.glorot_uniform_initializer(seed=0))' in out
+    assert "tf.layers.dropout(h, rate=0.5, training=training, seed=1)" in out
+    assert "tf.layers.dense(h, 1, kernel_initializer=tf.glorot_uniform_initializer(seed=2))" in out
+    assert "tf.random_normal([2], seed=3)" in out and "tf.random_uniform([2], seed=4)" in out
+
+
 @pytest.mark.parametrize("why, body", [
     ("no graph seed", "a = tf.Variable(tf.random_normal([2]))\n"),
     ("a seed of the program's own",
@@ -129,16 +183,37 @@ def test_reused_variables_draw_nothing_and_each_call_has_its_arguments():
      "a = f(x, input())\n"),
     ("a project module's function", "from model import build\ntf.set_random_seed(1)\n"
                                     "a = build()\nb = tf.Variable(tf.random_normal([2]))\n"),
-    ("an RNN cell", "tf.set_random_seed(1)\ncell = tf.nn.rnn_cell.BasicLSTMCell(4)\n"
-                    "b = tf.Variable(tf.random_normal([2]))\n"),
+    ("a GRU cell (two kernels)", "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 3, 2])\n"
+                                 "o, s = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(4), x, dtype=tf.float32)\n"),
+    ("a cell with a projection", "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 3, 2])\n"
+                                 "c = tf.nn.rnn_cell.LSTMCell(4, num_proj=2)\no, s = tf.nn.dynamic_rnn(c, x, dtype=tf.float32)\n"),
+    ("a cell run twice", "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 3, 2])\n"
+                         "c = tf.nn.rnn_cell.LSTMCell(4)\no, s = tf.nn.dynamic_rnn(c, x, dtype=tf.float32)\n"
+                         "p, q = tf.nn.dynamic_rnn(c, x, dtype=tf.float32, scope='again')\n"),
+    ("a stacked cell", "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 3, 2])\n"
+                       "c = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(4), tf.nn.rnn_cell.LSTMCell(4)])\n"
+                       "o, s = tf.nn.dynamic_rnn(c, x, dtype=tf.float32)\n"),
+    ("a cell's dropout", "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 3, 2])\n"
+                         "c = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.LSTMCell(4), output_keep_prob=0.5)\n"
+                         "o, s = tf.nn.dynamic_rnn(c, x, dtype=tf.float32)\n"),
     ("a dataset shuffle", "tf.set_random_seed(1)\nd = tf.data.Dataset.range(4).shuffle(4)\n"
                           "b = tf.Variable(tf.random_normal([2]))\n"),
     ("a scope's initializer", "tf.set_random_seed(1)\nwith tf.variable_scope('s', initializer=tf.ones_initializer()):\n"
                               "    v = tf.get_variable('v', [2])\n"),
     ("a reused layer", "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n"
                        "h = tf.layers.dense(x, 2, name='d', reuse=tf.AUTO_REUSE)\n"),
-    ("a class that draws", "tf.set_random_seed(1)\n\n\nclass M:\n    def __init__(self):\n"
-                           "        self.w = tf.Variable(tf.random_normal([2]))\n\n\nm = M()\n"),
+    ("a class that draws, made twice", "tf.set_random_seed(1)\n\n\nclass M:\n    def __init__(self):\n"
+                                       "        self.w = tf.Variable(tf.random_normal([2]))\n\n\nm = M()\nn = M()\n"),
+    ("a method that draws, called in a loop",
+     "tf.set_random_seed(1)\n\n\nclass M:\n    def noise(self):\n        return tf.random_normal([2])\n\n\n"
+     "m = M()\nfor i in range(2):\n    m.noise()\n"),
+    ("a method that draws, on an instance whose class is not known",
+     "tf.set_random_seed(1)\n\n\nclass M:\n    def noise(self):\n        return tf.random_normal([2])\n\n\n"
+     "models = [M()]\nb = models[0].noise()\n"),
+    ("a property that draws", "tf.set_random_seed(1)\n\n\nclass M:\n    @property\n    def w(self):\n"
+                              "        return tf.random_normal([2])\n\n\nm = M()\nv = m.w\n"),
+    ("a class with a base class", "tf.set_random_seed(1)\n\n\nclass M(Base):\n    def __init__(self):\n"
+                                  "        self.w = tf.Variable(tf.random_normal([2]))\n\n\nm = M()\n"),
     ("a random bias initializer (after a zeros kernel)",
      "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\nh = tf.layers.dense(x, 2, "
      "kernel_initializer=tf.zeros_initializer(), bias_initializer=tf.random_normal_initializer())\n"
@@ -219,7 +294,42 @@ with tf.Session() as sess:
 """
 
 
-@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5)], ids=["flat", "reused"])
+CELLS = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+tf.set_random_seed(3)
+x = tf.placeholder(tf.float32, [None, 4, 3])
+w = tf.Variable(tf.random_normal([5, 2]))
+
+
+def encode(inputs):
+    with tf.variable_scope("encoder"):
+        cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+        outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)
+        return tf.matmul(state.h, w)
+
+
+def decode(inputs):
+    outputs, _ = tf.nn.static_rnn(tf.nn.rnn_cell.BasicRNNCell(3), tf.unstack(inputs, 4, 1), dtype=tf.float32)
+    return outputs[-1]
+
+
+h = encode(x) + tf.layers.dense(decode(x), 2)
+noise = tf.random_uniform([2])
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(2):
+        print(np.round(sess.run(h, {x: np.ones([2, 4, 3], np.float32)}).ravel(), 6).tolist(),
+              np.round(sess.run(noise), 6).tolist())
+"""
+
+
+@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 5)],
+                         ids=["flat", "reused", "cells"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
     after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;
@@ -245,6 +355,12 @@ def test_draws_at_each_step_come_from_generators_in_tf1s_state():
     assert "x + rng_1.normal(tf.shape(x), stddev=0.1)" in out
     assert "general_dropout(x, rate=1 - keep, uniform_sampler=rng_2.uniform)" in out
     assert "general_dropout(x, rate=0.5, uniform_sampler=rng_3.uniform)" in out
+    layers = drawn_by_generators(text.replace("    return tf.nn.dropout(x, rate=0.5, seed=3)\n", (
+        "    x = tf.compat.v1.layers.dropout(x, rate=0.3, training=flag, seed=4)\n"
+        "    return tf.compat.v1.layers.dropout(x, training=True, seed=5)\n")))
+    assert ("x = tf.cond(tf.cast(flag, tf.bool), lambda: tf.nn.experimental.general_dropout(x, rate=0.3, "
+            "uniform_sampler=rng_4.uniform), lambda: x)") in layers  # (a tensor flag: TF1's smart_cond)
+    assert "return tf.nn.experimental.general_dropout(x, rate=0.5, uniform_sampler=rng_5.uniform)" in layers
     # two seeds (two graphs): which generator belongs to which is not certain, left as it is
     assert drawn_by_generators(text.replace("w = ", "tf.random.set_seed(1)\nw = ")) == text.replace(
         "w = ", "tf.random.set_seed(1)\nw = ")

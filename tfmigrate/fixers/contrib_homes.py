@@ -145,10 +145,12 @@ def slim_module_import_fix(ref: GoneRef) -> Optional[Fix]:
                "(`pip install tf-slim`)", (Replace(stmt, new),), requires=("tf-slim",))
 
 
-# contrib.layers functions tf-slim keeps that make no variables and draw nothing: the same code in
-# graph and eager modules alike (the others make variables per call outside TF1's graph).
+# contrib.layers functions tf-slim keeps that make no variables (an initializer draws only where a
+# variable is made with it): the same code in graph and eager modules alike (the others make
+# variables per call outside TF1's graph).
 SLIM_STATELESS = frozenset({"flatten", "avg_pool2d", "max_pool2d", "one_hot_encoding", "l1_regularizer",
-                            "l2_regularizer", "l1_l2_regularizer", "sum_regularizer"})
+                            "l2_regularizer", "l1_l2_regularizer", "sum_regularizer", "xavier_initializer",
+                            "xavier_initializer_conv2d", "variance_scaling_initializer"})
 
 
 def slim_fix(ctx, ref: TF1Ref, name: str) -> Fix:

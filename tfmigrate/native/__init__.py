@@ -219,7 +219,7 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
             if flat is not None:
                 module, lines = _with_lines(flat)
             try:  # a class builds the graph (native.classes), or functions run by `main` (entry_functions)
-                text = classes.rewrite(module, module.code if flat is not None else source, lines)
+                text = classes.rewrite(module, module.code if flat is not None else source, lines, pinned)
                 if text is None:
                     text = entry_functions.rewrite(module, module.code if flat is not None else source, lines,
                                                    tuple(stateful))

@@ -209,8 +209,8 @@ class ProgramRuns:
         if isinstance(node, cst.FunctionDef) and class_data.datasets_only(self, node) and not any(
                 self._session_method(c, "run") for c in calls_in(node)):
             return  # `def make_datasets(batch): ... tf.data.Dataset...`: Python data in, datasets out
-        if isinstance(node, cst.FunctionDef) and not node.decorators:  # `main()`: its statements, as the module's
-            for inner in node.body.body:
+        if isinstance(node, cst.FunctionDef) and not node.decorators or _is_main_block(node):
+            for inner in node.body.body:  # `main()`, `if __name__ == "__main__":`: its statements, as the module's
                 self._top(inner)
             return
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
@@ -511,3 +511,8 @@ def _with_self(fetches, instance: str, trains: Set[str]) -> cst.BaseExpression:
             return updated
 
     return fetches.visit(_Self())
+
+
+def _is_main_block(node) -> bool:
+    """`if __name__ == "__main__":` without `else`."""
+    return isinstance(node, cst.If) and "__name__" in code(node.test) and node.orelse is None

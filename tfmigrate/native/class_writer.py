@@ -433,10 +433,10 @@ class _CompatV1(cst.CSTTransformer):
         return updated
 
 
-def rewrite(module: cst.Module, source: str, line_of) -> Optional[str]:
+def rewrite(module: cst.Module, source: str, line_of, pinned: bool = False) -> Optional[str]:
     """The module as eager TF2 when a class builds its graph (None: no class does; Blocked: what
-    stops it)."""
-    script = ClassScript(module, source, line_of)
+    stops it). `pinned`: its random ops carry the seeds TF1's graph gave them (native.op_seeds)."""
+    script = ClassScript(module, source, line_of, pinned)
     if not script.applies():
         return None
     return ClassWriter(script.analyse()).written()

@@ -70,8 +70,9 @@ _MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_m
 class ClassScript(ProgramRuns):
     """A script whose graph is built by classes, analysed (`analyse`); native.class_writer writes it."""
 
-    def __init__(self, module: cst.Module, source: str, line_of):
+    def __init__(self, module: cst.Module, source: str, line_of, pinned: bool = False):
         self.module = module
+        self.pinned = pinned  # the seeds of its random ops are TF1's, written out (native.op_seeds)
         self.source = source
         self.copies: Dict[int, int] = {}  # id of a node written for a run split by object -> the run's line
         self.line_of = lambda node: self.copies.get(id(node)) or line_of(node)
@@ -436,7 +437,7 @@ class ClassScript(ProgramRuns):
                 raise Blocked(self.line_of(call), f"`minimize` in {where} other than `self.<op> = "
                                                   "<optimizer>.minimize(self.<loss>)` in `__init__`")
             path = self.tf_call(call)
-            if path is not None and any(a.keyword is not None and a.keyword.value == "seed" and code(a.value) != "None"
+            if path is not None and not self.pinned and any(a.keyword is not None and a.keyword.value == "seed" and code(a.value) != "None"
                                         for a in call.args):
                 raise Blocked(self.line_of(call), f"`tf.{path}(seed=...)` in {where}, a random op with its own seed "
                                                   "(TF1 drew its numbers from the graph's seed and its own; eager TF2 "

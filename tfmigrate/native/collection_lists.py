@@ -1,5 +1,9 @@
 """`d_vars = tf.get_collection(TRAINABLE_VARIABLES, scope="D")` read only as `minimize(var_list=d_vars)`.
 
+The DCGAN shape, `t_vars = tf.trainable_variables()` then `d_vars = [v for v in t_vars if
+v.name.startswith("D")]`, is the same list (`get_collection`'s scope matches the start of each
+name), so it is first read as that call.
+
 The GAN tutorials' shape: each optimizer trains the variables of one scope, listed once at module
 level. The rewrite already knows the call written inside `minimize` (Script._collection_scope: the
 step trains the layers made under that scope), so the list is written where it is used and its
@@ -7,6 +11,7 @@ assignment dropped, the module keeping its line numbers (blockers name the lines
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, Optional
 
 import libcst as cst
@@ -18,6 +23,8 @@ _TRAINABLE = m.Call(func=m.Attribute(attr=m.Name("get_collection")),
 
 def inlined(module: cst.Module) -> Optional[cst.Module]:
     """`module` with each such list written into the `var_list=` that reads it, or None if none."""
+    filtered = _filtered_lists(module)
+    module = filtered if filtered is not None else module
     lists: Dict[str, cst.Call] = {}
     for statement in module.body:
         if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())],
@@ -35,6 +42,86 @@ def inlined(module: cst.Module) -> Optional[cst.Module]:
     return module.visit(_Inline(lists))
 
 
+def _filtered_lists(module: cst.Module) -> Optional[cst.Module]:
+    """`module` with `[v for v in t_vars if v.name.startswith("S")]` of `t_vars = tf.trainable_variables()`
+    (assigned once, read only by such lists) written as `tf.get_collection(TRAINABLE_VARIABLES,
+    scope="S")`, and the `t_vars` line left empty; None if there is none."""
+    alls: Dict[str, cst.BaseExpression] = {}  # t_vars -> the module `tf` its call was spelled with
+    for statement in module.body:
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
+                targets=[m.AssignTarget(target=m.Name())], value=m.Call(func=m.Attribute(
+                    attr=m.Name("trainable_variables")), args=[]))])):
+            assign = statement.body[0]
+            name = assign.targets[0].target.value
+            alls[name] = None if name in alls else assign.value.func.value
+    names = [n.value for n in m.findall(module, m.Name())]
+    filters: Dict[int, cst.Call] = {}
+    for name, tf in alls.items():
+        if tf is None:
+            continue
+        found = {}
+        for statement in module.body:
+            assign = statement.body[0] if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
+                targets=[m.AssignTarget(target=m.Name())])])) else None
+            prefix = _prefix_filter(assign.value, name) if assign is not None else None
+            if prefix is not None:
+                found[id(assign.value)] = cst.parse_expression(
+                    f'{cst.Module([]).code_for_node(tf)}.get_collection('
+                    f'{cst.Module([]).code_for_node(tf)}.GraphKeys.TRAINABLE_VARIABLES, scope="{prefix}")')
+        # (`name` appears once in its assignment, once as each list's iterable)
+        if found and names.count(name) == 1 + len(found):
+            filters.update(found)
+            alls[name] = tf
+        else:
+            alls[name] = None
+    if not filters:
+        return None
+    return module.visit(_Filtered(filters, {name for name, tf in alls.items() if tf is not None}))
+
+
+def _prefix_filter(node: cst.BaseExpression, source: str) -> Optional[str]:
+    """S of `[v for v in <source> if v.name.startswith("S")]` (S a plain scope name), else None."""
+    if not m.matches(node, m.ListComp(elt=m.Name(), for_in=m.CompFor(
+            target=m.Name(), iter=m.Name(source), ifs=[m.CompIf(test=m.Call(func=m.Attribute(
+                value=m.Attribute(value=m.Name(), attr=m.Name("name")), attr=m.Name("startswith")),
+                args=[m.Arg(value=m.SimpleString(), keyword=None)]))], inner_for_in=None))):
+        return None
+    variable = node.for_in.target.value
+    test = node.for_in.ifs[0].test
+    if node.elt.value != variable or test.func.value.value.value != variable:
+        return None
+    prefix = test.args[0].value.evaluated_value
+    return prefix if isinstance(prefix, str) and re.fullmatch(r"[A-Za-z0-9_/]+", prefix) else None
+
+
+class _Filtered(cst.CSTTransformer):
+    def __init__(self, filters: Dict[int, cst.Call], dropped: set):
+        self.filters, self.dropped = filters, dropped
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        call = self.filters.get(id(original.value))
+        return updated if call is None else updated.with_changes(value=call)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return _without(updated, self.dropped)
+
+
+def _without(module: cst.Module, names) -> cst.Module:
+    """`module` without the module-level assignments to `names`, each line left empty (the
+    module keeps its line numbers)."""
+    body, blank = [], []
+    for statement in module.body:
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])) \
+                and statement.body[0].targets[0].target.value in names:
+            blank += [*statement.leading_lines, cst.EmptyLine()]  # the line stays, empty
+            continue
+        if blank and hasattr(statement, "leading_lines"):
+            statement = statement.with_changes(leading_lines=[*blank, *statement.leading_lines])
+            blank = []
+        body.append(statement)
+    return module.with_changes(body=body)
+
+
 class _Inline(cst.CSTTransformer):
     def __init__(self, lists: Dict[str, cst.Call]):
         self.lists = lists
@@ -45,14 +132,4 @@ class _Inline(cst.CSTTransformer):
         return updated
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        body, blank = [], []
-        for statement in updated.body:
-            if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])) \
-                    and statement.body[0].targets[0].target.value in self.lists:
-                blank += [*statement.leading_lines, cst.EmptyLine()]  # the line stays, empty
-                continue
-            if blank and hasattr(statement, "leading_lines"):
-                statement = statement.with_changes(leading_lines=[*blank, *statement.leading_lines])
-                blank = []
-            body.append(statement)
-        return updated.with_changes(body=body)
+        return _without(updated, self.lists)

@@ -853,7 +853,10 @@ class Emitter:
         full = [f"{outer}/{s}" if outer else s for s in builder.literal_scopes]
         body = [s for s in builder.node.body.body
                 if not matchers.matches(s, matchers.SimpleStatementLine(body=[matchers.Expr(value=matchers.SimpleString())]))]
-        one_scope = len(full) == 1 and len(body) == 1 and isinstance(body[0], cst.With)
+        withs = [s for s in body if isinstance(s, cst.With)]
+        # (one `with` block, and beside it no call: `return out`)
+        one_scope = len(full) == 1 and len(withs) == 1 and not any(
+            matchers.findall(s, matchers.Call()) for s in body if s is not withs[0])
         if one_scope and (full[0] + "/").startswith(scope):
             return f"*{model}.trainable_variables"
         if builder.scoped and full and not any((s + "/").startswith(scope) or scope.startswith(s) for s in full):

@@ -128,11 +128,11 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
             self.local.pop()
 
         def visit_With(self, node: cst.With) -> None:
-            if any(script.tf_call(item.item, *SCOPES) for item in node.items):
+            if any(_names_a_scope(script, item.item) for item in node.items):
                 self.scoped += 1
 
         def leave_With(self, node: cst.With) -> None:
-            if any(script.tf_call(item.item, *SCOPES) for item in node.items):
+            if any(_names_a_scope(script, item.item) for item in node.items):
                 self.scoped -= 1
 
         def _enter(self, _node) -> None:
@@ -172,9 +172,11 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         return None
     if len(set(makers)) > 1:
         raise Refused(f"`{name}`, a model function that makes variables both inside and outside a variable scope")
+    reentered = {id(item.item.args[0].value) for w in _withs(node) for item in w.items
+                 if script.tf_call(item.item, *SCOPES) and not _names_a_scope(script, item.item)}
     for call, path, _ in paths:
         for prefix, what in REFUSED.items():
-            if path.startswith(prefix):
+            if path.startswith(prefix) and id(call) not in reentered:
                 raise Refused(f"`{name}`, a model function using {what} (`tf.{path}`)")
         why = tracked_control_flow_refused(call, path, script.tf_call, MAKES_VARIABLES)
         if why is not None:
@@ -186,7 +188,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
     used = sorted(read & graph - variables - placeholders)
     if used:
         raise Refused(f"`{name}`, a model function that reads the module's graph (`{used[0]}`)")
-    scopes = [call for call, path, _ in paths if path in SCOPES]
+    scopes = [call for call, path, _ in paths if path in SCOPES and _names_a_scope(script, call)]
     literal, reuse_given = [], True
     for call in scopes:
         first = call.args[0].value if call.args and call.args[0].keyword is None else None
@@ -222,6 +224,26 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
             raise Refused(f"`{name}`, a model function calling `{inner.name}`, which makes batch normalization")
     return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables),
                    set(placeholders), anew=anew, batch_norms=norms, seeded=seeded)
+
+
+def _withs(node: cst.CSTNode):
+    found = []
+
+    class _Withs(cst.CSTVisitor):
+        def visit_With(self, w: cst.With) -> None:
+            found.append(w)
+
+    node.visit(_Withs())
+    return found
+
+
+def _names_a_scope(script, item: cst.BaseExpression) -> bool:
+    """A `with` item that opens a named scope: not `variable_scope(tf.get_variable_scope(), ...)`,
+    which enters the current scope again (for its initializer; native.op_seeds writes it)."""
+    if not script.tf_call(item, *SCOPES):
+        return False
+    first = item.args[0].value if isinstance(item, cst.Call) and item.args and item.args[0].keyword is None else None
+    return not (isinstance(first, cst.Call) and script.tf_call(first) == "get_variable_scope")
 
 
 def _seeded_initial_value(name: str, paths, pinned: bool = False) -> Optional[str]:

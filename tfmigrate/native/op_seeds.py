@@ -42,10 +42,18 @@ NO_DRAW_LAYERS = ("layers.flatten", "contrib.layers.flatten", "layers.max_poolin
 RANDOM_INITIALIZERS = ("truncated_normal_initializer", "random_normal_initializer", "random_uniform_initializer",
                        "glorot_uniform_initializer", "glorot_normal_initializer", "variance_scaling_initializer",
                        "initializers.truncated_normal", "initializers.random_normal", "initializers.random_uniform",
-                       "initializers.glorot_uniform", "initializers.glorot_normal", "initializers.variance_scaling")
+                       "initializers.glorot_uniform", "initializers.glorot_normal", "initializers.variance_scaling",
+                       "contrib.layers.xavier_initializer", "contrib.layers.xavier_initializer_conv2d")
 FILLED_INITIALIZERS = ("zeros_initializer", "ones_initializer", "constant_initializer", "initializers.zeros",
                        "initializers.ones", "initializers.constant")
 SEEDS = ("set_random_seed", "random.set_random_seed")
+# The RNN cells that draw one kernel (their biases are zeros), drawn where an RNN first runs them
+# (measured under TF 2.21: `dynamic_rnn` or `static_rnn` of a BasicLSTMCell, LSTMCell or BasicRNNCell
+# makes one `get_seed` call; a GRUCell or a MultiRNNCell of two cells two); the arguments that keep it so.
+ONE_KERNEL_CELLS = ("BasicLSTMCell", "LSTMCell", "BasicRNNCell")
+CELL_HOMES = ("nn.rnn_cell.", "contrib.rnn.", "rnn_cell.")
+CELL_ARGUMENTS = ("num_units", "forget_bias", "state_is_tuple", "activation", "name", "dtype")
+RNN_RUNS = ("nn.dynamic_rnn", "nn.static_rnn", "contrib.rnn.static_rnn", "contrib.rnn.static_rnn")
 # TF calls that may draw, or change what a draw's seed is (TF 2.21 draws in random_ops, the candidate
 # samplers, shuffling queues and datasets, fractional pools, `sample_distorted_bounding_box` and
 # k-means; everything else that draws, initializers, layers, dropout, cells, input producers, calls
@@ -98,7 +106,9 @@ class _Counter:
     def __init__(self, module: cst.Module, names: ImportTable):
         self.module, self.names = module, names
         self.functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-        self.walking: List[str] = []  # the functions being walked, innermost last
+        self.classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
+        self.drawing_methods: Set[str] = set()  # the names of the methods of the module's classes that draw
+        self.walking: List[int] = []  # the functions being walked, innermost last
         self.bindings: List[Dict[str, cst.BaseExpression]] = [{}]  # each walked call's arguments by name
         self.reusing: List[bool] = [False]  # whether the variable scope shares its variables
         self.scope: List[str] = []  # the names of the variable scopes entered
@@ -107,21 +117,35 @@ class _Counter:
         self.seeded = False  # the graph has a seed
         self.next = 0        # the graph's counter
         self.seeds: Dict[int, int] = {}  # id(call) -> the op seed TF1 gave its draw
-        self.visiting: Set[str] = set()
+        self.line: Optional[cst.SimpleStatementLine] = None  # the statement whose calls are read
+        self.lines: Dict[int, cst.SimpleStatementLine] = {}  # id(an RNN's call) -> its statement
+        self.run_cells: Set[int] = set()  # id of the cell constructions an RNN has run
+        self.visiting: Set[int] = set()
         bound = _bound_by_imports(module)
         self.safe_libraries = {name for name, root in bound.items() if root in _NO_GRAPH}
         self.other_libraries = {name for name, root in bound.items()  # (what they build: not known)
                                 if name not in names.aliases and root not in _NO_GRAPH}
 
     def count(self) -> Dict[int, int]:
+        """The op seed of each draw, by id of its call (a run RNN's: by id of its statement too)."""
+        seeds = self._count()
+        return {**seeds, **{id(self.lines[call]): seed for call, seed in seeds.items() if call in self.lines}}
+
+    def _count(self) -> Dict[int, int]:
         for call in calls_in(self.module):
             if any(a.keyword is not None and a.keyword.value == "seed" and not (
                     isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args):
                 raise _Unsure("a seed of the program's own")
+        for _ in range(3):  # (a method may draw through another class's method: until no new one)
+            drawing = {m.name.value for c in self.classes.values() for m in _methods(c).values()
+                       if self._draws_in(m, c.name.value)}
+            if drawing == self.drawing_methods:
+                break
+            self.drawing_methods = drawing
         for statement in self.module.body:
             if isinstance(statement, cst.ClassDef):
-                if self._draws_in(statement):
-                    raise _Unsure("a class that may draw")
+                self._check_class(statement)
+                self.classes[statement.name.value] = statement
                 continue
             if isinstance(statement, cst.FunctionDef):
                 self.functions[statement.name.value] = statement  # (what the name means from here on)
@@ -131,8 +155,10 @@ class _Counter:
 
     def _statement(self, statement: cst.CSTNode) -> None:
         if isinstance(statement, cst.SimpleStatementLine):
+            outer, self.line = self.line, statement
             for small in statement.body:
                 self._calls(small)
+            self.line = outer
         elif isinstance(statement, cst.With):
             scopes = 0
             for item in statement.items:
@@ -179,19 +205,66 @@ class _Counter:
 
         node.visit(_Order())
 
+    def _check_class(self, cls: cst.ClassDef) -> None:
+        """A class whose methods draw is counted through the calls of its methods; one whose draws
+        may come another way (a base class, a decorator such as `@property`, its body) is not."""
+        methods = _methods(cls)
+        drawing = [m for m in methods.values() if self._draws_in(m, cls.name.value)]
+        if not drawing:
+            if self._draws_in(cls, cls.name.value):
+                raise _Unsure("a class body that may draw")
+            return
+        if any(not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases) or cls.keywords:
+            raise _Unsure("a class with a base class, whose methods draw")
+        if any(m.decorators for m in drawing):
+            raise _Unsure("a decorated method that draws (a property draws where it is read)")
+        others = [s for s in cls.body.body if not isinstance(s, cst.FunctionDef)]
+        if any(self._draws_in(s, cls.name.value) for s in others) or len(methods) != len(
+                [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]):
+            raise _Unsure("a class body that draws, or defines a method twice")
+
+    def _callee(self, call: cst.Call, owner: Optional[str] = None) -> Optional[Tuple[cst.FunctionDef, Optional[str]]]:
+        """The module's function or method `call` runs, and the class of the method (None if not one
+        of the module's): `f(...)`, `Model(...)` (its `__init__`), `model.build(...)` and `model(...)`
+        on an instance, `self.build(...)` inside a method of class `owner`."""
+        func = call.func
+        if self.names.api(func) is not None:
+            return None
+        if isinstance(func, cst.Name):
+            if func.value in self.functions:
+                return self.functions[func.value], None
+            if func.value in self.classes:
+                init = _methods(self.classes[func.value]).get("__init__")
+                return (init, func.value) if init is not None else None
+            instance, method = func, "__call__"
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            instance, method = func.value, func.attr.value
+        else:
+            return None
+        cls = owner if owner is not None and instance.value == "self" else self._class_of(self._value(instance))
+        found = _methods(self.classes[cls]).get(method) if cls in self.classes else None
+        return (found, cls) if found is not None else None
+
+    def _class_of(self, value: cst.BaseExpression) -> Optional[str]:
+        """The module's class whose instance `value` (a value `_value` gave) is."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.classes:
+            return value.func.value
+        return None
+
     def _call(self, call: cst.Call) -> None:
         path = _api(self.names, call.func)
         if path == "app.run" and "main" in self.functions and not any(
                 a.keyword is not None and a.keyword.value == "main" for a in call.args) and not call.args:
             call = cst.Call(func=cst.Name("main"))  # (`tf.app.run()` runs `main`, once)
             path = None
-        if isinstance(call.func, cst.Name) and call.func.value in self.functions and path is None:
-            function = self.functions[call.func.value]
-            if self._draws_in(function):
-                if function.name.value in self.walking:
+        callee = self._callee(call) if path is None else None
+        if callee is not None:
+            function, owner = callee
+            if self._draws_in(function, owner):
+                if id(function) in self.walking:
                     raise _Unsure("a recursive function that draws")
-                self.walking.append(function.name.value)
-                self.bindings.append(self._bound(function, call))
+                self.walking.append(id(function))
+                self.bindings.append(self._bound(function, call, owner))
                 for statement in function.body.body:
                     self._statement(statement)
                 self.bindings.pop()
@@ -269,18 +342,50 @@ class _Counter:
             if self._filled(init) or self.names.api(init.func if isinstance(init, cst.Call) else init) in RANDOM_OPS:
                 return None  # (a tensor's draw is its own call's)
             raise _Unsure("get_variable with another initializer")
+        if path is not None and path.startswith(CELL_HOMES) and path.rsplit(".", 1)[-1] in ONE_KERNEL_CELLS:
+            if any(a.star or a.keyword is not None and a.keyword.value not in CELL_ARGUMENTS for a in call.args) or \
+                    len([a for a in call.args if a.keyword is None]) > 1:
+                raise _Unsure("an RNN cell with arguments that may draw more than its kernel")
+            return None  # (drawn where it first runs)
+        if path in RNN_RUNS:
+            return self._cell_run(call, given)
         if path is not None and path in RANDOM_INITIALIZERS + FILLED_INITIALIZERS:
             return None  # (counted by the layer or get_variable that draws with it; checked there)
         if self._may_draw(call):
             raise _Unsure(f"`{cst.Module([]).code_for_node(call.func)}`, which may draw")
         return None
 
-    def _bound(self, function: cst.FunctionDef, call: cst.Call) -> Dict[str, cst.BaseExpression]:
-        """The names of `function`'s body for `call`: each parameter with the value the call gives it,
-        each local assigned once with its value, and any other name it binds as not known."""
+    def _cell_run(self, call: cst.Call, given: Dict[str, cst.BaseExpression]) -> Optional[int]:
+        """An RNN's first run of a one-kernel cell draws its kernel: written out as the initializer of
+        a variable scope around the statement (`with tf.variable_scope(tf.get_variable_scope(),
+        initializer=...)`: the same names, and the cell's zeros bias kept)."""
+        positional = [a.value for a in call.args if a.keyword is None]
+        cell = self._value(given.get("cell", positional[0] if positional else UNKNOWN))
+        path = _api(self.names, cell.func) if isinstance(cell, cst.Call) else None
+        if path is None or not path.startswith(CELL_HOMES) or path.rsplit(".", 1)[-1] not in ONE_KERNEL_CELLS:
+            raise _Unsure("an RNN of a cell that is not known")
+        if id(cell) in self.run_cells:
+            raise _Unsure("an RNN cell run twice")
+        self.run_cells.add(id(cell))
+        if self.reusing[-1]:
+            return None
+        if self.line is None or any(self.lines.get(other) is self.line for other in self.lines):
+            raise _Unsure("an RNN run other than alone in its statement")
+        self.lines[id(call)] = self.line
+        return 1
+
+    def _bound(self, function: cst.FunctionDef, call: cst.Call, owner: Optional[str]) -> Dict[str, cst.BaseExpression]:
+        """The names of `function`'s body for `call`: each parameter with the value the call gives it
+        (a method's first, the instance of class `owner`), each local assigned once with its value,
+        and any other name it binds as not known."""
         params = function.params
         ordered = [*params.posonly_params, *params.params]
         names: Dict[str, cst.BaseExpression] = {p.name.value: UNKNOWN for p in [*ordered, *params.kwonly_params]}
+        if owner is not None:
+            if not ordered:
+                raise _Unsure("a method without its instance's parameter")
+            names[ordered[0].name.value] = cst.Call(func=cst.Name(owner))
+            ordered = ordered[1:]
         if not any(a.star for a in call.args) and params.star_kwarg is None and not isinstance(params.star_arg, cst.Param):
             names.update({p.name.value: self._value(p.default) for p in [*ordered, *params.kwonly_params]
                           if p.default is not None})
@@ -345,7 +450,9 @@ class _Counter:
             return False
         name = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
             call.func.value if isinstance(call.func, cst.Name) else ""
-        return bool(_MAY_DRAW_METHOD.search(name))
+        # (an instance's method whose class is not known here: one of the module's that draws may)
+        return bool(_MAY_DRAW_METHOD.search(name)) or name in self.drawing_methods or name == "__call__" and any(
+            "__call__" in _methods(c) for c in self.classes.values())
 
     def _initializer(self, node: cst.BaseExpression) -> Optional[str]:
         """The random initializer `node` makes, unseeded, or None."""
@@ -355,19 +462,21 @@ class _Counter:
     def _filled(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and _api(self.names, node.func) in FILLED_INITIALIZERS
 
-    def _draws_in(self, node: cst.CSTNode) -> bool:
-        """Whether `node` has a call that may draw (through the module's functions it calls too)."""
+    def _draws_in(self, node: cst.CSTNode, owner: Optional[str] = None) -> bool:
+        """Whether `node` (in a method of class `owner`) has a call that may draw, through the
+        module's functions and methods it calls too."""
         for call in calls_in(node):
-            name = call.func.value if isinstance(call.func, cst.Name) else None
-            if name in self.functions and self.names.api(call.func) is None:
-                if name in self.visiting:
+            callee = self._callee(call, owner)
+            if callee is not None:
+                function, cls = callee
+                if id(function) in self.visiting:
                     continue
-                self.visiting.add(name)
+                self.visiting.add(id(function))
                 try:
-                    if self._draws_in(self.functions[name]):
+                    if self._draws_in(function, cls):
                         return True
                 finally:
-                    self.visiting.discard(name)
+                    self.visiting.discard(id(function))
             elif self._may_draw(call):
                 return True
         return False
@@ -396,6 +505,10 @@ def _bound_by_imports(module: cst.Module) -> Dict[str, str]:
 UNKNOWN = cst.Name("__not_known__")  # (the value of a name the count cannot read)
 
 
+def _methods(cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
+    return {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+
+
 def _constants(module: cst.Module) -> Dict[str, cst.BaseExpression]:
     """The module-level names bound once in the whole module (in any scope), each to its value."""
     counts: Dict[str, int] = {}
@@ -405,9 +518,11 @@ def _constants(module: cst.Module) -> Dict[str, cst.BaseExpression]:
 
 
 def _single_assignments(body) -> Dict[str, cst.BaseExpression]:
-    """`name = value` statements directly in `body`, by name."""
+    """`name = value` statements in `body`, by name (in a `with` block too, which runs once)."""
     values = {}
     for statement in body:
+        if isinstance(statement, cst.With):
+            values.update(_single_assignments(statement.body.body))
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                 values[small.targets[0].target.value] = small.value
@@ -481,11 +596,20 @@ class _Pin(cst.CSTTransformer):
     def __init__(self, seeds: Dict[int, int], names: ImportTable):
         self.seeds, self.names, self.tf = seeds, names, _tf(names, ("tensorflow", "tensorflow.compat.v1"))
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        seed = self.seeds.get(id(original))
+    def leave_SimpleStatementLine(self, original, updated):
+        seed = self.seeds.get(id(original))  # (a statement that runs an RNN: its cell's kernel)
         if seed is None:
             return updated
+        scope = cst.parse_expression(f"{self.tf}.variable_scope({self.tf}.get_variable_scope(), "
+                                     f"initializer={self.tf}.glorot_uniform_initializer(seed={seed}))")
+        return cst.With(items=[cst.WithItem(scope)], body=cst.IndentedBlock([updated.with_changes(leading_lines=[])]),
+                        leading_lines=updated.leading_lines)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        seed = self.seeds.get(id(original))
         path = _api(self.names, original.func)
+        if seed is None or path in RNN_RUNS:
+            return updated
         number = cst.Integer(str(seed))
         if path in KERNEL_LAYERS or path == "get_variable":
             name = "kernel_initializer" if path in KERNEL_LAYERS else "initializer"
@@ -505,7 +629,7 @@ class _Pin(cst.CSTTransformer):
 # for every `sess.run` that evaluated it.
 _GENERATED = {"random_normal": "normal", "random.normal": "normal", "random_uniform": "uniform",
               "random.uniform": "uniform", "truncated_normal": "truncated_normal",
-              "random.truncated_normal": "truncated_normal", "nn.dropout": "dropout"}
+              "random.truncated_normal": "truncated_normal", "nn.dropout": "dropout", "layers.dropout": "layer_dropout"}
 
 
 def drawn_by_generators(text: str) -> str:
@@ -559,10 +683,12 @@ class _ToGenerators(cst.CSTTransformer):
             return updated
         given = {a.keyword.value: a for a in updated.args if a.keyword is not None}
         if "dtype" in given or "name" in given or len([a for a in updated.args if a.keyword is None]) > (
-                2 if method == "dropout" else 3):
+                1 if method == "layer_dropout" else 2 if method == "dropout" else 3):
             return updated  # (a dtype: integer draws are another kernel's)
         n = int(seed.value.value)
         args = [a for a in updated.args if a is not seed]
+        if method == "layer_dropout":
+            return self._layer_dropout(updated, n, given, args)
         if method != "dropout":
             name = self.made.setdefault(n, f"rng_{n}")
             return updated.with_changes(func=cst.parse_expression(f"{name}.{method}"), args=joined(updated, args))
@@ -579,3 +705,20 @@ class _ToGenerators(cst.CSTTransformer):
         return cst.parse_expression(f"{_tf(self.names)}.nn.experimental.general_dropout({code_of(positional[0].value)}, "
                                     f"rate={rate_text}, uniform_sampler={name}.uniform)").with_changes(
             lpar=updated.lpar, rpar=updated.rpar)
+
+    def _layer_dropout(self, call: cst.Call, n: int, given, args) -> cst.BaseExpression:
+        """`tf.layers.dropout(x, rate=r, training=t, seed=n)`: TF1 dropped with op n where `t` held
+        (a tensor: in a `tf.cond`, as TF1's `smart_cond` did), else passed `x` through."""
+        positional = [a for a in args if a.keyword is None]
+        if len(positional) != 1 or "noise_shape" in given or "training" not in given:
+            return call
+        code_of = cst.Module([]).code_for_node
+        x, tf = code_of(positional[0].value), _tf(self.names)
+        rate = code_of(given["rate"].value) if "rate" in given else "0.5"
+        training = given["training"].value
+        name = self.made.setdefault(n, f"rng_{n}")
+        dropped = f"{tf}.nn.experimental.general_dropout({x}, rate={rate}, uniform_sampler={name}.uniform)"
+        if isinstance(training, cst.Name) and training.value == "True":
+            return cst.parse_expression(dropped).with_changes(lpar=call.lpar, rpar=call.rpar)
+        return cst.parse_expression(f"{tf}.cond({tf}.cast({code_of(training)}, {tf}.bool), lambda: {dropped}, "
+                                    f"lambda: {x})").with_changes(lpar=call.lpar, rpar=call.rpar)
