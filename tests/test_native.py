@@ -1258,7 +1258,58 @@ def test_gradients_clipped_by_global_norm_are_a_minimize_with_clipped_tape_gradi
     fed = source.replace("x = tf.placeholder(tf.float32, [None, 2])\n",
                          "x = tf.placeholder(tf.float32, [None, 2])\nnorm = tf.placeholder(tf.float32, [])\n")
     fed = fed.replace("clip_by_global_norm(raw, 0.5)", "clip_by_global_norm(raw, norm)")
-    assert "a norm computed in the graph" in str(rewrite(fed).blocker)
+    assert "a norm or bounds computed in the graph" in str(rewrite(fed).blocker)
+
+
+def test_the_optimizers_halves_with_a_clip_between_them_are_a_clipped_minimize():
+    """native.clipped_steps: `compute_gradients`, then a global-norm clip of the zipped gradients or
+    a `clip_by_value` of each, then `apply_gradients`, three lines in a row at module level or in
+    `main`, are `minimize` with the step clipping the tape's gradients; a train op's name given twice
+    in the module (its clip is found by name) is left alone."""
+    import libcst as cst
+    from tfmigrate.native.clipped_steps import clipped
+
+    values = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\nw = tf.Variable(tf.zeros([2, 1]))\n"
+              "loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))\nopt = tf.train.GradientDescentOptimizer(0.1)\n"
+              "gvs = opt.compute_gradients(loss)\ncapped = [(tf.clip_by_value(g, -1.0, 1.0), v) for g, v in gvs]\n"
+              "train_op = opt.apply_gradients(capped)\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run([train_op, loss], {x: [[1.0, 2.0]]})[1])\n")
+    found = clipped(cst.parse_module(values), values)
+    assert found is not None and list(found.values) == ["train_op"] and not found.norms
+    assert found.module.code.splitlines()[7] == "train_op = opt.minimize(loss)"
+    assert len(found.module.code.splitlines()) == len(values.splitlines())
+    outcome = rewrite(values)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "    gradients = [None if g is None else tf.clip_by_value(g, -1.0, 1.0) for g in gradients]\n" in outcome.code
+    main = ("import tensorflow as tf\n\n\ndef main(_):\n    x = tf.placeholder(tf.float32, [None, 2])\n"
+            "    w = tf.Variable(tf.zeros([2, 1]))\n    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))\n"
+            "    opt = tf.train.AdamOptimizer(0.1)\n    grads, tvars = zip(*opt.compute_gradients(loss))\n"
+            "    grads, _ = tf.clip_by_global_norm(grads, 5.0)\n    step = opt.apply_gradients(zip(grads, tvars))\n"
+            "    with tf.Session() as sess:\n        sess.run(tf.global_variables_initializer())\n"
+            "        print(sess.run([step, loss], {x: [[1.0, 2.0]]})[1])\n\n\n"
+            "if __name__ == '__main__':\n    tf.app.run()\n")
+    found = clipped(cst.parse_module(main), main)
+    assert found is not None and list(found.norms) == ["step"]
+    outcome = rewrite(main)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "        gradients, _ = tf.clip_by_global_norm(gradients, 5.0)\n" in outcome.code
+    twice = main.replace("if __name__", "def other():\n    step = 1\n\n\nif __name__")
+    assert clipped(cst.parse_module(twice), twice) is None
+    used = values.replace("with tf.Session", "print(gvs)\nwith tf.Session")
+    assert clipped(cst.parse_module(used), used) is None
+
+
+def test_nested_layer_calls_each_become_their_layer_object():
+    """`tf.layers.dense(tf.layers.dense(x, 6), 1)`: the inner call inside the outer one's new call is
+    its own layer object too (it was left a new `Dense(6)` made at each call, and the trace failed)."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\n"
+              "y = tf.layers.dense(tf.layers.dense(x, 6, tf.nn.tanh), 1)\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run(y, {x: [[1.0, 2.0, 3.0]]}))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "y = y_layer(y_layer_2(x))" in outcome.code and "Dense(6, tf.nn.tanh)(" not in outcome.code
 
 
 def test_control_flow_in_model_functions_and_classes_is_checked_for_its_structure():

@@ -154,10 +154,20 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         module = cst.parse_module(source)
     from tfmigrate.native.clipped_steps import clipped
 
-    clip = clipped(module, source)  # `apply_gradients` of gradients clipped by global norm: `minimize` (same lines)
-    if clip is not None:
-        source = clip.module.code
-        module = cst.parse_module(source)
+    clip = clipped(module, source)  # `apply_gradients` of clipped gradients: `minimize` (same lines)
+    if clip is not None:  # (read so by the script route only: the others would drop the clip)
+        first = _routes(clip.module, clip.module.code, written, stateful, eager, unsafe, keras3, pinned, clip)
+        if first.code is not None:
+            return first
+        rest = _routes(module, source, written, stateful, eager, unsafe, keras3, pinned)
+        return rest if rest.code is not None else first
+    return _routes(module, source, written, stateful, eager, unsafe, keras3, pinned)
+
+
+def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool,
+            pinned: bool, clip=None) -> Outcome:
+    """The module through the first route that takes it: queues, Estimators, test files, the script
+    route, classes, entry functions (with `clip`: the script route alone, its steps clipped)."""
     from tfmigrate.native.collection_lists import inlined
 
     listed = inlined(module)  # `d_vars = tf.get_collection(...)` read only by `var_list=` (same lines)
@@ -165,6 +175,26 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
         source = listed.code
         module = cst.parse_module(source)
     wrapper_module, line_of = _with_lines(module)
+    if clip is not None:
+        try:
+            try:
+                script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3).analyse()
+                script.clip_steps(clip.norms, clip.values)
+                from tfmigrate.native.emit import Emitter
+
+                text = Emitter(script).module()
+            except Blocked as stop:
+                import tfmigrate.native.entry_functions as entry_functions
+
+                text = entry_functions.rewrite(wrapper_module, source, line_of, tuple(stateful), clip)
+                if text is None:
+                    raise stop
+        except Blocked as stop:
+            return Outcome(None, stop.blocker)
+        except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
+            return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
+                                            "please report it"))
+        return _keras3(_checked(text, written)) if keras3 else _checked(text, written)
 
     import tfmigrate.native.queues as queues
 
@@ -203,8 +233,6 @@ def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: b
             return _checked(text, written)
         try:
             script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3).analyse()
-            if clip is not None:
-                script.clip_steps(clip.norms)
             from tfmigrate.native.emit import Emitter
 
             text = Emitter(script).module()

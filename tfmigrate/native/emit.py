@@ -732,6 +732,10 @@ class Emitter:
             lines.append(f"{indent}gradients = tape.gradient({train.loss}, variables)\n")
             if train.clip_norm is not None:
                 lines.append(f"{indent}gradients, _ = {tf}.clip_by_global_norm(gradients, {code(train.clip_norm)})\n")
+            if train.clip_values is not None:
+                low, high = (code(bound) for bound in train.clip_values)
+                lines.append(f"{indent}gradients = [None if g is None else {tf}.clip_by_value(g, {low}, {high}) "
+                             "for g in gradients]\n")
             if optimizer in self.script.tf1_optimizers and self._keras3 and "trainable_variables" in variables:
                 # TF1's optimizer updates a Keras 3 weight through its `tf.Variable`
                 lines.append(f"{indent}{optimizer}.apply_gradients(zip(gradients, [v.value if isinstance(v, "
@@ -987,7 +991,11 @@ class _Replace(cst.CSTTransformer):
         self.replacements = replacements
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        return self.replacements.get(id(original), updated)
+        new = self.replacements.get(id(original))
+        if new is None or not isinstance(new, cst.BaseExpression):
+            return updated if new is None else new
+        # (a new call made of the original's parts, `layer(<the inner layer's call>)`: those swapped too)
+        return new.visit(_Replace({key: value for key, value in self.replacements.items() if key != id(original)}))
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         return self.replacements.get(id(original), updated)

@@ -27,9 +27,10 @@ from tfmigrate.native.syntax import calls_in, code, names_in
 BESIDE = (Kind.PYTHON, Kind.OBJECT, Kind.HELPER, Kind.EAGER, Kind.IMPORT_V1, Kind.DROP)
 
 
-def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...]) -> Optional[str]:
+def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...], clip=None) -> Optional[str]:
     """The module with each entry function's body as eager TF2, None when it has no entry
-    function (Blocked: what stops the rewrite of one)."""
+    function (Blocked: what stops the rewrite of one). `clip`: its training steps' gradient clips
+    (native.clipped_steps)."""
     names = ImportTable(module, source)
     functions = _entry_functions(module, names, line_of)
     if not functions:
@@ -43,6 +44,8 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...])
         docstring, body = _split_docstring(function)
         _no_multiline_strings(body, line_of)
         script = Script(module.with_changes(body=[*others, *body]), source, line_of, stateful).analyse()
+        if clip is not None:
+            script.clip_steps(clip.norms, clip.values)
         tops = {id(node): [] for node in others}
         inside = []
         for statement in script.body:

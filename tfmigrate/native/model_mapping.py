@@ -33,7 +33,7 @@ import libcst as cst
 from tfmigrate.facts.graph_words import RNN_RUNNERS
 import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.control_flow import tracked_control_flow_refused
-from tfmigrate.native.syntax import bind, code, names_assigned, names_read
+from tfmigrate.native.syntax import bind, code, names_assigned, names_in, names_read
 
 # API paths (after the alias) whose call makes variables in TF1 model code (an RNN cell makes its
 # own when `dynamic_rnn` runs it: under the tracked scope, found again by name at each call).
@@ -356,6 +356,15 @@ class ToTracked(cst.CSTTransformer):
     def __init__(self, script, b: Builder):
         self.script = script
         self.new = {id(call): n for call, n in zip(b.variables, variable_names(b))}
+        self.initial = _initial_values(b)  # id of `initial = <value>` -> its name (read by the variable only)
+        self.values: Dict[str, cst.BaseExpression] = {}
+
+    def leave_SimpleStatementLine(self, original, updated):
+        name = self.initial.get(id(original))
+        if name is None:
+            return updated
+        self.values[name] = updated.body[0].value  # (written into the initializer: made where it is used)
+        return cst.RemovalSentinel.REMOVE
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         path = self.script.tf_call(original)
@@ -363,6 +372,10 @@ class ToTracked(cst.CSTTransformer):
             return updated
         tf = self.script.tf
         if id(original) in self.new:
+            first = updated.args[0] if updated.args and updated.args[0].keyword is None else None
+            if first is not None and isinstance(first.value, cst.Name) and first.value.value in self.values:
+                updated = updated.with_changes(args=[first.with_changes(value=self.values[first.value.value]),
+                                                     *updated.args[1:]])
             text = variable_as_get_variable(tf, updated, self.new[id(original)])
             if text is None:
                 raise Refused(f"`tf.Variable({code(original.args[0].value) if original.args else ''}, ...)` with "
@@ -371,6 +384,26 @@ class ToTracked(cst.CSTTransformer):
         if path.startswith(MAKES_VARIABLES) or path in SCOPES or path in RNN_RUNNERS or path.endswith("_initializer"):
             return updated.with_changes(func=cst.parse_expression(f"{tf}.compat.v1.{path}"))
         return updated
+
+
+def _initial_values(b: Builder) -> Dict[int, str]:
+    """`initial = tf.truncated_normal(shape)` then `tf.Variable(initial)` (the TF tutorials' helper):
+    the statement, by id, for each such name the function reads only there. The initializer runs
+    it when the variable is made (outside the trace: a tensor of the trace cannot be read there)."""
+    firsts = {c.args[0].value.value for c in b.variables
+              if c.args and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name)}
+    counts: Dict[str, int] = {}
+    for name in names_in(b.node.body):
+        counts[name] = counts.get(name, 0) + 1
+    found = {}
+    for statement in b.node.body.body:
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1 \
+                and isinstance(statement.body[0].targets[0].target, cst.Name):
+            name = statement.body[0].targets[0].target.value
+            if name in firsts and counts.get(name) == 2:
+                found[id(statement)] = name
+    return found
 
 
 def _params(node: cst.FunctionDef) -> set:

@@ -184,6 +184,7 @@ class Statement:
     var_scope: Optional[str] = None  # `var_list=tf.get_collection(TRAINABLE_VARIABLES, scope=...)`
     global_step: Optional[cst.BaseExpression] = None
     clip_norm: Optional[cst.BaseExpression] = None  # gradients clipped by this global norm (native.clipped_steps)
+    clip_values: Optional[tuple] = None  # or each to these bounds
     updates: bool = False  # TRAIN: made under `tf.control_dependencies(update_ops)` (native.batch_norm)
     # PLACEHOLDER: dtype and shape expressions, the default of placeholder_with_default
     dtype: Optional[cst.BaseExpression] = None
@@ -355,15 +356,17 @@ class Script:
                                  f"`tf.control_dependencies({name})` around a training op")
         return self
 
-    def clip_steps(self, norms: Dict[str, cst.BaseExpression]) -> None:
-        """The training steps whose gradients TF1 clipped by a global norm (native.clipped_steps),
-        each given its norm: a Python value, read where the step runs."""
+    def clip_steps(self, norms: Dict[str, cst.BaseExpression], values: Dict[str, tuple]) -> None:
+        """The training steps whose gradients TF1 clipped by a global norm or each to bounds
+        (native.clipped_steps), each given its norm or bounds: Python values, read where the step runs."""
         for statement in self.statements:
-            if statement.kind is Kind.TRAIN and statement.targets and statement.targets[0] in norms:
-                norm = norms[statement.targets[0]]
-                if names_read(norm) & (self.graph_names() | self.sessions):
-                    raise Blocked(statement.line, "gradients clipped by a norm computed in the graph")
-                statement.clip_norm = norm
+            name = statement.targets[0] if statement.kind is Kind.TRAIN and statement.targets else None
+            if name in norms or name in values:
+                clip = [norms[name]] if name in norms else list(values[name])
+                if any(names_read(bound) & (self.graph_names() | self.sessions) for bound in clip):
+                    raise Blocked(statement.line, "gradients clipped by a norm or bounds computed in the graph")
+                statement.clip_norm = norms.get(name)
+                statement.clip_values = values.get(name)
 
     def _graph_object_only_builds(self) -> None:
         """`graph = tf.Graph()` goes with its `as_default()` blocks and `Session(graph=graph)`
