@@ -106,18 +106,23 @@ def test_an_rnn_draws_its_cells_kernel_where_it_first_runs_it():
 
 
         def rnn(inputs):
-            cell = tf.nn.rnn_cell.LSTMCell(8, forget_bias=1.0)
+            cell = tf.nn.rnn_cell.BasicLSTMCell(8, forget_bias=1.0)
             # the cell's kernel
             outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)
             return tf.layers.dense(outputs[:, -1], 2)
 
 
         logits = rnn(x)
+        lstm = tf.nn.rnn_cell.LSTMCell(4)
+        more, _ = tf.nn.dynamic_rnn(lstm, x, dtype=tf.float32, scope="more")
         """)
     assert ("    # the cell's kernel\n"
             "    with tf.variable_scope(tf.get_variable_scope(), initializer=tf.glorot_uniform_initializer(seed=0)):\n"
             "        outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)\n") in out
     assert "tf.layers.dense(outputs[:, -1], 2, kernel_initializer=tf.glorot_uniform_initializer(seed=1))" in out
+    # an LSTMCell takes the kernel's initializer itself (the cell may run at module level)
+    assert "lstm = tf.nn.rnn_cell.LSTMCell(4, initializer=tf.glorot_uniform_initializer(seed=2))\n" in out
+    assert "more, _ = tf.nn.dynamic_rnn(lstm, x, dtype=tf.float32, scope=\"more\")\n" in out
 
 
 def test_a_class_is_counted_through_its_methods_calls():
@@ -319,6 +324,8 @@ def decode(inputs):
 
 
 h = encode(x) + tf.layers.dense(decode(x), 2)
+top, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(2), x, dtype=tf.float32, scope="top")
+h = h + top[:, -1]
 noise = tf.random_uniform([2])
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
@@ -328,7 +335,7 @@ with tf.Session() as sess:
 """
 
 
-@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 5)],
+@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6)],
                          ids=["flat", "reused", "cells"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run

@@ -186,7 +186,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
             except Blocked as stop:
                 import tfmigrate.native.entry_functions as entry_functions
 
-                text = entry_functions.rewrite(wrapper_module, source, line_of, tuple(stateful), clip)
+                text = entry_functions.rewrite(wrapper_module, source, line_of, tuple(stateful), clip, pinned, keras3)
                 if text is None:
                     raise stop
         except Blocked as stop:
@@ -250,7 +250,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
                 text = classes.rewrite(module, module.code if flat is not None else source, lines, pinned)
                 if text is None:
                     text = entry_functions.rewrite(module, module.code if flat is not None else source, lines,
-                                                   tuple(stateful))
+                                                   tuple(stateful), None, pinned, keras3)
             except Blocked as inner:
                 return Outcome(None, inner.blocker)
             if text is None:

@@ -419,6 +419,10 @@ class Emitter:
             if filled and not init.args:  # `tf.zeros([H])`, as a TF2 engineer writes it
                 value = f"{tf}.{filled.split('_')[0]}({code(shape)}, dtype={dtype})"
             else:
+                path = self.script.tf_call(init)
+                if self.script.pinned and path is not None and path.startswith(("random_", "truncated_")):
+                    # (TF1's op seed: TF2's `tf.random_uniform_initializer(seed=n)` draws statelessly, others)
+                    init = init.with_changes(func=cst.parse_expression(f"{tf}.compat.v1.{path}"))
                 value = f"{code(init)}({code(shape)}, dtype={dtype})"
         else:
             if shape is not None:

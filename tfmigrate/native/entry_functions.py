@@ -27,10 +27,11 @@ from tfmigrate.native.syntax import calls_in, code, names_in
 BESIDE = (Kind.PYTHON, Kind.OBJECT, Kind.HELPER, Kind.EAGER, Kind.IMPORT_V1, Kind.DROP)
 
 
-def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...], clip=None) -> Optional[str]:
+def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...], clip=None, pinned: bool = False,
+            keras3: bool = False) -> Optional[str]:
     """The module with each entry function's body as eager TF2, None when it has no entry
     function (Blocked: what stops the rewrite of one). `clip`: its training steps' gradient clips
-    (native.clipped_steps)."""
+    (native.clipped_steps); `pinned`, `keras3`: as native.script.Script takes them."""
     names = ImportTable(module, source)
     functions = _entry_functions(module, names, line_of)
     if not functions:
@@ -43,7 +44,8 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...],
     for function in functions:
         docstring, body = _split_docstring(function)
         _no_multiline_strings(body, line_of)
-        script = Script(module.with_changes(body=[*others, *body]), source, line_of, stateful).analyse()
+        script = Script(module.with_changes(body=[*others, *body]), source, line_of, stateful, pinned=pinned,
+                        keras3=keras3).analyse()
         if clip is not None:
             script.clip_steps(clip.norms, clip.values)
         tops = {id(node): [] for node in others}

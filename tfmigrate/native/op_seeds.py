@@ -120,6 +120,7 @@ class _Counter:
         self.line: Optional[cst.SimpleStatementLine] = None  # the statement whose calls are read
         self.lines: Dict[int, cst.SimpleStatementLine] = {}  # id(an RNN's call) -> its statement
         self.run_cells: Set[int] = set()  # id of the cell constructions an RNN has run
+        self.cells: Dict[int, cst.Call] = {}  # id(an RNN's call) -> its LSTMCell, given the kernel's initializer
         self.visiting: Set[int] = set()
         bound = _bound_by_imports(module)
         self.safe_libraries = {name for name, root in bound.items() if root in _NO_GRAPH}
@@ -129,7 +130,8 @@ class _Counter:
     def count(self) -> Dict[int, int]:
         """The op seed of each draw, by id of its call (a run RNN's: by id of its statement too)."""
         seeds = self._count()
-        return {**seeds, **{id(self.lines[call]): seed for call, seed in seeds.items() if call in self.lines}}
+        cells = {id(self.cells[call]): seed for call, seed in seeds.items() if call in self.cells}
+        return {**seeds, **cells, **{id(self.lines[call]): seed for call, seed in seeds.items() if call in self.lines}}
 
     def _count(self) -> Dict[int, int]:
         for call in calls_in(self.module):
@@ -358,7 +360,8 @@ class _Counter:
     def _cell_run(self, call: cst.Call, given: Dict[str, cst.BaseExpression]) -> Optional[int]:
         """An RNN's first run of a one-kernel cell draws its kernel: written out as the initializer of
         a variable scope around the statement (`with tf.variable_scope(tf.get_variable_scope(),
-        initializer=...)`: the same names, and the cell's zeros bias kept)."""
+        initializer=...)`: the same names, and the cell's zeros bias kept), or an LSTMCell's own
+        `initializer=` (its kernel's alone: the cell may be run at module level)."""
         positional = [a.value for a in call.args if a.keyword is None]
         cell = self._value(given.get("cell", positional[0] if positional else UNKNOWN))
         path = _api(self.names, cell.func) if isinstance(cell, cst.Call) else None
@@ -369,6 +372,10 @@ class _Counter:
         self.run_cells.add(id(cell))
         if self.reusing[-1]:
             return None
+        if path.endswith(".LSTMCell") and not any(a.keyword is not None and a.keyword.value == "initializer"
+                                                   for a in cell.args):
+            self.cells[id(call)] = cell  # (its `initializer=`: the kernel's alone, anywhere the cell is made)
+            return 1
         if self.line is None or any(self.lines.get(other) is self.line for other in self.lines):
             raise _Unsure("an RNN run other than alone in its statement")
         self.lines[id(call)] = self.line
@@ -610,6 +617,9 @@ class _Pin(cst.CSTTransformer):
         path = _api(self.names, original.func)
         if seed is None or path in RNN_RUNS:
             return updated
+        if path.startswith(CELL_HOMES):  # an LSTMCell: the kernel's initializer
+            init = cst.parse_expression(f"{self.tf}.glorot_uniform_initializer(seed={seed})")
+            return updated.with_changes(args=joined(updated, [*updated.args, keyword("initializer", init)]))
         number = cst.Integer(str(seed))
         if path in KERNEL_LAYERS or path == "get_variable":
             name = "kernel_initializer" if path in KERNEL_LAYERS else "initializer"
