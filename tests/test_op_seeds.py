@@ -8,7 +8,8 @@ import libcst as cst
 import pytest
 
 from tf_programs import run_python
-from tfmigrate.native.op_seeds import drawn_by_generators, pinned
+from tfmigrate.native.op_seeds import pinned
+from tfmigrate.native.seed_generators import drawn_by_generators
 
 HEADER = "import numpy as np\nimport tensorflow as tf\n\n"
 

@@ -118,7 +118,8 @@ def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, ke
     the same: a draw at each step is TF1's only while one `tf.function`, traced once, evaluates it."""
     if not unsafe or "set_random_seed" not in source:
         return None
-    from tfmigrate.native.op_seeds import drawn_by_generators, pinned
+    from tfmigrate.native.op_seeds import pinned
+    from tfmigrate.native.seed_generators import drawn_by_generators
     from tfmigrate.native.seeded_draws import PINNED_NOTE, noted
 
     try:
@@ -192,9 +193,8 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
-            return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
-                                            "please report it"))
-        return _keras3(_checked(text, written)) if keras3 else _checked(text, written)
+            return _failed(error)
+        return _finished(text, written, keras3)
 
     import tfmigrate.native.queues as queues
 
@@ -256,8 +256,16 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
             if text is None:
                 return Outcome(None, stop.blocker)
     except Exception as error:  # noqa: BLE001 - a defect of the rewrite: the module keeps the compat route
-        return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); "
-                                        "please report it"))
+        return _failed(error)
+    return _finished(text, written, keras3)
+
+
+def _failed(error: Exception) -> Outcome:
+    return Outcome(None, Blocker(1, f"internal: the rewrite failed ({type(error).__name__}: {error}); please report it"))
+
+
+def _finished(text: str, written: str, keras3: bool) -> Outcome:
+    """The rewrite checked (and at level 3 its model functions' layers made Keras 3's)."""
     return _keras3(_checked(text, written)) if keras3 else _checked(text, written)
 
 

@@ -72,13 +72,13 @@ _NO_GRAPH = {"numpy", "np", "math", "random", "os", "sys", "time", "datetime", "
              "tempfile", "subprocess", "warnings", "copy", "textwrap", "six", "platform", "mpl_toolkits", "sklearn"}
 
 
-def _api(names: ImportTable, node: cst.BaseExpression) -> Optional[str]:
+def tf_path(names: ImportTable, node: cst.BaseExpression) -> Optional[str]:
     """The TF path `node` names, read alike with or without `compat.v1.`."""
     path = names.api(node)
     return path[len("compat.v1."):] if path is not None and path.startswith("compat.v1.") else path
 
 
-def _tf(names: ImportTable, modules=("tensorflow",)) -> str:
+def tf_alias(names: ImportTable, modules=("tensorflow",)) -> str:
     """The alias the module spells TensorFlow with (one of `modules`)."""
     return next((alias for alias, full in names.aliases.items() if full in modules), "tf")
 
@@ -164,7 +164,7 @@ class _Counter:
         elif isinstance(statement, cst.With):
             scopes = 0
             for item in statement.items:
-                if isinstance(item.item, cst.Call) and _api(self.names, item.item.func) == "variable_scope":
+                if isinstance(item.item, cst.Call) and tf_path(self.names, item.item.func) == "variable_scope":
                     for argument in item.item.args:
                         self._calls(argument.value)
                     self._enter(item.item)
@@ -254,7 +254,7 @@ class _Counter:
         return None
 
     def _call(self, call: cst.Call) -> None:
-        path = _api(self.names, call.func)
+        path = tf_path(self.names, call.func)
         if path == "app.run" and "main" in self.functions and not any(
                 a.keyword is not None and a.keyword.value == "main" for a in call.args) and not call.args:
             call = cst.Call(func=cst.Name("main"))  # (`tf.app.run()` runs `main`, once)
@@ -364,7 +364,7 @@ class _Counter:
         `initializer=` (its kernel's alone: the cell may be run at module level)."""
         positional = [a.value for a in call.args if a.keyword is None]
         cell = self._value(given.get("cell", positional[0] if positional else UNKNOWN))
-        path = _api(self.names, cell.func) if isinstance(cell, cst.Call) else None
+        path = tf_path(self.names, cell.func) if isinstance(cell, cst.Call) else None
         if path is None or not path.startswith(CELL_HOMES) or path.rsplit(".", 1)[-1] not in ONE_KERNEL_CELLS:
             raise _Unsure("an RNN of a cell that is not known")
         if id(cell) in self.run_cells:
@@ -394,8 +394,8 @@ class _Counter:
             names[ordered[0].name.value] = cst.Call(func=cst.Name(owner))
             ordered = ordered[1:]
         if not any(a.star for a in call.args) and params.star_kwarg is None and not isinstance(params.star_arg, cst.Param):
-            names.update({p.name.value: self._value(p.default) for p in [*ordered, *params.kwonly_params]
-                          if p.default is not None})
+            names.update({p.name.value: self._constant(p.default) for p in [*ordered, *params.kwonly_params]
+                          if p.default is not None})  # (a default is read where the function is defined)
             for param, argument in zip(ordered, [a for a in call.args if a.keyword is None]):
                 names[param.name.value] = self._value(argument.value)
             for argument in call.args:
@@ -412,11 +412,13 @@ class _Counter:
     def _value(self, node: cst.BaseExpression) -> cst.BaseExpression:
         """`node`, or the value its name stands for: a name of the walked call, or a module-level
         constant."""
-        if isinstance(node, cst.Name):
-            if self.walking and node.value in self.bindings[-1]:
-                return self.bindings[-1][node.value]
-            return self.constants.get(node.value, node)
-        return node
+        if isinstance(node, cst.Name) and self.walking and node.value in self.bindings[-1]:
+            return self.bindings[-1][node.value]
+        return self._constant(node)
+
+    def _constant(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """`node`, or the module-level constant its name stands for."""
+        return self.constants.get(node.value, node) if isinstance(node, cst.Name) else node
 
     def _tensor(self, node: cst.BaseExpression) -> bool:
         """Whether `node` (a value `_value` gave) is a TensorFlow call's result (a placeholder): its
@@ -436,7 +438,7 @@ class _Counter:
             shared = self.reusing[-1]  # (inherited)
         elif isinstance(reuse, cst.Name) and reuse.value == "True":
             shared = True
-        elif _api(self.names, reuse) == "AUTO_REUSE" and "?" not in path:
+        elif tf_path(self.names, reuse) == "AUTO_REUSE" and "?" not in path:
             shared = self.reusing[-1] or path in self.entered
         else:
             raise _Unsure("a variable scope whose reuse is not known")
@@ -445,7 +447,7 @@ class _Counter:
         self.reusing.append(shared)
 
     def _may_draw(self, call: cst.Call) -> bool:
-        path = _api(self.names, call.func)
+        path = tf_path(self.names, call.func)
         if path is not None:
             return path in RANDOM_OPS or bool(_MAY_DRAW.search(path))
         root = call.func
@@ -463,11 +465,11 @@ class _Counter:
 
     def _initializer(self, node: cst.BaseExpression) -> Optional[str]:
         """The random initializer `node` makes, unseeded, or None."""
-        path = _api(self.names, node.func) if isinstance(node, cst.Call) else None
+        path = tf_path(self.names, node.func) if isinstance(node, cst.Call) else None
         return path if path in RANDOM_INITIALIZERS else None
 
     def _filled(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Call) and _api(self.names, node.func) in FILLED_INITIALIZERS
+        return isinstance(node, cst.Call) and tf_path(self.names, node.func) in FILLED_INITIALIZERS
 
     def _draws_in(self, node: cst.CSTNode, owner: Optional[str] = None) -> bool:
         """Whether `node` (in a method of class `owner`) has a call that may draw, through the
@@ -601,7 +603,7 @@ class _Pin(cst.CSTTransformer):
     """Writes `seed=n` (or TF1's default kernel initializer with it) into each counted call."""
 
     def __init__(self, seeds: Dict[int, int], names: ImportTable):
-        self.seeds, self.names, self.tf = seeds, names, _tf(names, ("tensorflow", "tensorflow.compat.v1"))
+        self.seeds, self.names, self.tf = seeds, names, tf_alias(names, ("tensorflow", "tensorflow.compat.v1"))
 
     def leave_SimpleStatementLine(self, original, updated):
         seed = self.seeds.get(id(original))  # (a statement that runs an RNN: its cell's kernel)
@@ -614,7 +616,7 @@ class _Pin(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         seed = self.seeds.get(id(original))
-        path = _api(self.names, original.func)
+        path = tf_path(self.names, original.func)
         if seed is None or path in RNN_RUNS:
             return updated
         if path.startswith(CELL_HOMES):  # an LSTMCell: the kernel's initializer
@@ -630,105 +632,3 @@ class _Pin(cst.CSTTransformer):
             init = given.value.with_changes(args=joined(given.value, [*given.value.args, keyword("seed", number)]))
             return updated.with_changes(args=[a if a is not given else a.with_changes(value=init) for a in updated.args])
         return updated.with_changes(args=joined(updated, [*updated.args, keyword("seed", number)]))
-
-
-# TF1's draws evaluated at each step, as the Generator that continues their sequence: an op with
-# the pair (s, n) draws what `tf.random.Generator.from_state([0, n, s], alg="philox")` draws, call
-# after call (measured under TF 2.21: uniform, normal, and dropout through `general_dropout`). One
-# generator is one sequence however many `tf.function`s or traces use it, as TF1's one op was
-# for every `sess.run` that evaluated it.
-_GENERATED = {"random_normal": "normal", "random.normal": "normal", "random_uniform": "uniform",
-              "random.uniform": "uniform", "truncated_normal": "truncated_normal",
-              "random.truncated_normal": "truncated_normal", "nn.dropout": "dropout", "layers.dropout": "layer_dropout"}
-
-
-def drawn_by_generators(text: str) -> str:
-    """The eager rewrite `text` with each pinned draw inside a function (evaluated per step, or
-    per call) drawn from its own Generator, made after the module's one `tf.random.set_seed`."""
-    module = cst.parse_module(text)
-    names = ImportTable(module, text)
-    seeds = [s for s in module.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-             and isinstance(s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.Call)
-             and (names.api(s.body[0].value.func) or "") in ("random.set_seed", "set_random_seed")]
-    if len(seeds) != 1 or len(re.findall(r"\bset_(random_)?seed\s*\(", text)) != 1 or not seeds[0].body[0].value.args:
-        return text
-    seed = seeds[0].body[0].value.args[0].value
-    mover = _ToGenerators(names)
-    module = module.visit(mover)
-    if not mover.made:
-        return text
-    tf = _tf(names)
-    lines = [cst.parse_statement(f'{name} = {tf}.random.Generator.from_state([0, {n}, '
-                                 f'{cst.Module([]).code_for_node(seed)}], alg="philox")\n')
-             for n, name in sorted(mover.made.items())]
-    lines[0] = lines[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
-        "# TF1's random ops drawn at each step, each from the Generator that continues its sequence"))])
-    body = []
-    for statement in module.body:
-        body.append(statement)
-        if statement is seeds[0] or (isinstance(statement, cst.SimpleStatementLine)
-                                     and statement.deep_equals(seeds[0])):
-            body.extend(lines)
-    return module.with_changes(body=body).code
-
-
-class _ToGenerators(cst.CSTTransformer):
-    def __init__(self, names: ImportTable):
-        self.names, self.depth = names, 0
-        self.made: Dict[int, str] = {}  # op seed -> its generator
-
-    def visit_FunctionDef(self, node) -> None:
-        self.depth += 1
-
-    def leave_FunctionDef(self, original, updated):
-        self.depth -= 1
-        return updated
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not self.depth:
-            return updated
-        method = _GENERATED.get(_api(self.names, original.func) or "")
-        seed = next((a for a in updated.args if a.keyword is not None and a.keyword.value == "seed"), None)
-        if method is None or seed is None or not isinstance(seed.value, cst.Integer) or any(a.star for a in updated.args):
-            return updated
-        given = {a.keyword.value: a for a in updated.args if a.keyword is not None}
-        if "dtype" in given or "name" in given or len([a for a in updated.args if a.keyword is None]) > (
-                1 if method == "layer_dropout" else 2 if method == "dropout" else 3):
-            return updated  # (a dtype: integer draws are another kernel's)
-        n = int(seed.value.value)
-        args = [a for a in updated.args if a is not seed]
-        if method == "layer_dropout":
-            return self._layer_dropout(updated, n, given, args)
-        if method != "dropout":
-            name = self.made.setdefault(n, f"rng_{n}")
-            return updated.with_changes(func=cst.parse_expression(f"{name}.{method}"), args=joined(updated, args))
-        positional = [a for a in args if a.keyword is None]
-        rate = given.get("rate")
-        keep = given.get("keep_prob") or (positional[1] if len(positional) > 1 else None)
-        if (rate is None) == (keep is None) or "noise_shape" in given or not positional:
-            return updated
-        name = self.made.setdefault(n, f"rng_{n}")
-        code_of = cst.Module([]).code_for_node
-        kept = code_of(keep.value) if keep is not None else ""
-        simple = isinstance(keep.value, (cst.Name, cst.Attribute, cst.Integer, cst.Float)) if keep is not None else True
-        rate_text = code_of(rate.value) if rate is not None else f"1 - {kept}" if simple else f"1 - ({kept})"
-        return cst.parse_expression(f"{_tf(self.names)}.nn.experimental.general_dropout({code_of(positional[0].value)}, "
-                                    f"rate={rate_text}, uniform_sampler={name}.uniform)").with_changes(
-            lpar=updated.lpar, rpar=updated.rpar)
-
-    def _layer_dropout(self, call: cst.Call, n: int, given, args) -> cst.BaseExpression:
-        """`tf.layers.dropout(x, rate=r, training=t, seed=n)`: TF1 dropped with op n where `t` held
-        (a tensor: in a `tf.cond`, as TF1's `smart_cond` did), else passed `x` through."""
-        positional = [a for a in args if a.keyword is None]
-        if len(positional) != 1 or "noise_shape" in given or "training" not in given:
-            return call
-        code_of = cst.Module([]).code_for_node
-        x, tf = code_of(positional[0].value), _tf(self.names)
-        rate = code_of(given["rate"].value) if "rate" in given else "0.5"
-        training = given["training"].value
-        name = self.made.setdefault(n, f"rng_{n}")
-        dropped = f"{tf}.nn.experimental.general_dropout({x}, rate={rate}, uniform_sampler={name}.uniform)"
-        if isinstance(training, cst.Name) and training.value == "True":
-            return cst.parse_expression(dropped).with_changes(lpar=call.lpar, rpar=call.rpar)
-        return cst.parse_expression(f"{tf}.cond({tf}.cast({code_of(training)}, {tf}.bool), lambda: {dropped}, "
-                                    f"lambda: {x})").with_changes(lpar=call.lpar, rpar=call.rpar)

@@ -1,0 +1,115 @@
+"""TF1's draws evaluated at each step, as the Generator that continues their sequence.
+
+After native.op_seeds wrote out the op seed TF1 gave each draw and the module was rewritten as
+eager TF2, a pinned draw inside a function (evaluated per step, or per call) draws from
+`tf.random.Generator.from_state([0, n, s], alg="philox")`: an op with the pair (s, n) draws what
+that generator draws, call after call (measured under TF 2.21: uniform, normal, and dropout through
+`general_dropout`), and one generator is one sequence however many `tf.function`s or traces use
+it, as TF1's one op was for every `sess.run` that evaluated it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict
+
+import libcst as cst
+
+from tfmigrate.facts.names import ImportTable
+from tfmigrate.fixers.arguments import joined
+from tfmigrate.native.op_seeds import tf_alias, tf_path
+
+_GENERATED = {"random_normal": "normal", "random.normal": "normal", "random_uniform": "uniform",
+              "random.uniform": "uniform", "truncated_normal": "truncated_normal",
+              "random.truncated_normal": "truncated_normal", "nn.dropout": "dropout", "layers.dropout": "layer_dropout"}
+
+
+def drawn_by_generators(text: str) -> str:
+    """The eager rewrite `text` with each pinned draw inside a function (evaluated per step, or
+    per call) drawn from its own Generator, made after the module's one `tf.random.set_seed`."""
+    module = cst.parse_module(text)
+    names = ImportTable(module, text)
+    seeds = [s for s in module.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+             and isinstance(s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.Call)
+             and (names.api(s.body[0].value.func) or "") in ("random.set_seed", "set_random_seed")]
+    if len(seeds) != 1 or len(re.findall(r"\bset_(random_)?seed\s*\(", text)) != 1 or not seeds[0].body[0].value.args:
+        return text
+    seed = seeds[0].body[0].value.args[0].value
+    mover = _ToGenerators(names)
+    module = module.visit(mover)
+    if not mover.made:
+        return text
+    tf = tf_alias(names)
+    lines = [cst.parse_statement(f'{name} = {tf}.random.Generator.from_state([0, {n}, '
+                                 f'{cst.Module([]).code_for_node(seed)}], alg="philox")\n')
+             for n, name in sorted(mover.made.items())]
+    lines[0] = lines[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
+        "# TF1's random ops drawn at each step, each from the Generator that continues its sequence"))])
+    body = []
+    for statement in module.body:
+        body.append(statement)
+        if statement is seeds[0] or (isinstance(statement, cst.SimpleStatementLine)
+                                     and statement.deep_equals(seeds[0])):
+            body.extend(lines)
+    return module.with_changes(body=body).code
+
+
+class _ToGenerators(cst.CSTTransformer):
+    def __init__(self, names: ImportTable):
+        self.names, self.depth = names, 0
+        self.made: Dict[int, str] = {}  # op seed -> its generator
+
+    def visit_FunctionDef(self, node) -> None:
+        self.depth += 1
+
+    def leave_FunctionDef(self, original, updated):
+        self.depth -= 1
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not self.depth:
+            return updated
+        method = _GENERATED.get(tf_path(self.names, original.func) or "")
+        seed = next((a for a in updated.args if a.keyword is not None and a.keyword.value == "seed"), None)
+        if method is None or seed is None or not isinstance(seed.value, cst.Integer) or any(a.star for a in updated.args):
+            return updated
+        given = {a.keyword.value: a for a in updated.args if a.keyword is not None}
+        if "dtype" in given or "name" in given or len([a for a in updated.args if a.keyword is None]) > (
+                1 if method == "layer_dropout" else 2 if method == "dropout" else 3):
+            return updated  # (a dtype: integer draws are another kernel's)
+        n = int(seed.value.value)
+        args = [a for a in updated.args if a is not seed]
+        if method == "layer_dropout":
+            return self._layer_dropout(updated, n, given, args)
+        if method != "dropout":
+            name = self.made.setdefault(n, f"rng_{n}")
+            return updated.with_changes(func=cst.parse_expression(f"{name}.{method}"), args=joined(updated, args))
+        positional = [a for a in args if a.keyword is None]
+        rate = given.get("rate")
+        keep = given.get("keep_prob") or (positional[1] if len(positional) > 1 else None)
+        if (rate is None) == (keep is None) or "noise_shape" in given or not positional:
+            return updated
+        name = self.made.setdefault(n, f"rng_{n}")
+        code_of = cst.Module([]).code_for_node
+        kept = code_of(keep.value) if keep is not None else ""
+        simple = isinstance(keep.value, (cst.Name, cst.Attribute, cst.Integer, cst.Float)) if keep is not None else True
+        rate_text = code_of(rate.value) if rate is not None else f"1 - {kept}" if simple else f"1 - ({kept})"
+        return cst.parse_expression(f"{tf_alias(self.names)}.nn.experimental.general_dropout({code_of(positional[0].value)}, "
+                                    f"rate={rate_text}, uniform_sampler={name}.uniform)").with_changes(
+            lpar=updated.lpar, rpar=updated.rpar)
+
+    def _layer_dropout(self, call: cst.Call, n: int, given, args) -> cst.BaseExpression:
+        """`tf.layers.dropout(x, rate=r, training=t, seed=n)`: TF1 dropped with op n where `t` held
+        (a tensor: in a `tf.cond`, as TF1's `smart_cond` did), else passed `x` through."""
+        positional = [a for a in args if a.keyword is None]
+        if len(positional) != 1 or "noise_shape" in given or "training" not in given:
+            return call
+        code_of = cst.Module([]).code_for_node
+        x, tf = code_of(positional[0].value), tf_alias(self.names)
+        rate = code_of(given["rate"].value) if "rate" in given else "0.5"
+        training = given["training"].value
+        name = self.made.setdefault(n, f"rng_{n}")
+        dropped = f"{tf}.nn.experimental.general_dropout({x}, rate={rate}, uniform_sampler={name}.uniform)"
+        if isinstance(training, cst.Name) and training.value == "True":
+            return cst.parse_expression(dropped).with_changes(lpar=call.lpar, rpar=call.rpar)
+        return cst.parse_expression(f"{tf}.cond({tf}.cast({code_of(training)}, {tf}.bool), lambda: {dropped}, "
+                                    f"lambda: {x})").with_changes(lpar=call.lpar, rpar=call.rpar)
