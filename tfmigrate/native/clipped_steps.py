@@ -108,11 +108,7 @@ def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
                 and computed.args[1].value.value == tvars):
             continue
         loss = computed.args[0].value
-        args = [cst.Arg(loss)] + ([cst.Arg(step[0].value, keyword=cst.Name("global_step"),
-                                           equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
-                                  if step else [])
-        minimize = call.with_changes(func=call.func.with_changes(attr=cst.Name("minimize")), args=args)
-        steps[id(statement)] = statement.with_changes(body=[statement.body[0].with_changes(value=minimize)])
+        steps[id(statement)] = _as_minimize(statement, loss, step)
         drop += [id(listed), id(made)] + ([id(extra)] if extra is not None else [])
         norms[train] = clip.args[1].value
     values: Dict[str, Tuple[cst.BaseExpression, cst.BaseExpression]] = {}
@@ -196,12 +192,18 @@ def _optimizer_halves(body: Sequence[cst.BaseStatement], names: ImportTable, sco
                     or counts.get(target.value) != 2 or counts.get(listed) != 2:
                 continue
             values[train] = bounds
-        args = [cst.Arg(loss)] + ([cst.Arg(step[0].value, keyword=cst.Name("global_step"),
-                                           equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
-                                  if step else [])
-        minimize = call.with_changes(func=call.func.with_changes(attr=cst.Name("minimize")), args=args)
-        steps[id(apply)] = apply.with_changes(body=[apply.body[0].with_changes(value=minimize)])
+        steps[id(apply)] = _as_minimize(apply, loss, step)
         drop += [id(first), id(clip)]
+
+
+def _as_minimize(statement: cst.SimpleStatementLine, loss: cst.BaseExpression, step) -> cst.SimpleStatementLine:
+    """`train_op = optimizer.apply_gradients(...[, global_step=s])` as `optimizer.minimize(loss[, global_step=s])`."""
+    call = statement.body[0].value
+    args = [cst.Arg(loss)] + ([cst.Arg(step[0].value, keyword=cst.Name("global_step"),
+                                       equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
+                              if step else [])
+    minimize = call.with_changes(func=call.func.with_changes(attr=cst.Name("minimize")), args=args)
+    return statement.with_changes(body=[statement.body[0].with_changes(value=minimize)])
 
 
 def _computed(statement: cst.SimpleStatementLine, optimizer: str):
