@@ -22,9 +22,10 @@ from tfmigrate.native import rewrite
 EXEC = sorted((FIXTURES / "TFM216").glob("exec_*.py"))
 # Graph mode's constructs (issue 21's definition of eager TF2). `tf.compat.v1` names that run
 # eagerly (RNN cells, the model-mapping route's `track_tf1_style_variables`) are allowed, except
-# the compat-route import itself.
-TF1_LEFT = re.compile(r"Session\(|placeholder|feed_dict|disable_v2_behavior|disable_eager_execution|"
-                      r"import tensorflow\.compat\.v1")
+# the compat-route import itself. The program's own names may say what they were
+# (`input_placeholder`, `create_feed_dict`): the API calls and the `feed_dict=` of a run may not.
+TF1_LEFT = re.compile(r"Session\(|\.placeholder(_with_default)?\(|\bplaceholder\(|feed_dict=|disable_v2_behavior|"
+                      r"disable_eager_execution|import tensorflow\.compat\.v1")
 ALL = list(catalogue())
 
 

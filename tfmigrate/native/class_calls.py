@@ -11,14 +11,14 @@ real TF1 code uses most:
 """
 from __future__ import annotations
 
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from tfmigrate.native.class_facts import attrs_of, is_docstring, root_name, self_attr, subtree
 from tfmigrate.native.model_mapping import local_names
 from tfmigrate.native.script import Blocked
-from tfmigrate.native.syntax import calls_in, names_read
+from tfmigrate.native.syntax import calls_in, name_nodes, names_assigned, names_read
 
 _LOOPS = (cst.For, cst.While, cst.CompFor, cst.Lambda)
 
@@ -71,39 +71,160 @@ def built_after(module: cst.Module, name: str, builders: Set[str], line_of) -> T
     return (list(sequences[0]) if sequences else []), statements
 
 
-def inlined(cls: cst.ClassDef, first: List[str], builders: Set[str], line_of) -> Tuple[List[cst.BaseStatement], List[str]]:
-    """The statements the methods `first` run (their docstrings dropped, each `self.m()` of another
-    builder replaced by its body), and the methods whose bodies these are, in order."""
+def builder_call(statement, builders: Set[str]) -> Optional[Tuple[str, cst.Call, Optional[cst.BaseAssignTargetExpression]]]:
+    """`self.m(...)` or `<target> = self.m(...)` as a statement of its own, `m` one of `builders`:
+    (m, the call, the target or None)."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    target = None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        value, target = small.value, small.targets[0].target
+    elif isinstance(small, cst.Expr):
+        value = small.value
+    else:
+        return None
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name) and value.func.value.value == "self"
+            and value.func.attr.value in builders):
+        return None
+    return value.func.attr.value, value, target
+
+
+def inlined(cls: cst.ClassDef, first: list, builders: Set[str], line_of, copies: Optional[Dict[int, int]] = None,
+            caller: Optional[cst.FunctionDef] = None) -> Tuple[List[cst.BaseStatement], List[str]]:
+    """The statements the methods `first` run (a name, or a statement of `caller` that calls one) (their docstrings dropped, each `self.m(...)` of
+    another builder replaced by its body: its parameters read as the call's arguments, a last
+    `return <value>` as `<target> = <value>`), and the methods whose bodies these are, in order.
+    `copies`: the line of each statement written anew (id -> line)."""
     methods: Dict[str, cst.FunctionDef] = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
     done: List[str] = []
     out: List[cst.BaseStatement] = []
 
-    def expand(name: str) -> None:
+    def expand(name: str, call: Optional[cst.Call] = None, target=None, caller: Optional[cst.FunctionDef] = None) -> None:
         method = methods[name]
         if name in done:
             raise Blocked(line_of(method), f"the method `{name}` that builds the graph run twice by the methods "
                                            "called after the object was made")
         params = method.params
-        if method.decorators or len(params.params) != 1 or params.kwonly_params or isinstance(
-                params.star_arg, cst.Param) or params.star_kwarg is not None:
+        if method.decorators or params.kwonly_params or isinstance(params.star_arg, cst.Param) \
+                or params.star_kwarg is not None or not params.params or params.params[0].name.value != "self" \
+                or call is None and len(params.params) != 1:
             raise Blocked(line_of(method), f"the method `{name}`, called after the object was made, with parameters "
                                            "or decorators")
-        if any(isinstance(n, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) for n in subtree(method.body)):
-            raise Blocked(line_of(method), f"`return` or `yield` in `{name}`, called after the object was made")
-        done.append(name)
         body = list(method.body.body)
         if body and is_docstring(body[0]):
             body.pop(0)
+        returned = None
+        if body and isinstance(body[-1], cst.SimpleStatementLine) and len(body[-1].body) == 1 \
+                and isinstance(body[-1].body[0], cst.Return) and call is not None:
+            returned = body.pop().body[0].value
+        if any(isinstance(n, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) for n in subtree(cst.IndentedBlock(body))):
+            raise Blocked(line_of(method), f"`return` or `yield` in `{name}` other than its last statement, in a "
+                                           "method that builds the graph in `__init__`")
+        if caller is not None:
+            clash = local_names(method) & local_names(caller) - {"self"} - _substituted(method)
+            if clash:
+                raise Blocked(line_of(method), f"`{sorted(clash)[0]}`, a local name of both `{name}` and "
+                                               f"`{caller.name.value}`, which this route joins into one method")
+        done.append(name)
+        if call is not None:
+            body = _bound(method, call, body, line_of, copies)
+            if returned is not None:
+                returned = _renamed(returned, _arguments(method, call, line_of))
         for statement in body:
-            called = method_call(statement, "self")
-            if called in builders:
-                expand(called)
+            found = builder_call(statement, builders)
+            if found is not None and (found[0] != name):
+                called, inner, inner_target = found
+                expand(called, None if not inner.args and inner_target is None else inner, inner_target, method)
             else:
                 out.append(statement)
+        if returned is not None and target is not None:
+            written = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], returned)])
+            out.append(written)
+        elif returned is not None:
+            written = cst.SimpleStatementLine([cst.Expr(returned)])
+            out.append(written)
+        elif target is not None:
+            raise Blocked(line_of(method), f"the value of `{name}`, which returns nothing, assigned")
+        if returned is not None and copies is not None:
+            copies.update((id(n), line_of(method.body.body[-1])) for n in subtree(written))
 
     for name in first:
-        expand(name)
+        if isinstance(name, str):
+            expand(name)
+            continue
+        called, call, target = builder_call(name, builders)
+        expand(called, None if not call.args and target is None else call, target, caller)
     return out, done
+
+
+_SIMPLE = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _arguments(method: cst.FunctionDef, call: cst.Call, line_of) -> Dict[str, cst.BaseExpression]:
+    """The value of each parameter of `method` (after `self`) at `call`: its argument or default."""
+    names = [p.name.value for p in method.params.params[1:]]
+    values: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise Blocked(line_of(call), f"`*args` in a call of `{method.name.value}`")
+        key = arg.keyword.value if arg.keyword is not None else (names[index] if index < len(names) else None)
+        if key not in names or key in values:
+            raise Blocked(line_of(call), f"a call of `{method.name.value}` whose arguments do not match its parameters")
+        values[key] = arg.value
+    for param in method.params.params[1:]:
+        if param.name.value not in values:
+            if param.default is None:
+                raise Blocked(line_of(call), f"a call of `{method.name.value}` without its `{param.name.value}`")
+            values[param.name.value] = param.default
+    return values
+
+
+def _substituted(method: cst.FunctionDef) -> Set[str]:
+    """The parameters of `method` written as their arguments where it is joined (not assigned)."""
+    nested = any(isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.CompFor)) for n in subtree(method.body))
+    if nested:
+        return set()
+    return {p.name.value for p in method.params.params[1:]} - names_assigned(method.body)
+
+
+def _simple(value: cst.BaseExpression) -> bool:
+    """A value that may be written wherever its parameter was read: a name, `self.<attr>`, a literal."""
+    return isinstance(value, _SIMPLE) or isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) \
+        and value.value.value == "self"
+
+
+def _renamed(node, values: Dict[str, cst.BaseExpression]):
+    """`node` with each read of a parameter in `values` written as its value."""
+    targets = {id(n): values[n.value] for n in name_nodes(node) if n.value in values}
+    if not targets:
+        return node
+
+    class _Rename(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name):
+            return targets.get(id(original), updated)
+
+    return node.visit(_Rename())
+
+
+def _bound(method: cst.FunctionDef, call: cst.Call, body: List[cst.BaseStatement], line_of,
+           copies: Optional[Dict[int, int]]) -> List[cst.BaseStatement]:
+    """The body of `method` for `call`: each parameter read as its argument where that is a plain
+    value and the body does not assign it, else first assigned (`param = <argument>`)."""
+    values = _arguments(method, call, line_of)
+    substituted = _substituted(method)
+    renamed = {k: v for k, v in values.items() if k in substituted and _simple(v)}
+    out: List[cst.BaseStatement] = []
+    for key, value in values.items():
+        if key not in renamed:
+            out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(key))], value)]))
+            if copies is not None:
+                copies[id(out[-1])] = line_of(call)
+    for statement in body:
+        new = _renamed(statement, renamed)
+        if new is not statement and copies is not None:
+            copies.update((id(n), line_of(statement)) for n in subtree(new))
+        out.append(new)
+    return out
 
 
 def check_locals(cls: cst.ClassDef, init: cst.FunctionDef, names: List[str], line_of) -> None:

@@ -36,6 +36,7 @@ class Train:
     loss: str
     node: cst.CSTNode
     global_step: Optional[str] = None  # `self.<attr>`, a state variable `apply_gradients` counts in
+    negated: bool = False  # `minimize(-self.<loss>)` (maximising it)
 
 
 @dataclass
@@ -63,6 +64,7 @@ class GraphClass:
     session_methods: Dict[str, Tuple[int, str]] = field(default_factory=dict)  # method -> its Session parameter
     variables: Dict[int, str] = field(default_factory=dict)  # id(tf.Variable call) -> its get_variable
     variable_counts: Dict[str, int] = field(default_factory=dict)
+    feed_methods: Set[str] = field(default_factory=set)  # methods returning a feed dict (native.class_feeds)
     order: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s statements, scopes of inputs undone
     python_read: Set[str] = field(default_factory=set)  # Python attributes the graph reads (fixed after __init__)
     body: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s, then those of `inlined`
@@ -81,9 +83,11 @@ class GraphClass:
         return fresh_name(self.members, preferred)
 
 
-def session_parameter(method: cst.FunctionDef) -> Optional[Tuple[int, str]]:
-    """(index after `self`, name) of the method's parameter used only as `<it>.run(...)`: a Session it
-    is given (None: none is)."""
+def session_parameter(method: cst.FunctionDef, given: Optional[Dict[str, Tuple[int, str]]] = None
+                      ) -> Optional[Tuple[int, str]]:
+    """(index after `self`, name) of the method's parameter used only as `<it>.run(...)`, or passed on
+    to a method of `given` in the place of its Session: a Session it is given (None: none is)."""
+    given = given or {}
     for index, param in enumerate(method.params.params[1:]):
         name = param.name.value
         uses = [n for n in subtree(method.body) if isinstance(n, cst.Name) and n.value == name]
@@ -92,9 +96,36 @@ def session_parameter(method: cst.FunctionDef) -> Optional[Tuple[int, str]]:
         savers = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute)  # `saver.save(sess, path)`
                   and c.func.attr.value in ("save", "restore") and c.args and isinstance(c.args[0].value, cst.Name)
                   and c.args[0].value.value == name]
-        if param.default is None and runs and len(uses) == len(runs) + len(savers):
+        passed = [c for c in calls_in(method.body) if isinstance(c.func, cst.Attribute)  # `self.run_epoch(sess, x)`
+                  and isinstance(c.func.value, cst.Name) and c.func.value.value == "self"
+                  and c.func.attr.value in given and _gives(c, given[c.func.attr.value], name)]
+        if param.default is None and (runs or passed) and len(uses) == len(runs) + len(savers) + len(passed):
             return index, name
     return None
+
+
+def session_parameters(methods: Dict[str, cst.FunctionDef]) -> Dict[str, Tuple[int, str]]:
+    """The methods given a Session (`session_parameter`), those that pass theirs on included."""
+    found: Dict[str, Tuple[int, str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, method in methods.items():
+            if name != "__init__" and name not in found:
+                session = session_parameter(method, found)
+                if session is not None:
+                    found[name] = session
+                    changed = True
+    return found
+
+
+def _gives(call: cst.Call, session: Tuple[int, str], name: str) -> bool:
+    """Whether `call` passes the Name `name` as the Session parameter `session` (and nowhere else)."""
+    index, param = session
+    passed = [a for position, a in enumerate(call.args) if isinstance(a.value, cst.Name) and a.value.value == name]
+    return len(passed) == 1 and not passed[0].star and (
+        passed[0].keyword is not None and passed[0].keyword.value == param
+        or passed[0].keyword is None and call.args.index(passed[0]) == index)
 
 
 def self_attr(node) -> Optional[str]:

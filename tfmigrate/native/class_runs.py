@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_feeds as class_feeds
 import tfmigrate.native.class_joint_runs as class_joint_runs
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
@@ -83,7 +84,11 @@ class ProgramRuns:
                 if isinstance(feed, cst.Name):
                     feeds_given.add(id(feed))
         candidates: Dict[str, List[cst.Assign]] = {}
+        in_feed_methods = {id(n) for c in self.classes.values() for m in c.node.body.body
+                           if isinstance(m, cst.FunctionDef) and m.name.value in c.feed_methods for n in subtree(m)}
         for assign in assignments_in(self.module):
+            if id(assign) in in_feed_methods:
+                continue
             target = assign.targets[0].target if len(assign.targets) == 1 else None
             if isinstance(target, cst.Name) and isinstance(assign.value, cst.Dict) and assign.value.elements:
                 candidates.setdefault(target.value, []).append(assign)
@@ -255,6 +260,9 @@ class ProgramRuns:
                     return
                 if self.tf_call(call) in EAGER_STATEMENTS:
                     return
+                if self.tf_call(call, "disable_v2_behavior", "disable_eager_execution"):
+                    self.removed.add(id(node))  # (the compat route's switch)
+                    return
         self._python(node)
 
     def _graph_writer(self, assign: cst.Assign) -> bool:
@@ -378,7 +386,11 @@ class ProgramRuns:
         feeds: List[Tuple[str, cst.BaseExpression]] = []  # (placeholder attr or module name, value)
         feed = bound.get("feed_dict")
         spread = None  # `**feed`: a feed built ahead
-        if isinstance(feed, cst.Name) and feed.value in self.feed_names:
+        sometimes: Set[str] = set()  # placeholders a feed method adds in some calls only
+        built = class_feeds.fed_by(self, feed)
+        if built is not None:
+            spread, feed, sometimes = built
+        elif isinstance(feed, cst.Name) and feed.value in self.feed_names:
             spread = feed.value
             dicts = self.feed_names[spread]
             keys = [[e.key for e in d.elements] for d in dicts]
@@ -426,6 +438,9 @@ class ProgramRuns:
         for placeholder in cls.placeholders:
             if placeholder.attr not in fed and placeholder.default is None:
                 attrs, _statements, skippable = self.computed_from(cls, placeholder)
+                if placeholder.attr in sometimes and skippable:  # given or not by the feed method's call
+                    placeholder.optional = True
+                    continue
                 if placeholder.iterator and needed & attrs:  # TF1's run drew the next element
                     if fed & attrs:  # (TF1 drew no element when the feed replaced what it feeds)
                         raise Blocked(at, f"a `sess.run` that feeds `{instance}.{sorted(fed & attrs)[0]}`, computed "

@@ -9,6 +9,7 @@ import libcst as cst
 
 from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
+import tfmigrate.native.class_bases as class_bases
 from tfmigrate.native.class_facts import GraphClass, RunMethod, instance_of, is_docstring, ordered
 from tfmigrate.native.classes import ClassScript
 from tfmigrate.native.checkpoints import OPTIMIZER_STATE
@@ -209,7 +210,8 @@ class ClassWriter:
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.inlined:
                 continue  # (its body is part of build_graph, its call gone)
             elif isinstance(statement, cst.FunctionDef) and (statement.name.value in cls.session_methods
-                                                             or statement.name.value in cls.runners):
+                                                             or statement.name.value in cls.runners
+                                                             or statement.name.value in cls.feed_methods):
                 members.append(statement.visit(rewriter))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
                 members.append(_module_inputs(statement, cls.method_inputs).visit(_Overrides.of(cls))
@@ -263,7 +265,7 @@ class ClassWriter:
         fed = _Overrides.of(cls)
         for i, statement in enumerate(cls.graph):
             guard = tuple(sorted(param for param, ids in skipped.items() if id(statement) in ids))
-            statement = statement.visit(made_once).visit(fed).visit(frozen)
+            statement = _scopes_guarded(statement, skipped).visit(made_once).visit(fed).visit(frozen)
             guarded.append((guard, statement.with_changes(leading_lines=[]) if i == 0 and not guarded else statement))
         text = (f"@{tf}.compat.v1.keras.utils.track_tf1_style_variables\n"
                 f"def {cls.build}({params}):\n"
@@ -287,10 +289,14 @@ class ClassWriter:
             body = f"    {call}\n    return {returned}\n"
         else:
             train = method.train
+            objective = f"self.{train.loss}"
+            if train.negated:  # (`minimize(-self.exp_v)`: the negation taped too)
+                objective = f"negated_{train.loss}"
             body = (f"    with {tf}.GradientTape() as tape:\n"
                     f"        {call}\n"
-                    f"    variables = self.trainable_variables\n"
-                    f"    gradients = tape.gradient(self.{train.loss}, variables)\n"
+                    + (f"        {objective} = -self.{train.loss}\n" if train.negated else "")
+                    + f"    variables = self.trainable_variables\n"
+                    f"    gradients = tape.gradient({objective}, variables)\n"
                     f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables)"
                     + (f", global_step=self.{train.global_step}" if train.global_step else "") + ")\n"
                     + (f"    return {returned}\n" if returned != "None" else ""))
@@ -381,6 +387,18 @@ def _params(cls: GraphClass) -> str:
                                  for p in ordered(cls.placeholders)])
 
 
+def _scopes_guarded(statement: cst.BaseStatement, skipped: Dict[str, set]) -> cst.BaseStatement:
+    """A scope block (`with tf.variable_scope(...)`) with each of its lines computed from an unfed-able
+    placeholder under its `if` (native.classes.scoped_lines)."""
+    if not isinstance(statement, cst.With):
+        return statement
+    inner = [(tuple(sorted(p for p, ids in skipped.items() if id(s) in ids)), _scopes_guarded(s, skipped))
+             for s in statement.body.body]
+    if not any(guard for guard, _ in inner) and all(a is b for (_, a), b in zip(inner, statement.body.body)):
+        return statement
+    return statement.with_changes(body=statement.body.with_changes(body=_grouped(inner)))
+
+
 def _grouped(guarded: List[Tuple[Tuple[str, ...], cst.BaseStatement]]) -> List[cst.BaseStatement]:
     """The statements, each run of them computed from unfed-able placeholders under one
     `if <them> is not None:`."""
@@ -423,6 +441,13 @@ class _CompatV1(cst.CSTTransformer):
             raise Blocked(self.script.line_of(original), "a `placeholder_with_default` whose arguments are not plain")
         return cst.parse_expression(f"{self.script.tf}.identity({code(default)})")
 
+    def leave_Import(self, original: cst.Import, updated: cst.Import):
+        """`import tensorflow.compat.v1 as tf`: TensorFlow's own namespace (what stays TF1 is spelled
+        `tf.compat.v1.*` here, and by the fixes that follow)."""
+        names = [n.with_changes(name=cst.parse_expression("tensorflow")) if code(n.name) == "tensorflow.compat.v1"
+                 and n.asname is not None else n for n in updated.names]
+        return updated.with_changes(names=names)
+
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         path = self.script.api(original)
         if path is None or path.startswith("compat.") or path == "Variable":
@@ -436,6 +461,7 @@ class _CompatV1(cst.CSTTransformer):
 def rewrite(module: cst.Module, source: str, line_of, pinned: bool = False) -> Optional[str]:
     """The module as eager TF2 when a class builds its graph (None: no class does; Blocked: what
     stops it). `pinned`: its random ops carry the seeds TF1's graph gave them (native.op_seeds)."""
+    module, line_of = class_bases.merged(module, line_of)
     script = ClassScript(module, source, line_of, pinned)
     if not script.applies():
         return None

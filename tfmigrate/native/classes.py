@@ -35,12 +35,14 @@ import libcst as cst
 from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Train, attrs_of, is_docstring,
-                                          self_attr, session_parameter, subtree)
+                                          self_attr, session_parameters, subtree)
 import tfmigrate.native.class_data as class_data
+import tfmigrate.native.class_feeds as class_feeds
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
 import tfmigrate.native.class_updates as class_updates
-from tfmigrate.native.class_calls import built_after, check_locals, inlined, method_call, other_calls, runs_once
+from tfmigrate.native.class_calls import (built_after, builder_call, check_locals, inlined, other_calls,
+                                          runs_once)
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.control_flow import tracked_control_flow_refused
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
@@ -65,6 +67,19 @@ MODULE_MEMBERS = {"name", "name_scope", "variables", "trainable_variables", "non
                   "submodules", "with_name_scope"}
 _MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
              "colocate_gradients_with_ops", "name", "grad_loss")
+
+
+def scoped_lines(statements, tf_call) -> List[cst.BaseStatement]:
+    """The statements, those of a `with tf.variable_scope(...)` / `name_scope` block each on its own
+    (what an unfed placeholder feeds is skipped line by line inside the scope too)."""
+    out: List[cst.BaseStatement] = []
+    for statement in statements:
+        if isinstance(statement, cst.With) and all(tf_call(item.item) in ("name_scope", "variable_scope")
+                                                   for item in statement.items):
+            out += scoped_lines(statement.body.body, tf_call)
+        else:
+            out.append(statement)
+    return out
 
 
 class ClassScript(ProgramRuns):
@@ -92,6 +107,8 @@ class ClassScript(ProgramRuns):
         self._changing: Optional[Set[str]] = None  # module-level names set more than once
         self.to_numpy = False  # whether a run returns a structure (the `to_numpy` helper is written)
         self.feed_names: Dict[str, List[cst.Dict]] = {}  # a feed built ahead -> the dict literals it holds
+        self.feed_methods: Dict[str, object] = {}  # a method returning a feed dict -> its class_feeds.FeedMethod
+        self.feed_aliases: Dict[str, Tuple[str, cst.BaseExpression]] = {}  # `feed = m.create_feed_dict(x)`: (method, m)
         self.key_params: Dict[int, str] = {}  # id(a key of such a dict) -> the parameter it feeds
         self.graph_writers: Dict[int, cst.Assign] = {}  # id(`w = tf.summary.FileWriter(d, sess.graph)` line)
         self.element_feeds: Dict[int, str] = {}  # id(`feed.update(...)`/`feed[k]` of `net.state[i]` keys) -> parameter
@@ -161,6 +178,7 @@ class ClassScript(ProgramRuns):
         self._no_other_graphs()
         self._session_names()
         self._feeds_built_ahead()
+        class_feeds.analyse(self)
         for node in self.module.body:
             self._top(node)
         for cls in self.classes.values():  # the runs of methods given a Session, as the module's code
@@ -197,17 +215,17 @@ class ClassScript(ProgramRuns):
             raise Blocked(at, f"`{name}.__init__` without `self`")
         # Which methods build the graph: those `__init__`'s graph calls on `self`, transitively.
         # Methods run by the program (given a Session, or opening one) are not graph code.
-        cls.runners = {m for m, method in methods.items() if method is not init and session_parameter(method) is None
+        given = session_parameters(methods)
+        cls.runners = {m for m, method in methods.items() if method is not init and m not in given
                        and any(self.tf_call(c) in SESSIONS for c in calls_in(method))}
-        program = {m for m, method in methods.items() if method is not init and session_parameter(method) is not None} \
-            | cls.runners
+        program = set(given) | cls.runners
         graph_methods = self._graph_methods(init, methods, program)
         after, calls = built_after(self.module, name, graph_methods, self.line_of)
         cls.body = self._init_body(node, init, methods, graph_methods, cls)
         if cls.inlined:  # `self._build()` in `__init__` that makes the train op: read as `__init__`'s own
             graph_methods = self._graph_methods(init, methods, program | set(cls.inlined))
         if after:  # `model = Net(); model.build()`: `build` (and what it calls) as the end of `__init__`
-            statements, names = inlined(node, after, graph_methods, self.line_of)
+            statements, names = inlined(node, after, graph_methods, self.line_of, self.copies)
             cls.inlined += names
             check_locals(node, init, cls.inlined, self.line_of)
             other_calls(self.module, node, set(names), calls, self.aliases, self.line_of)
@@ -242,7 +260,10 @@ class ClassScript(ProgramRuns):
                 continue
             if method.name.value in cls.runners:  # `def train(self): with tf.Session() as sess: ...`
                 continue
-            session = session_parameter(method)
+            if class_feeds.is_feed_method(self, cls, method):  # `def create_feed_dict(self, x): return {self.x: x}`
+                cls.feed_methods.add(method.name.value)
+                continue
+            session = given.get(method.name.value)
             if session is not None:  # `def predict(self, sess, x): return sess.run(self.out, {self.x: x})`
                 cls.session_methods[method.name.value] = session
                 continue
@@ -258,19 +279,20 @@ class ClassScript(ProgramRuns):
 
     def _init_body(self, node: cst.ClassDef, init: cst.FunctionDef, methods: Dict[str, cst.FunctionDef],
                    graph_methods: Set[str], cls: GraphClass) -> List[cst.BaseStatement]:
-        """`__init__`'s statements, each `self.m()` of a graph method that makes the train op
-        (`self.opt = opt.minimize(self.loss)` in `_build`) replaced by that method's body: a train op
-        is rewritten where `__init__` makes it. Such a method may be run nowhere else."""
+        """`__init__`'s statements, each call of a graph method that makes the train op or placeholders
+        (`self.add_placeholders()`, `self.train_op = self.add_training_op(self.loss)`) replaced by
+        that method's body: this route rewrites those where `__init__` makes them. Such a method may be
+        run nowhere else."""
         body: List[cst.BaseStatement] = []
         for statement in init.body.body:
-            called = method_call(statement, "self")
-            if called in graph_methods and any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
-                                               for c in calls_in(methods[called])):
+            found = builder_call(statement, graph_methods)
+            if found is not None and self._builds_inputs(found[0], methods, graph_methods, set()):
+                statements, names = inlined(node, [statement], graph_methods, self.line_of, self.copies, init)
                 for other in methods.values():
-                    if other is not init and called in attrs_of(other)[0]:
-                        raise Blocked(self.line_of(other), f"the method `{called}`, which makes the train op, run "
-                                                           f"by `{other.name.value}` too")
-                statements, names = inlined(node, [called], graph_methods, self.line_of)
+                    if other is not init and other.name.value not in names and attrs_of(other)[0] & set(names):
+                        called = sorted(attrs_of(other)[0] & set(names))[0]
+                        raise Blocked(self.line_of(other), f"the method `{called}`, which makes the train op or "
+                                                           f"placeholders, run by `{other.name.value}` too")
                 cls.inlined += [n for n in names if n not in cls.inlined]
                 body += statements
             else:
@@ -278,6 +300,18 @@ class ClassScript(ProgramRuns):
         if cls.inlined:
             check_locals(node, init, cls.inlined, self.line_of)
         return body
+
+    def _builds_inputs(self, name: str, methods: Dict[str, cst.FunctionDef], graph_methods: Set[str],
+                       seen: Set[str]) -> bool:
+        """Whether the graph method `name`, or one it calls, makes the train op or a placeholder
+        (which this route rewrites only where `__init__` makes them)."""
+        seen.add(name)
+        method = methods[name]
+        if any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
+               or self.tf_call(c, "placeholder", "placeholder_with_default") for c in calls_in(method)):
+            return True
+        return any(self._builds_inputs(m, methods, graph_methods, seen)
+                   for m in attrs_of(method)[0] & graph_methods - seen)
 
     def _runners(self) -> None:
         """The methods that open their own Session (`def train(self): with tf.Session() as sess:`),
@@ -538,24 +572,50 @@ class ClassScript(ProgramRuns):
             taken.add(param)
 
     def _placeholders_unscoped(self, statements: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
-        """`with tf.name_scope("inputs"):` around placeholders or `minimize` only: those statements
-        (a scope names their ops, which eager code does not have)."""
+        """`with tf.name_scope("inputs"):` / `tf.variable_scope(scope)` around placeholders: those
+        statements taken out before the block (a scope names their ops, which eager code does not
+        have; the rest of the block keeps it), and a block of placeholders or `minimize` only undone."""
         out: List[cst.BaseStatement] = []
         for statement in statements:
-            if isinstance(statement, cst.With) and all(
+            if not (isinstance(statement, cst.With) and all(
                     self.tf_call(item.item) in ("name_scope", "variable_scope") and item.asname is None
-                    for item in statement.items) and statement.body.body and all(
-                    isinstance(inner, cst.SimpleStatementLine) and len(inner.body) == 1
-                    and isinstance(inner.body[0], cst.Assign) and self_attr(inner.body[0].targets[0].target)
-                    and (self.tf_call(inner.body[0].value) in ("placeholder", "placeholder_with_default")
-                         or isinstance(inner.body[0].value, cst.Call)
-                         and isinstance(inner.body[0].value.func, cst.Attribute)
-                         and inner.body[0].value.func.attr.value == "minimize")
-                    for inner in statement.body.body):
-                out.extend(statement.body.body)
+                    for item in statement.items) and statement.body.body):
+                out.append(statement)
+                continue
+            inner = list(statement.body.body)
+            if all(self._input_line(s, ("placeholder", "placeholder_with_default")) or self._minimize_line(s)
+                   for s in inner):
+                out.extend(inner)
+                continue
+            hoisted, kept, assigned = [], [], set()
+            for line in inner:
+                if self._input_line(line, ("placeholder",)) and not names_read(line) & assigned:
+                    hoisted.append(line)
+                else:
+                    kept.append(line)
+                    assigned |= names_assigned(line)
+            if hoisted and kept:
+                out.extend(hoisted)
+                out.append(statement.with_changes(body=statement.body.with_changes(body=kept)))
+                self.copies[id(out[-1])] = self.line_of(statement)
             else:
                 out.append(statement)
         return out
+
+    def _input_line(self, statement, paths: Tuple[str, ...]) -> bool:
+        """`self.<attr> = tf.placeholder(...)` (one of `paths`) as a line of its own."""
+        return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1 \
+            and self_attr(statement.body[0].targets[0].target) is not None \
+            and self.tf_call(statement.body[0].value, *paths) is not None
+
+    @staticmethod
+    def _minimize_line(statement) -> bool:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        return isinstance(small, cst.Assign) and self_attr(small.targets[0].target) is not None \
+            and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute) \
+            and small.value.func.attr.value == "minimize"
 
     def _placeholder(self, call: cst.Call, path: str, attr: str, at: int) -> Placeholder:
         try:
@@ -582,7 +642,9 @@ class ClassScript(ProgramRuns):
         step = self_attr(bound.get("global_step")) if "global_step" in bound else None
         if "global_step" in bound and step not in cls.state:
             raise Blocked(at, "a `global_step` other than a `self.<step> = tf.Variable(0, trainable=False)` of the class")
-        loss = self_attr(bound.get("loss"))
+        value = bound.get("loss")
+        negated = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+        loss = self_attr(value.expression if negated else value)
         if loss is None or loss not in cls.graph_attrs:
             raise Blocked(at, "`minimize` of something other than a `self.<loss>` the graph made")
         receiver = call.func.value
@@ -591,7 +653,7 @@ class ClassScript(ProgramRuns):
             raise Blocked(at, "an optimizer made from tensors")
         for path, _node in self.tensor_apis(receiver):
             raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
-        return Train(target, code(receiver), loss, statement, step)
+        return Train(target, code(receiver), loss, statement, step, negated)
 
     def _state_variable(self, call: cst.Call) -> bool:
         """`tf.Variable(<value>, ..., trainable=False)`: a counter the graph does not train."""
@@ -619,7 +681,7 @@ class ClassScript(ProgramRuns):
         names = set() if placeholder.own else {placeholder.attr}
         statements: Set[int] = set()
         skippable = True
-        for statement in cls.graph:
+        for statement in scoped_lines(cls.graph, self.tf_call):
             reads, writes = attrs_of(statement)
             read_names = names_read(statement)
             for method in reads & set(methods):

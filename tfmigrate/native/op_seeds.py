@@ -93,8 +93,11 @@ def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
     if not re.search(r"\bset_random_seed\s*\(", source):
         return None
     names = ImportTable(module, source)
+    from tfmigrate.native.class_bases import merged
+
+    counted, _lines = merged(module, lambda node: 1)  # (a base class as the class route reads it)
     try:
-        seeds = _Counter(module, names).count()
+        seeds = _Counter(counted, names).count()
     except _Unsure:
         return None
     if not seeds:
@@ -161,6 +164,12 @@ class _Counter:
             for small in statement.body:
                 self._calls(small)
             self.line = outer
+        elif isinstance(statement, cst.With) and self._new_graph(statement):
+            kept = self.seeded, self.next, self.entered, self.scope, self.reusing
+            self.seeded, self.next, self.entered, self.scope, self.reusing = False, 0, set(), [], [False]
+            for inner in statement.body.body:  # (a graph of its own: no seed, its counter from 0)
+                self._statement(inner)
+            self.seeded, self.next, self.entered, self.scope, self.reusing = kept
         elif isinstance(statement, cst.With):
             scopes = 0
             for item in statement.items:
@@ -184,6 +193,13 @@ class _Counter:
                 raise _Unsure("a local function or class that may draw")
         elif self._draws_in(statement):  # a loop, a branch, a `try`: how often it draws is not certain
             raise _Unsure("a compound statement that may draw")
+
+    def _new_graph(self, statement: cst.With) -> bool:
+        """`with tf.Graph().as_default():`"""
+        item = statement.items[0].item if len(statement.items) == 1 else None
+        return isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute) \
+            and item.func.attr.value == "as_default" and isinstance(item.func.value, cst.Call) \
+            and not item.func.value.args and tf_path(self.names, item.func.value.func) == "Graph"
 
     def _calls(self, node: cst.CSTNode) -> None:
         """The draws of `node`'s calls, in the order Python runs them (arguments first)."""

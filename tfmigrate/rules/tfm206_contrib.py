@@ -77,6 +77,9 @@ LAYERS_HINTS = {
     "flatten": "`tf.keras.layers.Flatten()` or `tf.reshape`",
     "dropout": "a `tf.keras.layers.Dropout` layer",
     "embed_sequence": "a `tf.keras.layers.Embedding` layer created once",
+    # (tf-slim's copy fails under TF 2.21: `ops.IndexedSlices` / `ops.Tensor` are gone from TensorFlow)
+    "optimize_loss": "the optimizer's own steps: `opt.compute_gradients(loss)`, the clipping, "
+                     "`opt.apply_gradients(..., global_step=...)` (tf-slim's `optimize_loss` fails under TF 2.21)",
 }
 
 # contrib.layers names the tf-slim package keeps at its top level, as the same code (tf-slim is
@@ -85,7 +88,7 @@ SLIM_LAYERS = frozenset({
     "apply_regularization", "avg_pool2d", "batch_norm", "bias_add", "conv2d", "conv2d_transpose",
     "convolution2d", "convolution2d_transpose", "dropout", "flatten", "fully_connected",
     "l1_l2_regularizer", "l1_regularizer", "l2_regularizer", "layer_norm", "max_pool2d",
-    "one_hot_encoding", "optimize_loss", "repeat", "separable_conv2d", "stack", "sum_regularizer",
+    "one_hot_encoding", "repeat", "separable_conv2d", "stack", "sum_regularizer",
     "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",
 })
 
