@@ -90,11 +90,12 @@ def builder_call(statement, builders: Set[str]) -> Optional[Tuple[str, cst.Call,
 
 
 def inlined(cls: cst.ClassDef, first: list, builders: Set[str], line_of, copies: Optional[Dict[int, int]] = None,
-            caller: Optional[cst.FunctionDef] = None) -> Tuple[List[cst.BaseStatement], List[str]]:
+            caller: Optional[cst.FunctionDef] = None, needed=None) -> Tuple[List[cst.BaseStatement], List[str]]:
     """The statements the methods `first` run (a name, or a statement of `caller` that calls one) (their docstrings dropped, each `self.m(...)` of
     another builder replaced by its body: its parameters read as the call's arguments, a last
     `return <value>` as `<target> = <value>`), and the methods whose bodies these are, in order.
-    `copies`: the line of each statement written anew (id -> line)."""
+    `copies`: the line of each statement written anew (id -> line). `needed(m)`: whether a call of
+    `m` with arguments or a value is joined too (else it stays a call of the graph method)."""
     methods: Dict[str, cst.FunctionDef] = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
     done: List[str] = []
     out: List[cst.BaseStatement] = []
@@ -132,9 +133,11 @@ def inlined(cls: cst.ClassDef, first: list, builders: Set[str], line_of, copies:
                 returned = _renamed(returned, _arguments(method, call, line_of))
         for statement in body:
             found = builder_call(statement, builders)
-            if found is not None and (found[0] != name):
+            plain_call = found is not None and not found[1].args and found[2] is None
+            if found is not None and found[0] != name and (plain_call or needed is not None and needed(found[0])
+                                                           or _joinable(methods[found[0]], method)):
                 called, inner, inner_target = found
-                expand(called, None if not inner.args and inner_target is None else inner, inner_target, method)
+                expand(called, None if plain_call else inner, inner_target, method)
             else:
                 out.append(statement)
         if returned is not None and target is not None:
@@ -158,6 +161,21 @@ def inlined(cls: cst.ClassDef, first: list, builders: Set[str], line_of, copies:
 
 
 _SIMPLE = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _joinable(method: cst.FunctionDef, caller: cst.FunctionDef) -> bool:
+    """Whether `method`, called with arguments by `caller`, joins it without a clash of local names
+    and with no `return` but its last statement (else the call stays, as a graph method's)."""
+    params = method.params
+    if method.decorators or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg:
+        return False
+    body = list(method.body.body)
+    if body and isinstance(body[-1], cst.SimpleStatementLine) and len(body[-1].body) == 1 \
+            and isinstance(body[-1].body[0], cst.Return):
+        body.pop()
+    if any(isinstance(n, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) for n in subtree(cst.IndentedBlock(body))):
+        return False
+    return not local_names(method) & local_names(caller) - {"self"} - _substituted(method)
 
 
 def _arguments(method: cst.FunctionDef, call: cst.Call, line_of) -> Dict[str, cst.BaseExpression]:

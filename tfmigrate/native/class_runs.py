@@ -10,6 +10,7 @@ import libcst as cst
 
 import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_feeds as class_feeds
+import tfmigrate.native.class_sessions as class_sessions
 import tfmigrate.native.class_joint_runs as class_joint_runs
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
@@ -59,6 +60,8 @@ class ProgramRuns:
             for node in cls.node.body.body:
                 if isinstance(node, cst.FunctionDef) and node.name.value in cls.session_methods:
                     index, param = cls.session_methods[node.name.value]
+                    if index < 0:  # (it runs the Session the object holds)
+                        continue
                     if self.session_params.get(node.name.value, (index, param)) != (index, param):
                         raise Blocked(self.line_of(node), f"`{node.name.value}`, a function and a method given a "
                                                           "Session in other places")
@@ -161,7 +164,10 @@ class ProgramRuns:
 
     def _session_argument(self, call: cst.Call) -> Optional[cst.Arg]:
         """The argument of `call` that gives a function or a method its Session (None: none does)."""
-        if isinstance(call.func, cst.Name) and call.func.value in self.session_params:
+        constructors = class_sessions.constructor_sessions(self)
+        if isinstance(call.func, cst.Name) and call.func.value in constructors:  # `Actor(sess, ...)`
+            index, name = constructors[call.func.value]
+        elif isinstance(call.func, cst.Name) and call.func.value in self.session_params:
             index, name = self.session_params[call.func.value]
         elif isinstance(call.func, cst.Attribute) and call.func.attr.value in self.session_methods:
             index, name = self.session_methods[call.func.attr.value]
@@ -214,6 +220,8 @@ class ProgramRuns:
         if isinstance(node, cst.FunctionDef) and class_data.datasets_only(self, node) and not any(
                 self._session_method(c, "run") for c in calls_in(node)):
             return  # `def make_datasets(batch): ... tf.data.Dataset...`: Python data in, datasets out
+        if isinstance(node, cst.FunctionDef) and self._graph_helper(node):
+            return  # `def xavier_init(n, m): return tf.random_uniform(...)`, called by graph code only
         if isinstance(node, cst.FunctionDef) and not node.decorators or _is_main_block(node):
             for inner in node.body.body:  # `main()`, `if __name__ == "__main__":`: its statements, as the module's
                 self._top(inner)
@@ -265,6 +273,22 @@ class ProgramRuns:
                     return
         self._python(node)
 
+    def _graph_helper(self, function: cst.FunctionDef) -> bool:
+        """A module function that uses TensorFlow, called only by the classes' graph code (their
+        `__init__` graph and graph methods): graph code itself, run inside the tracked build."""
+        name = function.name.value
+        if function.decorators or not self._mentions_tf(function):
+            return False
+        graph = {id(n) for cls in self.classes.values() for piece in cls.graph + [
+            m for m in cls.node.body.body if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods]
+            for n in subtree(piece)}
+        calls = [c for c in calls_in(self.module) if isinstance(c.func, cst.Name) and c.func.value == name]
+        uses = [n for n in subtree(self.module) if isinstance(n, cst.Name) and n.value == name]
+        if not calls or len(uses) != len(calls) + 1 or not all(id(c) in graph for c in calls):
+            return False
+        self._refused_in(function, f"`{name}`, a function the graph calls")
+        return True
+
     def _graph_writer(self, assign: cst.Assign) -> bool:
         """`writer = tf.summary.FileWriter(logdir, sess.graph)`, the writer used nowhere else: it only
         wrote TF1's graph, which eager code does not have (an eager writer keeps its log directory)."""
@@ -285,7 +309,7 @@ class ProgramRuns:
     def _session_method(self, call: cst.Call, method: str) -> bool:
         func = call.func
         return (isinstance(func, cst.Attribute) and func.attr.value == method and isinstance(func.value, cst.Name)
-                and func.value.value in self.sessions)
+                and func.value.value in self.sessions) or method == "run" and class_sessions.is_held_run(self, call)
 
     def _python(self, node: cst.CSTNode) -> None:
         """A module-level statement of the program: its `sess.run` calls become run methods, and it may

@@ -214,8 +214,8 @@ class ClassWriter:
                                                              or statement.name.value in cls.feed_methods):
                 members.append(statement.visit(rewriter))
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
-                members.append(_module_inputs(statement, cls.method_inputs).visit(_Overrides.of(cls))
-                               .visit(_Frozen(cls.frozen)))
+                members.append(_module_inputs(statement.visit(_AsGetVariable(cls.variables)), cls.method_inputs)
+                               .visit(_Overrides.of(cls)).visit(_Frozen(cls.frozen)))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -242,7 +242,13 @@ class ClassWriter:
             statements.append(cst.parse_statement(f"self.{attr} = {local}\n"))
         for attr, copy in cls.frozen.items():  # what the graph read of Python attributes changed later
             statements.append(cst.parse_statement(f"self.{copy} = self.{attr}\n"))
-        return cls.init.with_changes(body=cls.init.body.with_changes(body=statements))
+        init = cls.init.with_changes(body=cls.init.body.with_changes(body=statements))
+        session = cls.held_session
+        if session is not None and session.param is not None:  # (the Session it was given: gone)
+            params = [p for p in init.params.params if p.name.value != session.param]
+            params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            init = init.with_changes(params=init.params.with_changes(params=params))
+        return init
 
     def _build(self, cls: GraphClass) -> cst.FunctionDef:
         tf = self.script.tf

@@ -38,6 +38,7 @@ from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Tr
                                           self_attr, session_parameters, subtree)
 import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_feeds as class_feeds
+import tfmigrate.native.class_sessions as class_sessions
 import tfmigrate.native.class_savers as class_savers
 import tfmigrate.native.class_summaries as class_summaries
 import tfmigrate.native.class_updates as class_updates
@@ -67,6 +68,9 @@ MODULE_MEMBERS = {"name", "name_scope", "variables", "trainable_variables", "non
                   "submodules", "with_name_scope"}
 _MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
              "colocate_gradients_with_ops", "name", "grad_loss")
+
+
+_LOOPS = (cst.For, cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef)
 
 
 def scoped_lines(statements, tf_call) -> List[cst.BaseStatement]:
@@ -216,6 +220,10 @@ class ClassScript(ProgramRuns):
         # Which methods build the graph: those `__init__`'s graph calls on `self`, transitively.
         # Methods run by the program (given a Session, or opening one) are not graph code.
         given = session_parameters(methods)
+        cls.held_session = class_sessions.held(self, node, init, list(init.body.body))
+        for m, method in methods.items():  # `self.sess.run(...)`: a method of the program
+            if method is not init and m not in given and class_sessions.runs_held(method, cls.held_session):
+                given[m] = (-1, "")
         cls.runners = {m for m, method in methods.items() if method is not init and m not in given
                        and any(self.tf_call(c) in SESSIONS for c in calls_in(method))}
         program = set(given) | cls.runners
@@ -234,6 +242,9 @@ class ClassScript(ProgramRuns):
             cls.members -= set(cls.inlined) - set().union(*(attrs_of(s)[1] for s in body))  # (names gone)
             graph_methods = self._graph_methods(init, methods, program | set(cls.inlined))
         cls.graph_methods = graph_methods
+        if cls.held_session is not None:  # (its lines go: it is made, initialised, closed)
+            cls.body = class_sessions.settled(self, node, cls.held_session, cls.body)
+            self.removed |= class_sessions.check_uses(self, self.module, node, cls.held_session)
         for attr in set().union(*(attrs_of(s)[1] for s in body)) | set(methods):
             if attr in MODULE_MEMBERS:
                 raise Blocked(at, f"`self.{attr}` in the class `{name}`: a member of `tf.Module`, which the class "
@@ -249,9 +260,10 @@ class ClassScript(ProgramRuns):
             raise Blocked(self.line_of(methods[method_name]), f"the method `{name}.{method_name}` builds graph code that "
                                                                "`__init__` does not run (TF1 built it when the program "
                                                                "called it)")
-        for method_name in graph_methods:
+        for method_name in sorted(graph_methods, key=lambda m: self.line_of(methods[m])):
             method = methods[method_name]
-            self._refused_in(method, f"the method `{name}.{method_name}`")
+            made_once = self._method_variables_made_once(cls, method)
+            self._refused_in(method, f"the method `{name}.{method_name}`", ("Variable",) if made_once else ())
             reads, _ = attrs_of(method)
             if reads & {t for t in cls.trains}:
                 raise Blocked(self.line_of(method), f"`{name}.{method_name}` reads a train op")
@@ -287,7 +299,8 @@ class ClassScript(ProgramRuns):
         for statement in init.body.body:
             found = builder_call(statement, graph_methods)
             if found is not None and self._builds_inputs(found[0], methods, graph_methods, set()):
-                statements, names = inlined(node, [statement], graph_methods, self.line_of, self.copies, init)
+                statements, names = inlined(node, [statement], graph_methods, self.line_of, self.copies, init,
+                                            lambda m: self._builds_inputs(m, methods, graph_methods, set()))
                 for other in methods.values():
                     if other is not init and other.name.value not in names and attrs_of(other)[0] & set(names):
                         called = sorted(attrs_of(other)[0] & set(names))[0]
@@ -304,11 +317,12 @@ class ClassScript(ProgramRuns):
     def _builds_inputs(self, name: str, methods: Dict[str, cst.FunctionDef], graph_methods: Set[str],
                        seen: Set[str]) -> bool:
         """Whether the graph method `name`, or one it calls, makes the train op or a placeholder
-        (which this route rewrites only where `__init__` makes them)."""
+        (which this route rewrites only where `__init__` makes them; a `placeholder_with_default`
+        is its default in a graph method)."""
         seen.add(name)
         method = methods[name]
         if any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"
-               or self.tf_call(c, "placeholder", "placeholder_with_default") for c in calls_in(method)):
+               or self.tf_call(c, "placeholder") for c in calls_in(method)):
             return True
         return any(self._builds_inputs(m, methods, graph_methods, seen)
                    for m in attrs_of(method)[0] & graph_methods - seen)
@@ -372,6 +386,47 @@ class ClassScript(ProgramRuns):
                 raise Blocked(self.line_of(call), "a `tf.Variable` with arguments `get_variable` does not take")
             cls.variables[id(call)] = new
         return True
+
+    def _method_variables_made_once(self, cls: GraphClass, method: cst.FunctionDef) -> bool:
+        """The `tf.Variable(...)` calls of a graph method that the build runs once (one call, in a
+        statement of `__init__`'s graph, outside loops; none in a loop of the method): as in
+        `__init__`, each becomes `get_variable` under a name unique in the class. False when none."""
+        calls = [c for c in calls_in(method) if self.tf_call(c) == "Variable"]
+        if not calls:
+            return False
+        looped = {id(n) for loop in subtree(method.body) if isinstance(loop, _LOOPS) for n in subtree(loop)}
+        if not self._built_once_per_call(cls, method.name.value, set()) or any(id(c) in looped for c in calls):
+            return False  # (refused: made again at each call)
+        scopes = self._scopes_of(calls, method.body)
+        for call in calls:
+            named = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+            base = scopes[id(call)] + (named.evaluated_value if isinstance(named, cst.SimpleString) else "Variable")
+            count = cls.variable_counts.get(base, 0)
+            cls.variable_counts[base] = count + 1
+            new = variable_as_get_variable(self.tf, call, base if count == 0 else f"{base}_{count}")
+            if new is None:
+                raise Blocked(self.line_of(call), "a `tf.Variable` with arguments `get_variable` does not take")
+            cls.variables[id(call)] = new
+        return True
+
+    def _built_once_per_call(self, cls: GraphClass, name: str, seen: Set[str]) -> bool:
+        """Whether the graph method `name` runs once per build: called in one place, outside loops,
+        by a statement of `__init__`'s graph or by a graph method that runs once itself."""
+        sites = [(n, m) for m in cls.node.body.body if isinstance(m, cst.FunctionDef)
+                 for n in subtree(m.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+                 and self_attr(n.func) == name]
+        if len(sites) != 1 or name in seen:
+            return False
+        site, caller = sites[0]
+        if caller is cls.init or caller.name.value in cls.inlined:
+            statements = cls.graph
+        elif caller.name.value in cls.graph_methods and self._built_once_per_call(cls, caller.name.value, seen | {name}):
+            statements = [caller.body]
+        else:
+            return False
+        inside = {id(n) for s in statements for n in subtree(s)}
+        looped = {id(n) for s in statements for loop in subtree(s) if isinstance(loop, _LOOPS) for n in subtree(loop)}
+        return id(site) in inside and id(site) not in looped
 
     def _scopes_of(self, calls: List[cst.Call], statement) -> Dict[int, str]:
         """The name-scope prefix (`embedding/`) TF1 gave each call's variable: the literal names of the
@@ -684,9 +739,15 @@ class ClassScript(ProgramRuns):
         for statement in scoped_lines(cls.graph, self.tf_call):
             reads, writes = attrs_of(statement)
             read_names = names_read(statement)
-            for method in reads & set(methods):
+            todo, seen = list(reads & set(methods)), set()
+            while todo:  # (the methods it calls, and those they call)
+                method = todo.pop()
+                if method in seen:
+                    continue
+                seen.add(method)
                 reads, writes = reads | methods[method][0], writes | methods[method][1]
                 read_names = read_names | inputs[method]
+                todo += list(methods[method][0] & set(methods))
             if reads & attrs or read_names & names:
                 statements.add(id(statement))
                 attrs |= writes
