@@ -167,15 +167,9 @@ def test_a_class_is_counted_through_its_methods_calls():
                                "b = tf.Variable(tf.random_normal([2]))\n"),
     ("a draw in a loop", "tf.set_random_seed(1)\nws = []\nfor i in range(3):\n"
                          "    ws.append(tf.Variable(tf.random_normal([2])))\n"),
-    ("a function that draws, called twice",
-     "tf.set_random_seed(1)\n\n\ndef w():\n    return tf.Variable(tf.random_normal([2]))\n\n\na = w()\nb = w()\n"),
-    ("a layer made twice (two kernels from one place)",
-     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n\n\ndef f(h):\n"
-     "    return tf.layers.dense(h, 2)\n\n\na = f(x)\nb = f(x)\n"),
-    ("a dropout drawn at both calls of a reused function",
-     "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n\n\ndef f(h, reuse):\n"
-     "    with tf.variable_scope('f', reuse=reuse):\n        return tf.nn.dropout(tf.layers.dense(h, 2), 0.5)\n\n\n"
-     "a = f(x, False)\nb = f(x, True)\n"),
+    ("a function that draws, called twice from one place",
+     "tf.set_random_seed(1)\n\n\ndef w():\n    return tf.Variable(tf.random_normal([2]))\n\n\n"
+     "def two():\n    return w(), w()\n\n\na = two()\nb = two()\n"),
     ("a reuse flag that is not known",
      "tf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n\n\ndef f(h, reuse):\n"
      "    with tf.variable_scope('f', reuse=reuse):\n        return tf.layers.dense(h, 2)\n\n\n"
@@ -336,8 +330,85 @@ with tf.Session() as sess:
 """
 
 
-@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6)],
-                         ids=["flat", "reused", "cells"])
+HELPERS = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+tf.set_random_seed(5)
+
+
+def weight_variable(shape):
+    initial = tf.truncated_normal(shape, stddev=0.1)
+    return tf.Variable(initial)
+
+
+def bias_variable(shape):
+    return tf.Variable(tf.random_uniform(shape, 0.0, 0.1))
+
+
+def block(h, reuse):
+    with tf.variable_scope("block", reuse=reuse):
+        return tf.nn.dropout(tf.layers.dense(h, 3), 0.8)
+
+
+x = tf.placeholder(tf.float32, [None, 3])
+w1, b1 = weight_variable([3, 4]), bias_variable([4])
+h = tf.nn.relu(tf.matmul(block(x, False) + block(x, True), w1) + b1)
+w2 = weight_variable([4, 2])
+b2 = bias_variable([2])
+out = tf.matmul(tf.nn.dropout(h, 0.5), w2) + b2
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(2):
+        print(np.round(sess.run(out, {x: np.ones([2, 3], np.float32)}).ravel(), 6).tolist())
+"""
+
+
+def test_a_helper_called_in_several_places_takes_each_calls_seed():
+    """`weight_variable(shape)` (the Deep MNIST tutorial's helper), called three times: each call drew
+    its own seed, which the helper is given as a parameter."""
+    out = _pin("""\
+        tf.set_random_seed(1)
+
+
+        def weight_variable(shape):
+            return tf.Variable(tf.truncated_normal(shape, stddev=0.1))
+
+
+        w1 = weight_variable([4, 3])
+        noise = tf.random_normal([3])
+        w2 = weight_variable([3, 2])
+        """)
+    assert "def weight_variable(shape, tf1_seed=None):" in out
+    assert "tf.truncated_normal(shape, stddev=0.1, seed=tf1_seed)" in out
+    assert "w1 = weight_variable([4, 3], tf1_seed=0)" in out
+    assert "tf.random_normal([3], seed=1)" in out
+    assert "w2 = weight_variable([3, 2], tf1_seed=2)" in out
+
+
+def test_a_helper_called_where_the_count_does_not_follow_is_left():
+    assert _pin("""\
+        tf.set_random_seed(1)
+
+
+        def weight_variable(shape):
+            return tf.Variable(tf.truncated_normal(shape, stddev=0.1))
+
+
+        def unused():
+            return weight_variable([2, 2])
+
+
+        w1 = weight_variable([4, 3])
+        w2 = weight_variable([3, 2])
+        """) is None
+
+
+@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14)],
+                         ids=["flat", "reused", "cells", "helpers"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
     after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;

@@ -375,16 +375,7 @@ class ClassScript(ProgramRuns):
                for n in subtree(statement)):
             raise Blocked(self.line_of(calls[0]), f"`tf.Variable` in a loop of `{cls.node.name.value}.__init__` "
                                                   "(one call made several variables)")
-        scopes = self._scopes_of(calls, statement)
-        for call in calls:
-            named = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
-            base = scopes[id(call)] + (named.evaluated_value if isinstance(named, cst.SimpleString) else "Variable")
-            count = cls.variable_counts.get(base, 0)
-            cls.variable_counts[base] = count + 1
-            new = variable_as_get_variable(self.tf, call, base if count == 0 else f"{base}_{count}")
-            if new is None:
-                raise Blocked(self.line_of(call), "a `tf.Variable` with arguments `get_variable` does not take")
-            cls.variables[id(call)] = new
+        self._as_get_variables(cls, calls, self._scopes_of(calls, statement))
         return True
 
     def _method_variables_made_once(self, cls: GraphClass, method: cst.FunctionDef) -> bool:
@@ -397,7 +388,12 @@ class ClassScript(ProgramRuns):
         looped = {id(n) for loop in subtree(method.body) if isinstance(loop, _LOOPS) for n in subtree(loop)}
         if not self._built_once_per_call(cls, method.name.value, set()) or any(id(c) in looped for c in calls):
             return False  # (refused: made again at each call)
-        scopes = self._scopes_of(calls, method.body)
+        self._as_get_variables(cls, calls, self._scopes_of(calls, method.body))
+        return True
+
+    def _as_get_variables(self, cls: GraphClass, calls: List[cst.Call], scopes: Dict[int, str]) -> None:
+        """Each `tf.Variable(...)` of `calls` as a `get_variable` under TF1's name (`Variable_1`), in
+        `cls.variables`."""
         for call in calls:
             named = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
             base = scopes[id(call)] + (named.evaluated_value if isinstance(named, cst.SimpleString) else "Variable")
@@ -407,7 +403,6 @@ class ClassScript(ProgramRuns):
             if new is None:
                 raise Blocked(self.line_of(call), "a `tf.Variable` with arguments `get_variable` does not take")
             cls.variables[id(call)] = new
-        return True
 
     def _built_once_per_call(self, cls: GraphClass, name: str, seen: Set[str]) -> bool:
         """Whether the graph method `name` runs once per build: called in one place, outside loops,

@@ -260,8 +260,8 @@ def _seeded_initial_value(name: str, paths, pinned: bool = False) -> Optional[st
     first = None
     for call, path, _ in paths:
         seed = seeded_draws.seed_given(call)
-        if seed is None:
-            continue
+        if seed is None or pinned and isinstance(seed, cst.Name):
+            continue  # (a seed parameter native.op_seeds wrote: each call gives its own, TF1's)
         if id(call) not in initial and not pinned:
             raise Refused(f"`{name}`, a model function evaluating `tf.{path}(seed=...)`, a random op with its own "
                           "seed, at each call (eager TF2 continues one sequence for every op of its kind and seed, "

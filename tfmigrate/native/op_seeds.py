@@ -96,13 +96,14 @@ def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
     from tfmigrate.native.class_bases import merged
 
     counted, _lines = merged(module, lambda node: 1)  # (a base class as the class route reads it)
+    counter = _Counter(counted, names)
     try:
-        seeds = _Counter(counted, names).count()
+        seeds = counter.count()
     except _Unsure:
         return None
-    if not seeds:
+    if not seeds and not counter.helper_draws:
         return None
-    return module.visit(_Pin(seeds, names))
+    return module.visit(_Pin(seeds, names, counter))
 
 
 class _Counter:
@@ -112,6 +113,12 @@ class _Counter:
         self.classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
         self.drawing_methods: Set[str] = set()  # the names of the methods of the module's classes that draw
         self.walking: List[int] = []  # the functions being walked, innermost last
+        self.sites: List[cst.Call] = []  # the calls that run them
+        self.first: Dict[int, Tuple[Optional[cst.Call], Optional[int]]] = {}  # id(draw) -> (site, function)
+        self.per_site: Dict[int, Dict[int, int]] = {}  # id(a helper's draw) -> {id(call of the helper): seed}
+        self.helpers: Dict[int, List[str]] = {}  # id(def) -> the seed parameters written into it
+        self.helper_draws: Dict[int, str] = {}  # id(draw) -> its seed parameter
+        self.site_seeds: Dict[int, List[Tuple[str, int]]] = {}  # id(call of a helper) -> (parameter, seed)
         self.bindings: List[Dict[str, cst.BaseExpression]] = [{}]  # each walked call's arguments by name
         self.reusing: List[bool] = [False]  # whether the variable scope shares its variables
         self.scope: List[str] = []  # the names of the variable scopes entered
@@ -131,8 +138,10 @@ class _Counter:
                                 if name not in names.aliases and root not in _NO_GRAPH}
 
     def count(self) -> Dict[int, int]:
-        """The op seed of each draw, by id of its call (a run RNN's: by id of its statement too)."""
+        """The op seed of each draw, by id of its call (a run RNN's: by id of its statement too); a
+        helper's draws seeded per call in `helpers`, `helper_draws` and `site_seeds`."""
         seeds = self._count()
+        self._helpers()
         cells = {id(self.cells[call]): seed for call, seed in seeds.items() if call in self.cells}
         return {**seeds, **cells, **{id(self.lines[call]): seed for call, seed in seeds.items() if call in self.lines}}
 
@@ -282,10 +291,12 @@ class _Counter:
                 if id(function) in self.walking:
                     raise _Unsure("a recursive function that draws")
                 self.walking.append(id(function))
+                self.sites.append(call)
                 self.bindings.append(self._bound(function, call, owner))
                 for statement in function.body.body:
                     self._statement(statement)
                 self.bindings.pop()
+                self.sites.pop()
                 self.walking.pop()
             return
         if path in SEEDS:
@@ -303,10 +314,56 @@ class _Counter:
             return
         if not self.seeded:
             raise _Unsure("a draw before the graph's seed")
-        if id(call) in self.seeds:
-            raise _Unsure("one place in the code that draws at two calls")
+        if id(call) in self.seeds or id(call) in self.per_site:
+            self._drawn_again(call, draws)
+            return
         self.seeds[id(call)] = self.next
+        self.first[id(call)] = (self.sites[-1] if self.sites else None, self.walking[-1] if self.walking else None)
         self.next += draws
+
+    def _drawn_again(self, call: cst.Call, draws: int) -> None:
+        """A draw of a helper function called in several places (`weight_variable(shape)` of the
+        Deep MNIST tutorial): each call took its own seed, which the helper is given as a parameter
+        (checked in `_helpers`). Anything else drawing twice is not certain."""
+        site, function = self.first[id(call)]
+        here = self.sites[-1] if self.sites else None
+        if draws != 1 or site is None or here is None or not self.walking or self.walking[-1] != function \
+                or id(call) in self.lines or id(call) in self.cells:
+            raise _Unsure("one place in the code that draws at two calls")
+        seeds = self.per_site.setdefault(id(call), {id(site): self.seeds.pop(id(call), None)})
+        if id(here) in seeds:
+            raise _Unsure("one place in the code that draws at two calls")
+        seeds[id(here)] = self.next
+        self.next += 1
+
+    def _helpers(self) -> None:
+        """The seed parameters of the helpers whose draws each call seeds: a module function (not a
+        method) without `*args`, every call of which is one the count walked."""
+        by_function: Dict[int, List[int]] = {}
+        for draw in self.per_site:
+            by_function.setdefault(self.first[draw][1], []).append(draw)
+        functions = {id(f): f for f in self.module.body if isinstance(f, cst.FunctionDef)}
+        for function_id, draws in by_function.items():
+            function = functions.get(function_id)
+            if function is None or function.params.star_arg != cst.MaybeSentinel.DEFAULT \
+                    or function.params.star_kwarg is not None or function.params.kwonly_params:
+                raise _Unsure("one place in the code that draws at two calls (not a module function's)")
+            calls = [c for c in calls_in(self.module) if isinstance(c.func, cst.Name) and c.func.value == function.name.value]
+            sites = set().union(*(self.per_site[d] for d in draws))
+            if {id(c) for c in calls} != sites or any(set(self.per_site[d]) != sites for d in draws):
+                raise _Unsure(f"`{function.name.value}`, whose draws take a seed per call, called where the count "
+                              "did not follow")
+            taken = {p.name.value for p in function.params.params} | {n.value for n in _assigned_names(function)}
+            params: List[str] = []
+            for draw in sorted(draws, key=lambda d: min(self.per_site[d].values())):
+                name = "tf1_seed" if not params else f"tf1_seed_{len(params)}"
+                while name in taken:
+                    name += "_"
+                params.append(name)
+                self.helper_draws[draw] = name
+                for site, seed in self.per_site[draw].items():
+                    self.site_seeds.setdefault(site, []).append((name, seed))
+            self.helpers[function_id] = params
 
     def _draws(self, call: cst.Call, path: Optional[str]) -> Optional[int]:
         """1 for a call that draws once with TF1's next op seed, None for one that does not draw;
@@ -618,8 +675,25 @@ def _literal_number(node: Optional[cst.BaseExpression]) -> Optional[float]:
 class _Pin(cst.CSTTransformer):
     """Writes `seed=n` (or TF1's default kernel initializer with it) into each counted call."""
 
-    def __init__(self, seeds: Dict[int, int], names: ImportTable):
+    def __init__(self, seeds: Dict[int, int], names: ImportTable, counter: Optional["_Counter"] = None):
         self.seeds, self.names, self.tf = seeds, names, tf_alias(names, ("tensorflow", "tensorflow.compat.v1"))
+        self.helpers = counter.helpers if counter is not None else {}
+        self.helper_draws = counter.helper_draws if counter is not None else {}
+        self.site_seeds = counter.site_seeds if counter is not None else {}
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """A helper whose draws each call seeds: `def weight_variable(shape, tf1_seed=None)`."""
+        params = self.helpers.get(id(original))
+        if not params:
+            return updated
+        added = [cst.Param(cst.Name(p), default=cst.Name("None"), equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))) for p in params]
+        old = list(updated.params.params)
+        if old:
+            old[-1] = old[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        for index in range(len(added) - 1):
+            added[index] = added[index].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return updated.with_changes(params=updated.params.with_changes(params=[*old, *added]))
 
     def leave_SimpleStatementLine(self, original, updated):
         seed = self.seeds.get(id(original))  # (a statement that runs an RNN: its cell's kernel)
@@ -631,14 +705,20 @@ class _Pin(cst.CSTTransformer):
                         leading_lines=updated.leading_lines)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        given = self.site_seeds.get(id(original))
+        if given:  # a call of a helper: the seeds of its draws
+            return updated.with_changes(args=joined(updated, [*updated.args, *(
+                keyword(param, cst.Integer(str(seed))) for param, seed in given)]))
         seed = self.seeds.get(id(original))
+        if id(original) in self.helper_draws:
+            seed = self.helper_draws[id(original)]
         path = tf_path(self.names, original.func)
         if seed is None or path in RNN_RUNS:
             return updated
         if path.startswith(CELL_HOMES):  # an LSTMCell: the kernel's initializer
             init = cst.parse_expression(f"{self.tf}.glorot_uniform_initializer(seed={seed})")
             return updated.with_changes(args=joined(updated, [*updated.args, keyword("initializer", init)]))
-        number = cst.Integer(str(seed))
+        number = cst.Name(seed) if isinstance(seed, str) else cst.Integer(str(seed))
         if path in KERNEL_LAYERS or path == "get_variable":
             name = "kernel_initializer" if path in KERNEL_LAYERS else "initializer"
             given = next((a for a in updated.args if a.keyword is not None and a.keyword.value == name), None)

@@ -813,7 +813,8 @@ class Script:
                 func = call.func
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
                         func.attr.value == "run" and func.value.value in sessions
-                        or func.attr.value in ("run", "eval") and func.value.value in script.graph_names()):
+                        or func.attr.value in ("run", "eval") and func.value.value in script.graph_names()) \
+                        or script._evaluated_expression(call):
                     _Run.found = True
 
         visitor = _Run()
@@ -1842,7 +1843,8 @@ class Script:
                     script.add_summaries[id(call)] = call
                     return None
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                        and func.attr.value in ("run", "eval") and func.value.value in graph:
+                        and func.attr.value in ("run", "eval") and func.value.value in graph \
+                        or script._evaluated_expression(call):  # (`tf.nn.softmax(y).eval(feed)` too)
                     sites.append(script._method_site(call))  # `op.run(feed)`, `t.eval(session=sess)`
                     for arg in call.args:
                         if isinstance(arg.value, cst.Dict):
@@ -2035,6 +2037,17 @@ class Script:
             raise Blocked(self.line_of(call), "an iterator over a dataset of placeholders fed other than by each of them")
         made = f"{fed.function}({', '.join(code(values[n]) for n in fed.placeholders)})"
         return starts[0].value.value, cst.parse_expression(made)
+
+    def _evaluated_expression(self, call: cst.Call) -> bool:
+        """`tf.nn.softmax(logits).eval(feed)`: an expression of the graph's tensors evaluated (a
+        fetch of it, as `sess.run(tf.nn.softmax(logits), feed)`)."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "eval"
+                and isinstance(func.value, (cst.Call, cst.BinaryOperation, cst.Subscript, cst.UnaryOperation))):
+            return False
+        reads = names_read(func.value)
+        graph = self.graph_names()
+        return bool(reads & graph) and not reads - graph - self.aliases - self.helpers
 
     def _method_site(self, call: cst.Call) -> RunSite:
         """`t.eval(feed_dict=None, session=None)` / `op.run(feed_dict=None, session=None)`: the
