@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.facts import api_table
-from tfmigrate.findings import Fix, Replace
+from tfmigrate.findings import AddImport, Fix, Replace
 from tfmigrate.fixers import contrib_homes
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.fixers.arguments import joined
@@ -162,6 +162,8 @@ class Contrib(GoneApiRule):
         if ref.section == "contrib":  # TensorFlow's own rename, still resolving
             table_ref = TF1Ref(node=ref.node, path=ref.path, section="removed", entry=ref.entry, spelled_v1=False, call=ref.call)
             return _native_rename(self.ctx, table_ref)
+        if parts == ["contrib", "layers"]:
+            return self._layers_alias_fix(ref)
         if len(parts) != 3:
             return None
         leaf = parts[2]
@@ -176,6 +178,39 @@ class Contrib(GoneApiRule):
             target, safe = EAGER[leaf]
             return _rename(self.ctx, ref.node, target, "safe" if safe else "unsafe")
         return None
+
+    def _layers_alias_fix(self, ref: TF1Ref) -> Optional[Fix]:
+        """`layers = tf.contrib.layers` at module level, every use of `layers` a name tf-slim keeps at
+        its top level (`layers.fully_connected`): `layers = tf_slim`, in graph code (as `slim_fix`)."""
+        if not self.ctx.fact(ProgramMode).graph:
+            return None
+        target = next((s.body[0].targets[0].target for s in self.ctx.module.body
+                       if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                       and isinstance(s.body[0], cst.Assign) and s.body[0].value is ref.node
+                       and len(s.body[0].targets) == 1 and isinstance(s.body[0].targets[0].target, cst.Name)), None)
+        if target is None:
+            return None
+        alias = target.value
+        uses: list = []
+
+        class _Uses(cst.CSTVisitor):
+            def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+                if isinstance(node.value, cst.Name) and node.value.value == alias:
+                    uses.append(node.attr.value)
+                    return False
+                return None
+
+            def visit_Name(self, node: cst.Name) -> None:
+                if node.value == alias and node is not target:
+                    uses.append(None)  # (the alias used whole, or assigned again)
+
+        self.ctx.module.visit(_Uses())
+        if not uses or not all(use in SLIM_LAYERS for use in uses):
+            return None
+        local = next((a for a, t in sorted(self.ctx.names.aliases.items()) if t == "tf_slim"), None)
+        edits = (Replace(ref.node, cst.Name(local or "tf_slim")),) + (() if local else (AddImport("import tf_slim"),))
+        return Fix("safe", f"Replace with `{local or 'tf_slim'}`, which keeps every name used through `{alias}` (the "
+                           "same functions in the tf-slim package: `pip install tf-slim`)", edits, requires=("tf-slim",))
 
     def _import(self, ref: GoneRef, module: Optional[str], gone: str) -> Tuple[str, Optional[Fix]]:
         what = f"Importing `{spelled_gone(ref)}` fails under TensorFlow 2 (ModuleNotFoundError): `tf.contrib` was removed"
