@@ -153,12 +153,18 @@ SLIM_STATELESS = frozenset({"flatten", "avg_pool2d", "max_pool2d", "one_hot_enco
                             "xavier_initializer_conv2d", "variance_scaling_initializer"})
 
 
+def slim_module(ctx) -> tuple:
+    """How this module spells `tf_slim` (its own alias, or `tf_slim` with the import to add)."""
+    local = next((a for a, target in sorted(ctx.names.aliases.items()) if target == "tf_slim"), None)
+    return (local, ()) if local else ("tf_slim", (AddImport("import tf_slim"),))
+
+
 def slim_fix(ctx, ref: TF1Ref, name: str) -> Fix:
     """`tf_slim.<name>` for a contrib name tf-slim keeps (the same code moved out of TensorFlow),
     through the module's own alias of `tf_slim` when it has one."""
-    local = next((a for a, target in sorted(ctx.names.aliases.items()) if target == "tf_slim"), None)
-    code = f"{local or 'tf_slim'}.{name}"
-    edits = (Replace(ref.node, cst.parse_expression(code)),) + (() if local else (AddImport("import tf_slim"),))
+    module, imports = slim_module(ctx)
+    code = f"{module}.{name}"
+    edits = (Replace(ref.node, cst.parse_expression(code)),) + imports
     return Fix("safe", f"Replace with `{code}` (the same function in the tf-slim package: `pip install tf-slim`)",
                edits, requires=("tf-slim",))
 

@@ -52,7 +52,7 @@ def held(script, cls_node: cst.ClassDef, init: cst.FunctionDef, body: List[cst.B
                 raise Blocked(script.line_of(statement), f"`self.{attr}`, a Session of `{cls_node.name.value}` made "
                                                          "with arguments (a graph or a target of its own)")
             found.append(HeldSession(attr))
-        elif isinstance(small.value, cst.Name) and small.value.value in params and _runs_on(cls_node, attr):
+        elif isinstance(small.value, cst.Name) and small.value.value in params and _runs_on(cls_node.body, attr):
             found.append(HeldSession(attr, small.value.value, params.index(small.value.value)))
     if not found:
         return None
@@ -61,10 +61,15 @@ def held(script, cls_node: cst.ClassDef, init: cst.FunctionDef, body: List[cst.B
     return found[0]
 
 
-def _runs_on(cls_node: cst.ClassDef, attr: str) -> bool:
-    """Whether a method of the class calls `self.<attr>.run(...)`."""
-    return any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "run" and self_attr(c.func.value) == attr
-               for c in (n for n in subtree(cls_node.body) if isinstance(n, cst.Call)))
+def _runs_on(node, attr: str) -> bool:
+    """Whether `node` calls `self.<attr>.run(...)`."""
+    return any(_held_run(n, {attr}) for n in subtree(node))
+
+
+def _held_run(node, attrs) -> bool:
+    """`self.<attr>.run(...)`, `attr` one of `attrs`."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "run" \
+        and self_attr(node.func.value) in attrs
 
 
 def settled(script, cls_node: cst.ClassDef, session: HeldSession, body: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
@@ -110,7 +115,7 @@ def check_uses(script, module: cst.Module, cls_node: cst.ClassDef, session: Held
                 and _method_of(small.value, attr) == "close":
             closes.add(id(node))
             allowed.add(id(small.value.func.value))
-        elif isinstance(node, cst.Call) and _method_of(node, attr) == "run" and self_attr(node.func.value) == attr:
+        elif _held_run(node, {attr}):
             allowed.add(id(node.func.value))
         elif isinstance(small, cst.Assign) and len(small.targets) == 1 and self_attr(small.targets[0].target) == attr:
             allowed.add(id(small.targets[0].target))
@@ -131,17 +136,14 @@ def _method_of(call: cst.Call, attr: str) -> Optional[str]:
 
 def runs_held(method: cst.FunctionDef, session: Optional[HeldSession]) -> bool:
     """Whether the method runs the held Session (`self.sess.run(...)`): a method of the program."""
-    return session is not None and any(
-        isinstance(c, cst.Call) and _method_of(c, session.attr) == "run" and self_attr(c.func.value) == session.attr
-        for c in subtree(method.body))
+    return session is not None and _runs_on(method.body, session.attr)
 
 
 def is_held_run(script, call: cst.Call) -> bool:
     """`self.<attr>.run(...)`, `attr` the Session a graph class holds (the class being read, once
     runs are read)."""
     classes = [script.current_class] if script.current_class is not None else script.classes.values()
-    held = {c.held_session.attr for c in classes if c.held_session is not None}
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and self_attr(call.func.value) in held
+    return _held_run(call, {c.held_session.attr for c in classes if c.held_session is not None})
 
 
 def constructor_sessions(script) -> Dict[str, tuple]:

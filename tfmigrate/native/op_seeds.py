@@ -29,6 +29,7 @@ import libcst as cst
 
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
+from tfmigrate.native.class_bases import merged
 from tfmigrate.native.syntax import calls_in
 
 RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.normal", "random.uniform",
@@ -93,8 +94,6 @@ def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
     if not re.search(r"\bset_random_seed\s*\(", source):
         return None
     names = ImportTable(module, source)
-    from tfmigrate.native.class_bases import merged
-
     counted, _lines = merged(module, lambda node: 1)  # (a base class as the class route reads it)
     counter = _Counter(counted, names)
     try:

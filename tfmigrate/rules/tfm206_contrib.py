@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from tfmigrate.facts import api_table
-from tfmigrate.findings import AddImport, Fix, Replace
+from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers import contrib_homes
 from tfmigrate.fixers.api_rename import generic_fix
 from tfmigrate.fixers.arguments import joined
@@ -207,10 +207,10 @@ class Contrib(GoneApiRule):
         self.ctx.module.visit(_Uses())
         if not uses or not all(use in SLIM_LAYERS for use in uses):
             return None
-        local = next((a for a, t in sorted(self.ctx.names.aliases.items()) if t == "tf_slim"), None)
-        edits = (Replace(ref.node, cst.Name(local or "tf_slim")),) + (() if local else (AddImport("import tf_slim"),))
-        return Fix("safe", f"Replace with `{local or 'tf_slim'}`, which keeps every name used through `{alias}` (the "
-                           "same functions in the tf-slim package: `pip install tf-slim`)", edits, requires=("tf-slim",))
+        module, imports = contrib_homes.slim_module(self.ctx)
+        return Fix("safe", f"Replace with `{module}`, which keeps every name used through `{alias}` (the "
+                           "same functions in the tf-slim package: `pip install tf-slim`)", (Replace(ref.node, cst.Name(module)),) + imports,
+                   requires=("tf-slim",))
 
     def _import(self, ref: GoneRef, module: Optional[str], gone: str) -> Tuple[str, Optional[Fix]]:
         what = f"Importing `{spelled_gone(ref)}` fails under TensorFlow 2 (ModuleNotFoundError): `tf.contrib` was removed"
