@@ -407,8 +407,94 @@ def test_a_helper_called_where_the_count_does_not_follow_is_left():
         """) is None
 
 
-@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14)],
-                         ids=["flat", "reused", "cells", "helpers"])
+OWN_GRAPH = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+tf.set_random_seed(2)
+before = tf.Variable(tf.random_normal([2]))
+
+
+class Net(object):
+    def __init__(self, seed):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            tf.set_random_seed(seed)
+            self.x = tf.placeholder(tf.float32, [None, 3])
+            w = tf.get_variable("w", [3, 2], dtype=tf.float32)
+            b = tf.get_variable("b", initializer=tf.constant(0.1, shape=[2]))
+            self.out = self.noisy(tf.matmul(self.x, w) + b)
+            init = tf.global_variables_initializer()
+        self.sess = tf.Session(graph=self.graph)
+        self.sess.run(init)
+
+    @staticmethod
+    def noisy(h):
+        return tf.nn.dropout(h + tf.random_uniform([2]), 0.5)
+
+    def run(self):
+        return self.sess.run(self.out, {self.x: np.ones([2, 3], np.float32)})
+
+
+first, second = Net(3), Net(3)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print(np.round(sess.run(before), 6).tolist())
+print(np.round(first.run(), 6).tolist(), np.round(second.run(), 6).tolist())
+"""
+
+
+def test_a_graph_a_class_keeps_counts_from_zero_at_each_object():
+    out = _pin("""\
+        tf.set_random_seed(1)
+        a = tf.Variable(tf.random_normal([2]))
+
+
+        class Net(object):
+            def __init__(self):
+                self.graph = tf.Graph()
+                with self.graph.as_default():
+                    tf.set_random_seed(1)
+                    self.w = tf.get_variable("w", [3], dtype=tf.float32)
+                    self.out = self.noisy(self.w)
+
+            @staticmethod
+            def noisy(h):
+                return h + tf.random_uniform([3])
+
+
+        net = Net()
+        """)
+    assert "tf.random_normal([2], seed=0)" in out
+    assert 'tf.get_variable("w", [3], dtype=tf.float32, initializer=tf.glorot_uniform_initializer(seed=0))' in out
+    assert "tf.random_uniform([3], seed=1)" in out
+
+
+def test_a_graph_kept_and_used_otherwise_is_left():
+    assert _pin("""\
+        tf.set_random_seed(1)
+
+
+        class Net(object):
+            def __init__(self):
+                self.graph = tf.Graph()
+                with self.graph.as_default():
+                    tf.set_random_seed(1)
+                    self.w = tf.Variable(tf.random_normal([3]))
+                with self.graph.as_default():
+                    self.v = tf.Variable(tf.random_normal([3]))
+
+
+        net = Net()
+        """) is None
+
+
+@pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14),
+                                                    (OWN_GRAPH, 4)],
+                         ids=["flat", "reused", "cells", "helpers", "own_graph"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
     after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;

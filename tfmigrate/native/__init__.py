@@ -240,10 +240,12 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
             import tfmigrate.native.class_writer as classes
             import tfmigrate.native.entry_functions as entry_functions
 
-            from tfmigrate.native.graph_blocks import unwrapped
+            from tfmigrate.native.graph_blocks import class_graphs_unwrapped, unwrapped
 
             module, lines = wrapper_module, line_of
             flat = unwrapped(module, source)  # `with tf.Graph().as_default():` read as its body (same lines)
+            own = class_graphs_unwrapped(flat or module, source)  # a class's own graph, read away (same lines)
+            flat = own or flat
             if flat is not None:
                 module, lines = _with_lines(flat)
             try:  # a class builds the graph (native.classes), or functions run by `main` (entry_functions)

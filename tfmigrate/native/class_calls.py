@@ -97,6 +97,7 @@ def inlined(cls: cst.ClassDef, first: list, builders: Set[str], line_of, copies:
     `copies`: the line of each statement written anew (id -> line). `needed(m)`: whether a call of
     `m` with arguments or a value is joined too (else it stays a call of the graph method)."""
     methods: Dict[str, cst.FunctionDef] = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    calls = _self_calls(cls)
     done: List[str] = []
     out: List[cst.BaseStatement] = []
 
@@ -135,7 +136,8 @@ def inlined(cls: cst.ClassDef, first: list, builders: Set[str], line_of, copies:
             found = builder_call(statement, builders)
             plain_call = found is not None and not found[1].args and found[2] is None
             if found is not None and found[0] != name and (plain_call or needed is not None and needed(found[0])
-                                                           or _joinable(methods[found[0]], method)):
+                                                           or calls[found[0]] == 1
+                                                           and _joinable(methods[found[0]], method)):
                 called, inner, inner_target = found
                 expand(called, None if plain_call else inner, inner_target, method)
             else:
@@ -161,6 +163,16 @@ def inlined(cls: cst.ClassDef, first: list, builders: Set[str], line_of, copies:
 
 
 _SIMPLE = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _self_calls(cls: cst.ClassDef) -> Dict[str, int]:
+    """Method name -> how many `self.<name>(...)` calls the class makes (a method called twice, as a
+    tower of shared weights is, stays a method: joined, its body would be written twice)."""
+    counts: Dict[str, int] = {}
+    for node in subtree(cls):
+        if isinstance(node, cst.Call) and self_attr(node.func) is not None:
+            counts[node.func.attr.value] = counts.get(node.func.attr.value, 0) + 1
+    return counts
 
 
 def _joinable(method: cst.FunctionDef, caller: cst.FunctionDef) -> bool:

@@ -83,19 +83,21 @@ def settled(script, cls_node: cst.ClassDef, session: HeldSession, body: List[cst
             else None
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and self_attr(small.targets[0].target) == attr:
             gone.add(id(statement))
-        elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+        elif isinstance(small, cst.Assign) and len(small.targets) == 1 and _initializer_key(small.targets[0].target) \
                 and script.tf_call(small.value) in INITIALIZERS:
-            initializers.add(small.targets[0].target.value)
+            initializers.add(_initializer_key(small.targets[0].target))
             gone.add(id(statement))
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _method_of(small.value, attr) == "run":
             given = small.value.args[0].value if len(small.value.args) == 1 else None
-            if not (script.tf_call(given) in INITIALIZERS or isinstance(given, cst.Name) and given.value in initializers):
+            if not (script.tf_call(given) in INITIALIZERS or _initializer_key(given) in initializers):
                 raise Blocked(script.line_of(statement), f"`self.{attr}.run(...)` in `__init__` other than of the "
                                                          "variables' initializer")
             gone.add(id(statement))
     kept = [s for s in body if id(s) not in gone]
-    for statement in kept:
-        if names_read(statement) & initializers:
+    others = [s for s in cls_node.body.body if not (isinstance(s, cst.FunctionDef) and s.name.value == "__init__")]
+    for statement in kept + others:
+        read = names_read(statement) | {f"self.{a}" for a in (self_attr(n) for n in subtree(statement)) if a}
+        if read & initializers:
             raise Blocked(script.line_of(statement), "the variables' initializer used other than by the held Session")
     if session.param is not None and any(session.param in names_read(s) for s in kept):
         raise Blocked(script.line_of(cls_node), f"`{session.param}`, the Session given to "
@@ -124,6 +126,14 @@ def check_uses(script, module: cst.Module, cls_node: cst.ClassDef, session: Held
             raise Blocked(script.line_of(node), f"`{cst.Module([]).code_for_node(node)}`, the Session "
                                                 f"`{cls_node.name.value}` keeps, used other than by `run` and `close`")
     return closes
+
+
+def _initializer_key(node) -> Optional[str]:
+    """`init` of a name, `self.init` of an attribute of the object, where an initializer is kept."""
+    if isinstance(node, cst.Name):
+        return node.value
+    attr = self_attr(node)
+    return f"self.{attr}" if attr is not None else None
 
 
 def _method_of(call: cst.Call, attr: str) -> Optional[str]:

@@ -3,7 +3,7 @@ tracked `build_graph` and a `tf.function` method per run, the module's runs as c
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -14,7 +14,7 @@ from tfmigrate.native.class_facts import GraphClass, RunMethod, instance_of, is_
 from tfmigrate.native.classes import ClassScript
 from tfmigrate.native.checkpoints import OPTIMIZER_STATE
 from tfmigrate.native.emit import WRITE_SUMMARIES
-from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES
+from tfmigrate.native.model_mapping import MAKES_VARIABLES, SCOPES, deferred_initial_value
 from tfmigrate.native.script import Blocked
 from tfmigrate.native.syntax import bind, calls_in, code, name_nodes
 
@@ -216,6 +216,8 @@ class ClassWriter:
             elif isinstance(statement, cst.FunctionDef) and statement.name.value in cls.graph_methods:
                 members.append(_module_inputs(statement.visit(_AsGetVariable(cls.variables)), cls.method_inputs)
                                .visit(_Overrides.of(cls)).visit(_Frozen(cls.frozen)))
+            elif isinstance(statement, cst.FunctionDef):  # (`self.sess.close()` of a held Session: gone)
+                members.append(statement.visit(_Dropped(self.script.removed)))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -426,6 +428,19 @@ def _grouped(guarded: List[Tuple[Tuple[str, ...], cst.BaseStatement]]) -> List[c
     return out
 
 
+class _Dropped(cst.CSTTransformer):
+    """The statements whose ids are in `removed` taken out (a block left empty: `pass`)."""
+
+    def __init__(self, removed: Set[int]):
+        self.removed = removed
+
+    def leave_SimpleStatementLine(self, original, updated):
+        return cst.RemoveFromParent() if id(original) in self.removed else updated
+
+    def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
+        return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+
+
 class _CompatV1(cst.CSTTransformer):
     """TF1 model code and TF1 optimizers spelled through `tf.compat.v1`, which runs them eagerly
     (tf-keras's legacy layers under `track_tf1_style_variables`; TF1's optimizers keep their update
@@ -438,7 +453,7 @@ class _CompatV1(cst.CSTTransformer):
         """`tf.placeholder_with_default(x, shape)` in a graph method: `x`, unless a run feeds the tensor
         (which then replaces it where it is made, `_Overrides`)."""
         if self.script.tf_call(original) != "placeholder_with_default":
-            return updated
+            return deferred_initial_value(updated, self.script.tf_call(original), self.script.api)
         try:
             default = bind(updated, ("input", "shape", "name")).get("input")
         except ValueError:

@@ -47,7 +47,7 @@ from tfmigrate.native.class_calls import (built_after, builder_call, check_local
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.control_flow import tracked_control_flow_refused
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
-from tfmigrate.native.script import OBJECT_PREFIXES, OBJECT_SUFFIXES, SESSIONS, Blocked
+from tfmigrate.native.script import OBJECT_PREFIXES, OBJECT_SUFFIXES, SCHEDULES, SESSIONS, Blocked
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
 
 # What the graph code of a class may not do on this route (model_mapping's list, less what a class
@@ -66,6 +66,7 @@ REFUSED = {
 # tf.Module's own members: a class assigning one cannot become a tf.Module as it is.
 MODULE_MEMBERS = {"name", "name_scope", "variables", "trainable_variables", "non_trainable_variables",
                   "submodules", "with_name_scope"}
+_SCHEDULES = frozenset(SCHEDULES)
 _MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
              "colocate_gradients_with_ops", "name", "grad_loss")
 
@@ -567,6 +568,13 @@ class ClassScript(ProgramRuns):
                 cls.python.append(statement)  # a counter (the global step): state made once, in `__init__`
                 cls.state.add(target)
                 continue
+            if isinstance(small, cst.Expr) and self.tf_call(small.value) == "set_random_seed":
+                cls.python.append(statement)  # the graph's seed: eagerly the process's, set as the object is made
+                continue
+            if path in _SCHEDULES and target is not None and reads - {target} <= cls.state \
+                    and not local_reads & graph_locals and self._schedule_read_by_optimizers(target):
+                cls.python.append(statement)  # eagerly a function of the step, which an optimizer calls
+                continue
             if path in ("placeholder", "placeholder_with_default") and target is not None:
                 cls.placeholders.append(self._placeholder(value, path, target, at))
                 cls.graph_attrs.add(target)
@@ -705,6 +713,19 @@ class ClassScript(ProgramRuns):
             raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
         return Train(target, code(receiver), loss, statement, step, negated)
 
+    def _schedule_read_by_optimizers(self, attr: str) -> bool:
+        """Whether `self.<attr>` (a learning-rate schedule) is read only by optimizers of `minimize`
+        calls (`tf.train.RMSPropOptimizer(self.lr).minimize(...)`): eagerly the schedule is a function
+        of the step (`tf.compat.v1.train.exponential_decay` returns one), which TF1's optimizers call."""
+        allowed: Set[int] = set()
+        for call in calls_in(self.module):
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize":
+                allowed.update(id(n) for n in subtree(call.func.value))
+        uses = [n for n in subtree(self.module) if isinstance(n, cst.Attribute) and n.attr.value == attr
+                and isinstance(n.value, cst.Name) and n.value.value == "self"]
+        assigned = [n for n in uses if id(n) not in allowed]
+        return len(assigned) == 1 and len(uses) > 1
+
     def _state_variable(self, call: cst.Call) -> bool:
         """`tf.Variable(<value>, ..., trainable=False)`: a counter the graph does not train."""
         return any(a.keyword is not None and a.keyword.value == "trainable" and code(a.value) == "False"
@@ -712,8 +733,26 @@ class ClassScript(ProgramRuns):
 
     def makes_variables(self, cls: GraphClass, statement) -> bool:
         """Whether `statement` makes variables: by a TF1 model call, or through a graph method."""
-        return any(path.startswith(MAKES_VARIABLES) or path in RNN_RUNNERS for path, _ in self.tensor_apis(statement)) \
-            or bool(attrs_of(statement)[0] & cls.graph_methods)
+        return self._makes_variables_itself(statement) \
+            or bool(attrs_of(statement)[0] & self._variable_methods(cls))
+
+    def _makes_variables_itself(self, node) -> bool:
+        return any(path.startswith(MAKES_VARIABLES) or path in RNN_RUNNERS for path, _ in self.tensor_apis(node))
+
+    def _variable_methods(self, cls: GraphClass) -> Set[str]:
+        """The graph methods that make variables, themselves or through the graph methods they call
+        (`contrastive_loss` makes none: a statement that calls it may be skipped)."""
+        methods = {m.name.value: m for m in cls.node.body.body
+                   if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods}
+        making = {name for name, method in methods.items() if self._makes_variables_itself(method)}
+        grown = True
+        while grown:
+            grown = False
+            for name, method in methods.items():
+                if name not in making and attrs_of(method)[0] & making:
+                    making.add(name)
+                    grown = True
+        return making
 
 
     # -- the module's statements ----------------------------------------------------------------
@@ -747,7 +786,51 @@ class ClassScript(ProgramRuns):
                 statements.add(id(statement))
                 attrs |= writes
                 names |= names_assigned(statement)
-                skippable = skippable and not self.makes_variables(cls, statement)
+                skippable = skippable and not (self.makes_variables(cls, statement)
+                                               and not self._reuses_only(cls, statement))
         return attrs, statements, skippable
+
+    def _reuses_only(self, cls: GraphClass, statement) -> bool:
+        """`self.o2 = self.tower(self.x2, reuse=True)`: a call of a graph method whose variables are all
+        made under `tf.variable_scope(..., reuse=<its parameter>)`, given `True`: it makes none (the
+        first tower made them), so skipping it leaves the graph's variables and their names."""
+        making = self._variable_methods(cls)
+        methods = {m.name.value: m for m in cls.node.body.body if isinstance(m, cst.FunctionDef)}
+        if self._makes_variables_itself(statement):
+            return False
+        calls = [c for c in calls_in(statement) if self_attr(c.func) in making]
+        if len(calls) != 1:
+            return False
+        call, method = calls[0], methods[calls[0].func.attr.value]
+        params = [p.name.value for p in method.params.params]
+        offset = 1 if params and params[0] == "self" else 0
+        try:
+            bound = bind(call, tuple(params[offset:]))
+        except ValueError:
+            return False
+        reusing = {name for name, value in bound.items() if code(value) == "True"}
+        if not reusing:
+            return False
+
+        def under_reuse(node) -> bool:  # `with tf.variable_scope(..., reuse=<param>):`
+            return isinstance(node, cst.With) and any(
+                isinstance(item.item, cst.Call) and (self.tf_call(item.item) or "").endswith("variable_scope")
+                and any(a.keyword is not None and a.keyword.value == "reuse" and isinstance(a.value, cst.Name)
+                        and a.value.value in reusing for a in item.item.args) for item in node.items)
+
+        def unreused(body) -> bool:  # variables made outside such a block
+            for inner in body:
+                if under_reuse(inner):
+                    continue
+                if isinstance(inner, cst.SimpleStatementLine):
+                    if self.makes_variables(cls, inner):
+                        return True
+                elif self.makes_variables(cls, inner):
+                    block = getattr(inner, "body", None)
+                    if not isinstance(block, cst.IndentedBlock) or unreused(block.body) or getattr(inner, "orelse", None):
+                        return True
+            return False
+
+        return not unreused(method.body.body)
 
 

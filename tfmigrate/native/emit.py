@@ -285,7 +285,9 @@ class Emitter:
         go through, right after it."""
         out = []
         if not self.model_class_written:
-            out.append("\n\n" + model_mapping.TF1MODEL.format(tf=self.tf))
+            scoped = any(model_mapping.object_scopes(b) for b in self.script.builders.values())
+            text = model_mapping.TF1MODEL_SCOPED if scoped else model_mapping.TF1MODEL
+            out.append("\n\n" + text.format(tf=self.tf))
             self.model_class_written = True
         try:
             node = builder.node.visit(model_mapping.ToTracked(self.script, builder))
@@ -299,7 +301,10 @@ class Emitter:
                 f"made as {len(objects)} objects (TF1 started each op's sequence again and drew the same numbers; "
                 "eagerly, ops of one kind and seed continue one sequence)"))
         if objects:
-            out.append("\n\n" + "".join(f"{name} = TF1Model({builder.name})\n" for name in objects))
+            scopes = model_mapping.object_scopes(builder)
+            out.append("\n\n" + "".join(f"{name} = TF1Model({builder.name}, scope=\"{scopes[name]}\")\n"
+                                          if name in scopes else f"{name} = TF1Model({builder.name})\n"
+                                          for name in objects))
         return out
 
     def _dataset_function(self, iterator: Statement) -> str:

@@ -107,3 +107,131 @@ def _opened(block: cst.With, body: List[cst.BaseStatement]) -> List[cst.BaseStat
     first = body[0]
     header = [*block.leading_lines, cst.EmptyLine(indent=False)]
     return [first.with_changes(leading_lines=[*header, *first.leading_lines]), *body[1:]]
+
+
+def class_graphs_unwrapped(module: cst.Module, source: str) -> Optional[cst.Module]:
+    """`module` with the graph a class makes for itself read away, or None when no class does so.
+
+        def __init__(self, config):                     def __init__(self, config):
+            self.graph = tf.Graph()                          (a blank line)
+            with self.graph.as_default():       ->          (a blank line)
+                self.build_graph()                          self.build_graph()
+            self.sess = tf.Session(graph=self.graph)        self.sess = tf.Session()
+
+    (the `BaseModel` of many research programs). Each object built its graph in a graph of its own,
+    whose names and op seeds start afresh; eager objects make theirs in their own `tf.Module`, and a
+    `tf.set_random_seed` in the block restarts the op seeds as before. Only a graph set in `__init__`
+    and used by nothing but `with self.<g>.as_default():` and `Session(graph=self.<g>)` is read so."""
+    if "as_default" not in source:
+        return None
+    names = ImportTable(module, source)
+    changed = [False]
+
+    class _Unwrap(cst.CSTTransformer):
+        def __init__(self):
+            self.attrs: List[Set[str]] = []
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.attrs.append(_own_graphs(node, names, module))
+
+        def leave_ClassDef(self, original, updated: cst.ClassDef) -> cst.ClassDef:
+            self.attrs.pop()
+            return updated
+
+        def _body(self, body: Sequence[cst.BaseStatement]) -> List[cst.BaseStatement]:
+            attrs = self.attrs[-1] if self.attrs else set()
+            out: List[cst.BaseStatement] = []
+            pending: List[cst.EmptyLine] = []
+            for statement in body:
+                owner = _as_default_of(statement)
+                if _graph_made(statement, attrs, names):
+                    pending += [*statement.leading_lines, cst.EmptyLine(indent=False)]
+                    changed[0] = True
+                    continue
+                if owner is not None and _self_attr(owner) in attrs:
+                    opened = _opened(statement, list(statement.body.body))
+                    changed[0] = True
+                else:
+                    opened = [statement]
+                if pending and opened:
+                    opened[0] = opened[0].with_changes(leading_lines=[*pending, *opened[0].leading_lines])
+                    pending = []
+                out.extend(opened)
+            if pending:
+                out.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=pending))
+            return out
+
+        def leave_IndentedBlock(self, original, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+            return updated.with_changes(body=self._body(updated.body))
+
+        def leave_Arg(self, original, updated: cst.Arg):
+            if self.attrs and updated.keyword is not None and updated.keyword.value == "graph" \
+                    and _self_attr(updated.value) in self.attrs[-1]:
+                changed[0] = True
+                return cst.RemoveFromParent()
+            return updated
+
+    new = module.visit(_Unwrap())
+    return new if changed[0] else None
+
+
+def _own_graphs(cls: cst.ClassDef, names: ImportTable, module: cst.Module) -> Set[str]:
+    """The attributes `self.<g>` that `cls.__init__` sets to a new `tf.Graph()` and that are used
+    only as `with self.<g>.as_default():` and `Session(graph=self.<g>)`, in the class alone."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return set()
+    made = {_self_attr(s.body[0].targets[0].target) for s in init.body.body
+            if isinstance(s, cst.SimpleStatementLine) and _graph_made(s, None, names)}
+    made.discard(None)
+    if not made:
+        return set()
+    allowed: Set[int] = set()
+    uses: dict = {attr: 0 for attr in made}
+
+    class _Uses(cst.CSTVisitor):
+        def visit_With(self, node: cst.With) -> None:
+            owner = _as_default_of(node)
+            if owner is not None and _self_attr(owner) in made:
+                allowed.add(id(owner))
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if names.api(node.func) in ("Session", "InteractiveSession"):
+                allowed.update(id(a.value) for a in node.args if a.keyword is not None and a.keyword.value == "graph")
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.value, cst.Call) and names.api(node.value.func) == "Graph":
+                allowed.add(id(node.targets[0].target))
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value in made:
+                uses[node.attr.value] += 0 if id(node) in allowed else 1
+
+    init.visit(_Uses())
+    for statement in cls.body.body:
+        if statement is not init:
+            statement.visit(_Uses())
+    # anywhere else in the module (`model.graph`): the attribute is used as a graph
+    outside = _Uses()
+    for statement in module.body:
+        if statement is not cls and not (isinstance(statement, cst.ClassDef) and statement.name.value == cls.name.value):
+            statement.visit(outside)
+    return {attr for attr in made if uses[attr] == 0}
+
+
+def _graph_made(statement, attrs: Optional[Set[str]], names: ImportTable) -> bool:
+    """`self.<g> = tf.Graph()` (`g` one of `attrs`, or any when None)."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return False
+    small = statement.body[0]
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)
+            and not small.value.args and names.api(small.value.func) == "Graph"):
+        return False
+    attr = _self_attr(small.targets[0].target)
+    return attr is not None and (attrs is None or attr in attrs)
+
+
+def _self_attr(node) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None

@@ -80,6 +80,39 @@ TF1MODEL = '''class TF1Model({tf}.Module):
             return self.build(*args, **kwargs)
 '''
 
+# The same, for a module whose model functions TF1 called under a module-level variable scope
+# (`with tf.variable_scope("disc") as scope: d_real = discriminator(x)`): the object opens that
+# scope, so its variables keep their TF1 names (`disc/h/kernel`), which checkpoints and
+# `v.name.startswith("disc/")` read.
+TF1MODEL_SCOPED = '''class TF1Model({tf}.Module):
+    """TF1 model code run eagerly on TensorFlow's model-mapping route: the variables `build` makes
+    (`get_variable`, `variable_scope`, `tf.compat.v1.layers`) are made on the first call, with their
+    TF1 names (under `scope`, the variable scope TF1 called it in, when given), and reused by every
+    later call. A variable made without an initializer gets TF1's default, Glorot uniform (tf-keras
+    would draw another one)."""
+
+    def __init__(self, build, scope=None):
+        super().__init__(name=build.__name__)
+        self.build, self.scope = build, scope
+
+    @{tf}.compat.v1.keras.utils.track_tf1_style_variables
+    def __call__(self, *args, **kwargs):
+        default = {tf}.compat.v1.glorot_uniform_initializer()
+        with {tf}.compat.v1.variable_scope(self.scope or {tf}.compat.v1.get_variable_scope(), initializer=default):
+            return self.build(*args, **kwargs)
+'''
+
+
+def object_scopes(b: "Builder") -> Dict[str, str]:
+    """Object name -> the module-level variable scope every call through it was made under (TF1's
+    prefix of its variables' names), for the objects whose calls all share one."""
+    scopes: Dict[str, Set[str]] = {}
+    for call in b.sites:
+        name = b.objects.get(id(call))
+        if name is not None:
+            scopes.setdefault(name, set()).add(b.site_scopes.get(id(call), ("", ""))[0])
+    return {name: next(iter(found)) for name, found in scopes.items() if len(found) == 1 and "" not in found}
+
 
 class Refused(Exception):
     """The function is TF1 model code this route cannot prove the same (the message says why)."""
@@ -337,6 +370,29 @@ def variable_names(b: Builder) -> List[str]:
     return names
 
 
+def deferred_initial_value(call: cst.Call, path: Optional[str], api) -> cst.Call:
+    """`get_variable("b", initializer=tf.constant(0.01, shape=[n]))` in tracked code, with the
+    tensor as a function of nothing (`initializer=lambda: tf.constant(...)`): TF1 made the tensor in
+    the graph; in a traced call it would be a tensor of the trace, which the variable, made outside
+    it, cannot read. `api(node)`: the TF path of an expression, or None."""
+    if path is None or not path.endswith("get_variable") or any(a.keyword is None for a in call.args[1:]):
+        return call
+    if any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
+        return call
+    args = list(call.args)
+    for index, arg in enumerate(args):
+        value = arg.value
+        if arg.keyword is None or arg.keyword.value != "initializer" or not isinstance(value, cst.Call):
+            continue
+        made = api(value.func) or ""
+        if not made or made.endswith(("_initializer", "Initializer")) or made.startswith(("initializers.", "keras.")) \
+                or made.split(".")[-1][:1].isupper():
+            return call
+        args[index] = arg.with_changes(value=cst.Lambda(cst.Parameters(), value))
+        return call.with_changes(args=args)
+    return call
+
+
 class ToTracked(cst.CSTTransformer):
     """The function's body for tracked code: `tf.Variable` as `get_variable`, the TF1 model calls
     spelled through `tf.compat.v1` (what TensorFlow's legacy Keras runs eagerly), and a static
@@ -382,6 +438,7 @@ class ToTracked(cst.CSTTransformer):
                               "arguments `get_variable` does not take")
             return cst.parse_expression(text)
         if path.startswith(MAKES_VARIABLES) or path in SCOPES or path in RNN_RUNNERS or path.endswith("_initializer"):
+            updated = deferred_initial_value(updated, path, lambda func: self.script.tf_call(cst.Call(func=func)))
             return updated.with_changes(func=cst.parse_expression(f"{tf}.compat.v1.{path}"))
         return updated
 

@@ -123,6 +123,7 @@ class _Counter:
         self.scope: List[str] = []  # the names of the variable scopes entered
         self.entered: Set[Tuple[str, ...]] = set()
         self.constants = _constants(module)
+        self.own_graphs = _own_graphs(module, names)  # `self.graph = tf.Graph()`, entered by one `with`
         self.seeded = False  # the graph has a seed
         self.next = 0        # the graph's counter
         self.seeds: Dict[int, int] = {}  # id(call) -> the op seed TF1 gave its draw
@@ -167,6 +168,8 @@ class _Counter:
         return self.seeds
 
     def _statement(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.SimpleStatementLine) and _graph_assigned(statement, self.own_graphs, self.names):
+            return  # (a graph made: it draws nothing until its `with` block)
         if isinstance(statement, cst.SimpleStatementLine):
             outer, self.line = self.line, statement
             for small in statement.body:
@@ -205,9 +208,12 @@ class _Counter:
     def _new_graph(self, statement: cst.With) -> bool:
         """`with tf.Graph().as_default():`"""
         item = statement.items[0].item if len(statement.items) == 1 else None
-        return isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute) \
-            and item.func.attr.value == "as_default" and isinstance(item.func.value, cst.Call) \
-            and not item.func.value.args and tf_path(self.names, item.func.value.func) == "Graph"
+        if not (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
+                and item.func.attr.value == "as_default"):
+            return False
+        graph = item.func.value
+        return isinstance(graph, cst.Call) and not graph.args and tf_path(self.names, graph.func) == "Graph" \
+            or _code(graph) in self.own_graphs
 
     def _calls(self, node: cst.CSTNode) -> None:
         """The draws of `node`'s calls, in the order Python runs them (arguments first)."""
@@ -242,7 +248,7 @@ class _Counter:
             return
         if any(not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases) or cls.keywords:
             raise _Unsure("a class with a base class, whose methods draw")
-        if any(m.decorators for m in drawing):
+        if any(m.decorators and not _static(m) for m in drawing):
             raise _Unsure("a decorated method that draws (a property draws where it is read)")
         others = [s for s in cls.body.body if not isinstance(s, cst.FunctionDef)]
         if any(self._draws_in(s, cls.name.value) for s in others) or len(methods) != len(
@@ -324,6 +330,9 @@ class _Counter:
         """A draw of a helper function called in several places (`weight_variable(shape)` of the
         Deep MNIST tutorial): each call took its own seed, which the helper is given as a parameter
         (checked in `_helpers`). Anything else drawing twice is not certain."""
+        if self.seeds.get(id(call)) == self.next:  # (the same seed again: an object made twice, each in a
+            self.next += draws                     # graph of its own that counts from 0)
+            return
         site, function = self.first[id(call)]
         here = self.sites[-1] if self.sites else None
         if draws != 1 or site is None or here is None or not self.walking or self.walking[-1] != function \
@@ -408,13 +417,18 @@ class _Counter:
                 raise _Unsure("a batch normalization with initializers or reuse")
             return None
         if path == "get_variable":
-            if any(a.star for a in call.args) or "dtype" in given or len([a for a in call.args if a.keyword is None]) > 2:
+            # (an integer or boolean dtype has zeros for its default initializer: no draw)
+            floating = "dtype" in given and (self.names.api(given["dtype"]) or "") in FLOAT_DTYPES
+            if any(a.star for a in call.args) or "dtype" in given and not floating \
+                    or len([a for a in call.args if a.keyword is None]) > 2:
                 raise _Unsure("get_variable with a dtype or an initializer by position")
             init = given.get("initializer")
             if init is None or self._initializer(init) is not None:
                 return 1
             if self._filled(init) or self.names.api(init.func if isinstance(init, cst.Call) else init) in RANDOM_OPS:
                 return None  # (a tensor's draw is its own call's)
+            if self._tensor_value(init):
+                return None  # (`initializer=tf.constant(0.1, shape=[n])`: its value, drawn by nothing)
             raise _Unsure("get_variable with another initializer")
         if path is not None and path.startswith(CELL_HOMES) and path.rsplit(".", 1)[-1] in ONE_KERNEL_CELLS:
             if any(a.star or a.keyword is not None and a.keyword.value not in CELL_ARGUMENTS for a in call.args) or \
@@ -460,7 +474,7 @@ class _Counter:
         params = function.params
         ordered = [*params.posonly_params, *params.params]
         names: Dict[str, cst.BaseExpression] = {p.name.value: UNKNOWN for p in [*ordered, *params.kwonly_params]}
-        if owner is not None:
+        if owner is not None and not _static(function):
             if not ordered:
                 raise _Unsure("a method without its instance's parameter")
             names[ordered[0].name.value] = cst.Call(func=cst.Name(owner))
@@ -517,6 +531,12 @@ class _Counter:
         self.entered.add(path)
         self.scope.append(path[-1])
         self.reusing.append(shared)
+
+    def _tensor_value(self, node: cst.BaseExpression) -> bool:
+        """A TensorFlow call that makes a tensor without drawing (`tf.constant(...)`), no initializer."""
+        path = tf_path(self.names, node.func) if isinstance(node, cst.Call) else None
+        return path is not None and not self._may_draw(node) and not path.endswith(("initializer", "Initializer")) \
+            and not path.startswith(("initializers.", "keras."))
 
     def _may_draw(self, call: cst.Call) -> bool:
         path = tf_path(self.names, call.func)
@@ -583,7 +603,65 @@ def _bound_by_imports(module: cst.Module) -> Dict[str, str]:
     return bound
 
 
+FLOAT_DTYPES = ("float16", "float32", "float64", "bfloat16", "half", "double")
 UNKNOWN = cst.Name("__not_known__")  # (the value of a name the count cannot read)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _graph_assigned(statement: cst.SimpleStatementLine, graphs: Set[str], names: ImportTable) -> bool:
+    """`<g> = tf.Graph()`, `<g>` one of `graphs`."""
+    small = statement.body[0] if len(statement.body) == 1 else None
+    return isinstance(small, cst.Assign) and len(small.targets) == 1 and _code(small.targets[0].target) in graphs \
+        and isinstance(small.value, cst.Call) and not small.value.args and tf_path(names, small.value.func) == "Graph"
+
+
+def _own_graphs(module: cst.Module, names: ImportTable) -> Set[str]:
+    """The names and `self.<attr>`s a graph of its own is kept in (`self.graph = tf.Graph()`), made
+    by one statement, entered by one `with <g>.as_default():` block and otherwise only given to a
+    Session (`graph=<g>`): that block is a new graph, its counter from 0, each time it runs."""
+    made: Dict[str, int] = {}
+    entered: Dict[str, int] = {}
+    given: Dict[str, int] = {}
+    uses: Dict[str, int] = {}
+
+    class _Find(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.value, cst.Call) and not node.value.args \
+                    and tf_path(names, node.value.func) == "Graph":
+                key = _code(node.targets[0].target)
+                made[key] = made.get(key, 0) + 1
+
+        def visit_With(self, node: cst.With) -> None:
+            for item in node.items:
+                call = item.item
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "as_default":
+                    key = _code(call.func.value)
+                    entered[key] = entered.get(key, 0) + 1
+
+        def visit_Arg(self, node: cst.Arg) -> None:
+            if node.keyword is not None and node.keyword.value == "graph":
+                key = _code(node.value)
+                given[key] = given.get(key, 0) + 1
+
+        def visit_Name(self, node: cst.Name) -> None:
+            uses[node.value] = uses.get(node.value, 0) + 1
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            key = _code(node)
+            uses[key] = uses.get(key, 0) + 1
+
+    module.visit(_Find())
+    return {key for key, count in made.items()
+            if count == 1 and entered.get(key) == 1 and uses.get(key, 0) == 2 + given.get(key, 0)}
+
+
+def _static(function: cst.FunctionDef) -> bool:
+    """`@staticmethod` alone: called as `self.m(...)`, its draws run where it is called."""
+    return len(function.decorators) == 1 and isinstance(function.decorators[0].decorator, cst.Name) \
+        and function.decorators[0].decorator.value == "staticmethod"
 
 
 def _methods(cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
