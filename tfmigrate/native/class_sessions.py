@@ -66,10 +66,14 @@ def _runs_on(node, attr: str) -> bool:
     return any(_held_run(n, {attr}) for n in subtree(node))
 
 
-def _held_run(node, attrs) -> bool:
-    """`self.<attr>.run(...)`, `attr` one of `attrs`."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "run" \
-        and self_attr(node.func.value) in attrs
+def _held_run(node, attrs, objects: bool = False) -> bool:
+    """`self.<attr>.run(...)`, `attr` one of `attrs` (`objects`: or `<name>.<attr>.run(...)`, the
+    program running an object's Session, `RL.sess.run(RL.probs, ...)`)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "run"):
+        return False
+    held = node.func.value
+    return self_attr(held) in attrs or objects and isinstance(held, cst.Attribute) and held.attr.value in attrs \
+        and isinstance(held.value, cst.Name) and held.value.value != "self"
 
 
 def settled(script, cls_node: cst.ClassDef, session: HeldSession, body: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
@@ -93,7 +97,7 @@ def settled(script, cls_node: cst.ClassDef, session: HeldSession, body: List[cst
                 raise Blocked(script.line_of(statement), f"`self.{attr}.run(...)` in `__init__` other than of the "
                                                          "variables' initializer")
             gone.add(id(statement))
-    kept = [s for s in body if id(s) not in gone]
+    kept = [_writer_kept(script, s, attr) for s in body if id(s) not in gone]
     others = [s for s in cls_node.body.body if not (isinstance(s, cst.FunctionDef) and s.name.value == "__init__")]
     for statement in kept + others:
         read = names_read(statement) | {f"self.{a}" for a in (self_attr(n) for n in subtree(statement)) if a}
@@ -117,8 +121,10 @@ def check_uses(script, module: cst.Module, cls_node: cst.ClassDef, session: Held
                 and _method_of(small.value, attr) == "close":
             closes.add(id(node))
             allowed.add(id(small.value.func.value))
-        elif _held_run(node, {attr}):
+        elif _held_run(node, {attr}, objects=True):
             allowed.add(id(node.func.value))
+        elif isinstance(node, cst.Call) and _graph_writer(script, node, attr):
+            allowed.add(id(_writer_graph(node).value))
         elif isinstance(small, cst.Assign) and len(small.targets) == 1 and self_attr(small.targets[0].target) == attr:
             allowed.add(id(small.targets[0].target))
     for node in subtree(module):
@@ -126,6 +132,42 @@ def check_uses(script, module: cst.Module, cls_node: cst.ClassDef, session: Held
             raise Blocked(script.line_of(node), f"`{cst.Module([]).code_for_node(node)}`, the Session "
                                                 f"`{cls_node.name.value}` keeps, used other than by `run` and `close`")
     return closes
+
+
+def _writer_graph(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The graph argument of `tf.summary.FileWriter(logdir, graph)`."""
+    args = [a for a in call.args if a.keyword is None or a.keyword.value == "graph"]
+    return args[1].value if len(args) == 2 else None
+
+
+def _graph_writer(script, call: cst.Call, attr: str) -> bool:
+    """`tf.summary.FileWriter(logdir, self.<attr>.graph)`: TF1's writer of the held Session's graph
+    (for TensorBoard, Morvan's RL classes under `if output_graph:`)."""
+    if script.tf_call(call) not in ("summary.FileWriter", "compat.v1.summary.FileWriter") or len(call.args) != 2:
+        return False
+    graph = _writer_graph(call)
+    return isinstance(graph, cst.Attribute) and graph.attr.value == "graph" and isinstance(graph.value, cst.Attribute) \
+        and graph.value.attr.value == attr
+
+
+def _writer_kept(script, statement, attr: str):
+    """`statement` with each writer of the held Session's graph as an eager summary writer of its
+    directory (eager code has no graph to write), marked Python (`script.python_statements`)."""
+    found = [c for c in subtree(statement) if isinstance(c, cst.Call) and _graph_writer(script, c, attr)]
+    if not found:
+        return statement
+    logdir = next(a.value for a in found[0].args if a.keyword is None)
+    targets = {id(c) for c in found}
+
+    class _Writer(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call):
+            if id(original) not in targets:
+                return updated
+            return cst.parse_expression(f"{script.tf}.summary.create_file_writer({cst.Module([]).code_for_node(logdir)})")
+
+    new = statement.visit(_Writer())
+    script.python_statements.add(id(new))
+    return new
 
 
 def _initializer_key(node) -> Optional[str]:
@@ -153,7 +195,8 @@ def is_held_run(script, call: cst.Call) -> bool:
     """`self.<attr>.run(...)`, `attr` the Session a graph class holds (the class being read, once
     runs are read)."""
     classes = [script.current_class] if script.current_class is not None else script.classes.values()
-    return _held_run(call, {c.held_session.attr for c in classes if c.held_session is not None})
+    return _held_run(call, {c.held_session.attr for c in classes if c.held_session is not None},
+                     objects=script.current_class is None)
 
 
 def constructor_sessions(script) -> Dict[str, tuple]:

@@ -115,6 +115,7 @@ class ClassScript(ProgramRuns):
         self.feed_methods: Dict[str, object] = {}  # a method returning a feed dict -> its class_feeds.FeedMethod
         self.feed_aliases: Dict[str, Tuple[str, cst.BaseExpression]] = {}  # `feed = m.create_feed_dict(x)`: (method, m)
         self.key_params: Dict[int, str] = {}  # id(a key of such a dict) -> the parameter it feeds
+        self.python_statements: Set[int] = set()  # id of `__init__` statements read as Python (class_sessions)
         self.graph_writers: Dict[int, cst.Assign] = {}  # id(`w = tf.summary.FileWriter(d, sess.graph)` line)
         self.element_feeds: Dict[int, str] = {}  # id(`feed.update(...)`/`feed[k]` of `net.state[i]` keys) -> parameter
         self.targets: Dict[int, cst.BaseExpression] = {}  # id(assignment of a run) -> its target, `_`s dropped
@@ -567,6 +568,9 @@ class ClassScript(ProgramRuns):
                     and not reads & cls.graph_attrs and not local_reads & graph_locals:
                 cls.python.append(statement)  # a counter (the global step): state made once, in `__init__`
                 cls.state.add(target)
+                continue
+            if id(statement) in self.python_statements:
+                cls.python.append(statement)
                 continue
             if isinstance(small, cst.Expr) and self.tf_call(small.value) == "set_random_seed":
                 cls.python.append(statement)  # the graph's seed: eagerly the process's, set as the object is made
