@@ -31,6 +31,7 @@ from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh
 PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
 SUMMARY_OPS = ("summary.scalar", "summary.histogram", "summary.image")
 VARIABLES = ("Variable", "get_variable")
+STEP_MAKERS = ("train.get_or_create_global_step", "train.create_global_step")
 SESSIONS = ("Session", "InteractiveSession")
 # TF1's learning-rate schedules of a step variable (`tf.compat.v1.train.*`: eagerly, a function of it).
 SCHEDULES = ("train.exponential_decay", "train.piecewise_constant", "train.polynomial_decay",
@@ -895,6 +896,9 @@ class Script:
         elif path in VARIABLES:
             kind = Kind.VARIABLE
             self._variable(statement, value, path)
+        elif path in STEP_MAKERS and not value.args:
+            kind = Kind.VARIABLE  # TF1's `global_step` variable: eagerly the same call makes it, once
+            statement.trainable = False
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.factories:
             if names_read(value) & graph:
                 raise Blocked(at, f"`{value.func.value}(...)` of a tensor")
