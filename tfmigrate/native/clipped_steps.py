@@ -230,14 +230,18 @@ def _computed(statement: cst.SimpleStatementLine, optimizer: str):
 
 
 def _clipped_values(node: cst.BaseExpression, gvs: str, names: ImportTable):
-    """(lo, hi) of `[(tf.clip_by_value(g, lo, hi), v) for g, v in gvs]`, else None."""
+    """(lo, hi) of `[(tf.clip_by_value(g, lo, hi), v) for g, v in gvs]` (with or without `if g is not
+    None`: `minimize` skips a variable without a gradient too), else None."""
     if not (isinstance(node, cst.ListComp) and isinstance(node.elt, cst.Tuple) and len(node.elt.elements) == 2
-            and node.for_in.inner_for_in is None and not node.for_in.ifs
+            and node.for_in.inner_for_in is None and len(node.for_in.ifs) <= 1
             and isinstance(node.for_in.iter, cst.Name) and node.for_in.iter.value == gvs
             and isinstance(node.for_in.target, cst.Tuple) and len(node.for_in.target.elements) == 2
             and all(isinstance(e.value, cst.Name) for e in node.for_in.target.elements)):
         return None
     g, v = (e.value.value for e in node.for_in.target.elements)
+    if node.for_in.ifs and not m.matches(node.for_in.ifs[0].test, m.Comparison(
+            left=m.Name(g), comparisons=[m.ComparisonTarget(operator=m.IsNot(), comparator=m.Name("None"))])):
+        return None
     clip, var = (e.value for e in node.elt.elements)
     if not (isinstance(var, cst.Name) and var.value == v and isinstance(clip, cst.Call)
             and names.api(clip.func) == "clip_by_value" and len(clip.args) == 3
