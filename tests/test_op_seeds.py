@@ -447,6 +447,71 @@ print(np.round(first.run(), 6).tolist(), np.round(second.run(), 6).tolist())
 """
 
 
+METHOD_HELPER = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+tf.set_random_seed(11)
+
+
+class Siamese(object):
+    def __init__(self):
+        self.x1 = tf.placeholder(tf.float32, [None, 3])
+        self.x2 = tf.placeholder(tf.float32, [None, 3])
+        self.o1 = self.tower(self.x1, reuse=False)
+        self.o2 = self.tower(self.x2, reuse=True)
+
+    def tower(self, x, reuse):
+        with tf.variable_scope("tower", reuse=reuse):
+            h = tf.nn.relu(self.fc(x, 4, "fc1"))
+            return self.fc(h, 2, "fc2")
+
+    @staticmethod
+    def fc(bottom, units, name):
+        initer = tf.truncated_normal_initializer(stddev=0.1)
+        w = tf.get_variable(name + "_w", [bottom.get_shape()[1], units], dtype=tf.float32, initializer=initer)
+        b = tf.get_variable(name + "_b", initializer=tf.constant(0.01, shape=[units]))
+        return tf.matmul(bottom, w) + b
+
+
+net = Siamese()
+noise = tf.random_uniform([2])
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    ones = np.ones([1, 3], np.float32)
+    print(np.round(sess.run(net.o1, {net.x1: ones}), 6).tolist(), np.round(sess.run(net.o2, {net.x2: ones}), 6).tolist())
+    print(np.round(sess.run(noise), 6).tolist())
+"""
+
+
+def test_a_method_drawing_through_a_local_initializer_takes_each_calls_seed():
+    out = _pin(METHOD_HELPER[METHOD_HELPER.index("tf.set_random_seed"):METHOD_HELPER.index("with tf.Session")])
+    assert 'h = tf.nn.relu(self.fc(x, 4, "fc1", tf1_seed=0))' in out
+    assert 'return self.fc(h, 2, "fc2", tf1_seed=1)' in out
+    assert "def fc(bottom, units, name, tf1_seed=None):" in out
+    assert "initer = tf.truncated_normal_initializer(stddev=0.1, seed=tf1_seed)" in out
+    assert "noise = tf.random_uniform([2], seed=2)" in out
+
+
+def test_a_local_initializer_read_twice_is_left():
+    assert _pin("""\
+        tf.set_random_seed(1)
+
+
+        def layer(x):
+            initer = tf.random_normal_initializer(stddev=0.1)
+            w = tf.get_variable("w", [3, 3], initializer=initer)
+            v = tf.get_variable("v", [3, 3], initializer=initer)
+            return tf.matmul(tf.matmul(x, w), v)
+
+
+        y = layer(tf.ones([1, 3]))
+        """) is None
+
+
 def test_a_graph_a_class_keeps_counts_from_zero_at_each_object():
     out = _pin("""\
         tf.set_random_seed(1)
@@ -493,8 +558,8 @@ def test_a_graph_kept_and_used_otherwise_is_left():
 
 
 @pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14),
-                                                    (OWN_GRAPH, 4)],
-                         ids=["flat", "reused", "cells", "helpers", "own_graph"])
+                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5)],
+                         ids=["flat", "reused", "cells", "helpers", "own_graph", "method_helper"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
     after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;

@@ -64,6 +64,7 @@ class GraphClass:
     session_methods: Dict[str, Tuple[int, str]] = field(default_factory=dict)  # method -> its Session parameter
     variables: Dict[int, str] = field(default_factory=dict)  # id(tf.Variable call) -> its get_variable
     variable_counts: Dict[str, int] = field(default_factory=dict)
+    loop_variables: bool = False  # `tf.Variable`s made in a loop, named where made (`tf1_unique_name`)
     held_session: Optional[object] = None  # the Session it keeps (native.class_sessions.HeldSession)
     feed_methods: Set[str] = field(default_factory=set)  # methods returning a feed dict (native.class_feeds)
     order: List[cst.BaseStatement] = field(default_factory=list)  # `__init__`'s statements, scopes of inputs undone

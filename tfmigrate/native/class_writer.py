@@ -147,6 +147,7 @@ class ClassWriter:
         helper_written = not self.script.to_numpy
         summaries_written = False
         state_written = False
+        names_written = False
         legacy = not LEGACY_KERAS_SET.search(self.script.source)  # track_tf1_style_variables is tf-keras's
         for node in self.script.module.body:
             if legacy and self._imports_tensorflow(node):
@@ -158,6 +159,9 @@ class ClassWriter:
                 continue
             if isinstance(node, cst.ClassDef) and node.name.value in self.script.classes:
                 written = [self._class(self.script.classes[node.name.value], _Rewrite())]
+                if self.script.classes[node.name.value].loop_variables and not names_written:
+                    body.extend(cst.parse_module(UNIQUE_NAME).body)
+                    names_written = True
                 if self.script.optimizer_state and not state_written:
                     body.extend(cst.parse_module(OPTIMIZER_STATE).body)
                     state_written = True
@@ -267,6 +271,8 @@ class ClassWriter:
             if not p.own and p.attr in cls.method_inputs:  # (the graph methods read it there)
                 guarded.append(((p.param,) if p.optional else (),
                                 cst.parse_statement(f"self.{cls.method_inputs[p.attr]} = {p.param}\n")))
+        if cls.loop_variables:  # (the names the loops' variables took in this build)
+            guarded.insert(0, ((), cst.parse_statement("tf1_variable_names = set()\n")))
         skipped = {p.param: self.script.computed_from(cls, p)[1] for p in cls.placeholders if p.optional}
         made_once = _AsGetVariable(cls.variables)
         frozen = _Frozen(cls.frozen)
@@ -426,6 +432,20 @@ def _grouped(guarded: List[Tuple[Tuple[str, ...], cst.BaseStatement]]) -> List[c
         out.append(cst.If(test=cst.parse_expression(test), body=cst.IndentedBlock(
             body=[block[0].with_changes(leading_lines=[]), *block[1:]])))
     return out
+
+
+UNIQUE_NAME = '''
+
+def tf1_unique_name(taken, name):
+    """The name TF1 gave a `tf.Variable` made in a loop (`conv-maxpool-3/W`; `W_1` where the graph
+    had one by that name), taken for this build: the tracked build finds the variable by it."""
+    unique, count = name, 0
+    while unique in taken:
+        count += 1
+        unique = f"{name}_{count}"
+    taken.add(unique)
+    return unique
+'''
 
 
 class _Dropped(cst.CSTTransformer):

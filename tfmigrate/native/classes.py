@@ -74,6 +74,27 @@ _MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_m
 _LOOPS = (cst.For, cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef)
 
 
+def _joined(parts) -> str:
+    """The scope names around a variable (`"embedding/"`, or `(code,)` of a name computed at each
+    pass) as one expression without the last `/`: `"conv-maxpool-%s" % filter_size`."""
+    pieces: List[str] = []
+    text = ""
+    for part in parts:
+        if isinstance(part, str):
+            text += part
+        else:
+            if text:
+                pieces.append(f'"{text}"')
+            plain = isinstance(cst.parse_expression(part[0]), (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or (
+                not pieces and isinstance(cst.parse_expression(part[0]), cst.BinaryOperation))
+            pieces.append(part[0] if plain else f"({part[0]})")
+            text = "/"
+    text = text[:-1] if text.endswith("/") else text
+    if text:
+        pieces.append(f'"{text}"')
+    return " + ".join(pieces)
+
+
 def scoped_lines(statements, tf_call) -> List[cst.BaseStatement]:
     """The statements, those of a `with tf.variable_scope(...)` / `name_scope` block each on its own
     (what an unfed placeholder feeds is skipped line by line inside the scope too)."""
@@ -373,11 +394,13 @@ class ClassScript(ProgramRuns):
         calls = [c for c in calls_in(statement) if self.tf_call(c) == "Variable"]
         if not calls:
             return False
-        if any(isinstance(n, (cst.For, cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef))
-               for n in subtree(statement)):
+        loops = [n for n in subtree(statement) if isinstance(n, (cst.For, cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef))]
+        scopes = self._scopes_of(calls, statement, named_in_loops=loops)
+        if loops and not all(id(c) in scopes for c in calls):
             raise Blocked(self.line_of(calls[0]), f"`tf.Variable` in a loop of `{cls.node.name.value}.__init__` "
-                                                  "(one call made several variables)")
-        self._as_get_variables(cls, calls, self._scopes_of(calls, statement))
+                                                  "(one call made several variables) other than under a scope named "
+                                                  "at each pass (`with tf.name_scope(\"conv-%s\" % size):`)")
+        self._as_get_variables(cls, calls, scopes)
         return True
 
     def _method_variables_made_once(self, cls: GraphClass, method: cst.FunctionDef) -> bool:
@@ -398,7 +421,16 @@ class ClassScript(ProgramRuns):
         `cls.variables`."""
         for call in calls:
             named = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
-            base = scopes[id(call)] + (named.evaluated_value if isinstance(named, cst.SimpleString) else "Variable")
+            leaf = named.evaluated_value if isinstance(named, cst.SimpleString) else "Variable"
+            if not isinstance(scopes[id(call)], str):  # (named at each pass of a loop: made unique where made)
+                name_code = f"tf1_unique_name(tf1_variable_names, {scopes[id(call)][0]} + \"/{leaf}\")"
+                new = variable_as_get_variable(self.tf, call, "", name_code)
+                if new is None:
+                    raise Blocked(self.line_of(call), "a `tf.Variable` with arguments `get_variable` does not take")
+                cls.variables[id(call)] = new
+                cls.loop_variables = True
+                continue
+            base = scopes[id(call)] + leaf
             count = cls.variable_counts.get(base, 0)
             cls.variable_counts[base] = count + 1
             new = variable_as_get_variable(self.tf, call, base if count == 0 else f"{base}_{count}")
@@ -425,35 +457,68 @@ class ClassScript(ProgramRuns):
         looped = {id(n) for s in statements for loop in subtree(s) if isinstance(loop, _LOOPS) for n in subtree(loop)}
         return id(site) in inside and id(site) not in looped
 
-    def _scopes_of(self, calls: List[cst.Call], statement) -> Dict[int, str]:
+    def _scopes_of(self, calls: List[cst.Call], statement, named_in_loops=()) -> Dict[int, object]:
         """The name-scope prefix (`embedding/`) TF1 gave each call's variable: the literal names of the
-        `name_scope` / `variable_scope` blocks around it in the statement."""
+        `name_scope` / `variable_scope` blocks around it in the statement. Where `named_in_loops`
+        (the loops of the statement) are given, a call in a `for` loop under a scope named inside it
+        by an expression (`"conv-maxpool-%s" % filter_size`, the text classifiers' shape) has its
+        prefix as a Python expression instead, `(code,)`; a call in a loop otherwise has none."""
         wanted = {id(c) for c in calls}
-        found: Dict[int, str] = {}
+        loops = {id(n) for n in named_in_loops}
+        found: Dict[int, object] = {}
         script = self
 
         class _Scopes(cst.CSTVisitor):
             def __init__(self):
-                self.stack: List[str] = []
+                self.stack: List[List[object]] = []  # per `with`: its scope names, literal or an expression
+                self.loops: List[int] = []  # the depth of `stack` at each loop entered
 
             def visit_With(self, node: cst.With) -> Optional[bool]:
-                names = []
+                names: List[object] = []
                 for item in node.items:
                     path = script.tf_call(item.item)
                     if path in ("name_scope", "variable_scope"):
                         first = item.item.args[0].value if item.item.args else None
-                        if not isinstance(first, cst.SimpleString):
+                        if isinstance(first, cst.SimpleString):
+                            names.append(first.evaluated_value + "/")
+                        elif self.loops and isinstance(self.loops[-1], int) and first is not None:
+                            names.append((code(first),))
+                        else:
                             raise Blocked(script.line_of(node), "a `tf.Variable` under a scope whose name is not a literal")
-                        names.append(first.evaluated_value + "/")
-                self.stack.append("".join(names))
+                self.stack.append(names)
                 return True
 
             def leave_With(self, node: cst.With) -> None:
                 self.stack.pop()
 
+            def visit_For(self, node: cst.For) -> None:
+                self.loops.append(len(self.stack) if id(node) in loops else None)
+
+            def leave_For(self, node: cst.For) -> None:
+                self.loops.pop()
+
+            def on_visit(self, node) -> bool:
+                if isinstance(node, (cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef)) and id(node) in loops:
+                    self.loops.append(None)  # (no variable made here gets a name)
+                return super().on_visit(node)
+
+            def on_leave(self, node) -> None:
+                if isinstance(node, (cst.While, cst.CompFor, cst.Lambda, cst.FunctionDef)) and id(node) in loops:
+                    self.loops.pop()
+                super().on_leave(node)
+
             def visit_Call(self, call: cst.Call) -> None:
-                if id(call) in wanted:
-                    found[id(call)] = "".join(self.stack)
+                if id(call) not in wanted:
+                    return
+                parts = [name for names in self.stack for name in names]
+                if not self.loops:
+                    found[id(call)] = "".join(parts)
+                    return
+                depth = self.loops[-1]
+                inner = [name for names in self.stack[depth:] for name in names] if depth is not None else []
+                if any(None is d for d in self.loops) or not any(isinstance(n, tuple) for n in inner):
+                    return  # (in a loop, under no scope named at each pass: no name of its own)
+                found[id(call)] = (_joined(parts),)
 
         statement.visit(_Scopes())
         return found
@@ -589,7 +654,7 @@ class ClassScript(ProgramRuns):
                 continue
             is_graph = bool(self.tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
                             or local_reads & (graph_locals | set(self.module_placeholders) - params - python_locals)
-                            ) or data == "input"
+                            ) or data == "input" or self._collects_tensors(statement, statements[index + 1:])
             if is_graph and data is None and class_data.datasets_only(self, statement) \
                     and not (reads & (cls.graph_attrs | cls.graph_methods) or local_reads & graph_locals):
                 is_graph = False  # `train = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)`: made once
@@ -716,6 +781,18 @@ class ClassScript(ProgramRuns):
         for path, _node in self.tensor_apis(receiver):
             raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
         return Train(target, code(receiver), loss, statement, step, negated)
+
+    def _collects_tensors(self, statement, later) -> bool:
+        """`pooled_outputs = []` that graph code after it fills (`pooled_outputs.append(pooled)` in the
+        loop over filter sizes): made again at each build, or the list would grow at every call."""
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+                and (isinstance(small.value, (cst.List, cst.Dict)) and not small.value.elements
+                     or isinstance(small.value, cst.Call) and code(small.value) in ("list()", "dict()"))):
+            return False
+        name = small.targets[0].target.value
+        return any(name in names_read(s) and self.tensor_apis(s) for s in later)
 
     def _schedule_read_by_optimizers(self, attr: str) -> bool:
         """Whether `self.<attr>` (a learning-rate schedule) is read only by optimizers of `minimize`

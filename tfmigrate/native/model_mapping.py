@@ -339,16 +339,16 @@ def _shared_by_scope(b: Builder) -> bool:
     return True
 
 
-def variable_as_get_variable(tf: str, call: cst.Call, name: str) -> Optional[str]:
+def variable_as_get_variable(tf: str, call: cst.Call, name: str, name_code: Optional[str] = None) -> Optional[str]:
     """`tf.Variable(init, name="w")` as `get_variable` (tracked), or None when an argument has no
-    `get_variable` meaning."""
+    `get_variable` meaning (`name_code`: the name as an expression computed where it is made)."""
     try:
         bound = bind(call, _VARIABLE_PARAMS)
     except ValueError:
         return None
     if "initial_value" not in bound or set(bound) - {"initial_value", "trainable", "name", "dtype"}:
         return None
-    args = [f'"{name}"', f"initializer=lambda: {code(bound['initial_value'])}"]
+    args = [name_code or f'"{name}"', f"initializer=lambda: {code(bound['initial_value'])}"]
     if "dtype" in bound:
         args.append(f"dtype={code(bound['dtype'])}")
     if "trainable" in bound:

@@ -30,7 +30,7 @@ import libcst as cst
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
-from tfmigrate.native.syntax import calls_in
+from tfmigrate.native.syntax import calls_in, names_in
 
 RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.normal", "random.uniform",
               "random.truncated_normal", "random_shuffle", "random.shuffle", "multinomial", "random.categorical")
@@ -112,6 +112,8 @@ class _Counter:
         self.classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
         self.drawing_methods: Set[str] = set()  # the names of the methods of the module's classes that draw
         self.walking: List[int] = []  # the functions being walked, innermost last
+        self.bodies: List[cst.FunctionDef] = []  # ... and the functions themselves
+        self.drawn_at: Optional[cst.Call] = None  # the call a counted draw takes its seed at, when not its own
         self.sites: List[cst.Call] = []  # the calls that run them
         self.first: Dict[int, Tuple[Optional[cst.Call], Optional[int]]] = {}  # id(draw) -> (site, function)
         self.per_site: Dict[int, Dict[int, int]] = {}  # id(a helper's draw) -> {id(call of the helper): seed}
@@ -296,6 +298,7 @@ class _Counter:
                 if id(function) in self.walking:
                     raise _Unsure("a recursive function that draws")
                 self.walking.append(id(function))
+                self.bodies.append(function)
                 self.sites.append(call)
                 self.bindings.append(self._bound(function, call, owner))
                 for statement in function.body.body:
@@ -303,6 +306,7 @@ class _Counter:
                 self.bindings.pop()
                 self.sites.pop()
                 self.walking.pop()
+                self.bodies.pop()
             return
         if path in SEEDS:
             self.seeded = True
@@ -315,6 +319,7 @@ class _Counter:
                 raise _Unsure("a variable scope with an initializer or reuse, not entered by `with`")
             return
         draws = self._draws(call, path)
+        call, self.drawn_at = self.drawn_at or call, None  # (a local initializer's call takes the seed)
         if draws is None:
             return
         if not self.seeded:
@@ -351,12 +356,18 @@ class _Counter:
         for draw in self.per_site:
             by_function.setdefault(self.first[draw][1], []).append(draw)
         functions = {id(f): f for f in self.module.body if isinstance(f, cst.FunctionDef)}
+        methods = {id(f): f for c in self.module.body if isinstance(c, cst.ClassDef)
+                   for f in c.body.body if isinstance(f, cst.FunctionDef) and f.name.value != "__init__"}
         for function_id, draws in by_function.items():
-            function = functions.get(function_id)
+            function = functions.get(function_id) or methods.get(function_id)
             if function is None or function.params.star_arg != cst.MaybeSentinel.DEFAULT \
                     or function.params.star_kwarg is not None or function.params.kwonly_params:
-                raise _Unsure("one place in the code that draws at two calls (not a module function's)")
-            calls = [c for c in calls_in(self.module) if isinstance(c.func, cst.Name) and c.func.value == function.name.value]
+                raise _Unsure("one place in the code that draws at two calls (not a module function's or a method's)")
+            name = function.name.value
+            if function_id in methods:  # (a method, `self.fc_layer(...)`: every call of that name counts)
+                calls = [c for c in calls_in(self.module) if isinstance(c.func, cst.Attribute) and c.func.attr.value == name]
+            else:
+                calls = [c for c in calls_in(self.module) if isinstance(c.func, cst.Name) and c.func.value == name]
             sites = set().union(*(self.per_site[d] for d in draws))
             if {id(c) for c in calls} != sites or any(set(self.per_site[d]) != sites for d in draws):
                 raise _Unsure(f"`{function.name.value}`, whose draws take a seed per call, called where the count "
@@ -424,6 +435,10 @@ class _Counter:
                 raise _Unsure("get_variable with a dtype or an initializer by position")
             init = given.get("initializer")
             if init is None or self._initializer(init) is not None:
+                return 1
+            made = self._local_initializer(init)
+            if made is not None:
+                self.drawn_at = made
                 return 1
             if self._filled(init) or self.names.api(init.func if isinstance(init, cst.Call) else init) in RANDOM_OPS:
                 return None  # (a tensor's draw is its own call's)
@@ -531,6 +546,17 @@ class _Counter:
         self.entered.add(path)
         self.scope.append(path[-1])
         self.reusing.append(shared)
+
+    def _local_initializer(self, node: cst.BaseExpression) -> Optional[cst.Call]:
+        """`initer = tf.truncated_normal_initializer(stddev=0.1)` then `initializer=initer`, in the
+        walked function, the name read there once: the initializer's call (its seed is the draw's)."""
+        if not (isinstance(node, cst.Name) and self.bodies):
+            return None
+        made = self._value(node)
+        if made is node or not isinstance(made, cst.Call) or self._initializer(made) is None:
+            return None
+        uses = [n for n in names_in(self.bodies[-1].body) if n == node.value]
+        return made if len(uses) == 2 else None
 
     def _tensor_value(self, node: cst.BaseExpression) -> bool:
         """A TensorFlow call that makes a tensor without drawing (`tf.constant(...)`), no initializer."""
