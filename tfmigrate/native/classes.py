@@ -85,8 +85,9 @@ def _joined(parts) -> str:
         else:
             if text:
                 pieces.append(f'"{text}"')
-            plain = isinstance(cst.parse_expression(part[0]), (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or (
-                not pieces and isinstance(cst.parse_expression(part[0]), cst.BinaryOperation))
+            parsed = cst.parse_expression(part[0])
+            plain = isinstance(parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or (
+                not pieces and isinstance(parsed, cst.BinaryOperation))
             pieces.append(part[0] if plain else f"({part[0]})")
             text = "/"
     text = text[:-1] if text.endswith("/") else text
@@ -136,6 +137,7 @@ class ClassScript(ProgramRuns):
         self.feed_methods: Dict[str, object] = {}  # a method returning a feed dict -> its class_feeds.FeedMethod
         self.feed_aliases: Dict[str, Tuple[str, cst.BaseExpression]] = {}  # `feed = m.create_feed_dict(x)`: (method, m)
         self.key_params: Dict[int, str] = {}  # id(a key of such a dict) -> the parameter it feeds
+        self._making: Dict[tuple, Set[str]] = {}  # (class, its graph methods) -> those that make variables
         self.python_statements: Set[int] = set()  # id of `__init__` statements read as Python (class_sessions)
         self.graph_writers: Dict[int, cst.Assign] = {}  # id(`w = tf.summary.FileWriter(d, sess.graph)` line)
         self.element_feeds: Dict[int, str] = {}  # id(`feed.update(...)`/`feed[k]` of `net.state[i]` keys) -> parameter
@@ -823,6 +825,9 @@ class ClassScript(ProgramRuns):
     def _variable_methods(self, cls: GraphClass) -> Set[str]:
         """The graph methods that make variables, themselves or through the graph methods they call
         (`contrastive_loss` makes none: a statement that calls it may be skipped)."""
+        key = (id(cls), frozenset(cls.graph_methods))  # (asked for each statement a run reads)
+        if key in self._making:
+            return self._making[key]
         methods = {m.name.value: m for m in cls.node.body.body
                    if isinstance(m, cst.FunctionDef) and m.name.value in cls.graph_methods}
         making = {name for name, method in methods.items() if self._makes_variables_itself(method)}
@@ -833,6 +838,7 @@ class ClassScript(ProgramRuns):
                 if name not in making and attrs_of(method)[0] & making:
                     making.add(name)
                     grown = True
+        self._making[key] = making
         return making
 
 

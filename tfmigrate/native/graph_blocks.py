@@ -25,6 +25,7 @@ import libcst as cst
 
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.facts.program import code_only
+from tfmigrate.native.class_facts import self_attr
 
 
 def unwrapped(module: cst.Module, source: str) -> Optional[cst.Module]:
@@ -148,7 +149,7 @@ def class_graphs_unwrapped(module: cst.Module, source: str) -> Optional[cst.Modu
                     pending += [*statement.leading_lines, cst.EmptyLine(indent=False)]
                     changed[0] = True
                     continue
-                if owner is not None and _self_attr(owner) in attrs:
+                if owner is not None and self_attr(owner) in attrs:
                     opened = _opened(statement, list(statement.body.body))
                     changed[0] = True
                 else:
@@ -166,7 +167,7 @@ def class_graphs_unwrapped(module: cst.Module, source: str) -> Optional[cst.Modu
 
         def leave_Arg(self, original, updated: cst.Arg):
             if self.attrs and updated.keyword is not None and updated.keyword.value == "graph" \
-                    and _self_attr(updated.value) in self.attrs[-1]:
+                    and self_attr(updated.value) in self.attrs[-1]:
                 changed[0] = True
                 return cst.RemoveFromParent()
             return updated
@@ -181,7 +182,7 @@ def _own_graphs(cls: cst.ClassDef, names: ImportTable, module: cst.Module) -> Se
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return set()
-    made = {_self_attr(s.body[0].targets[0].target) for s in init.body.body
+    made = {self_attr(s.body[0].targets[0].target) for s in init.body.body
             if isinstance(s, cst.SimpleStatementLine) and _graph_made(s, None, names)}
     made.discard(None)
     if not made:
@@ -192,7 +193,7 @@ def _own_graphs(cls: cst.ClassDef, names: ImportTable, module: cst.Module) -> Se
     class _Uses(cst.CSTVisitor):
         def visit_With(self, node: cst.With) -> None:
             owner = _as_default_of(node)
-            if owner is not None and _self_attr(owner) in made:
+            if owner is not None and self_attr(owner) in made:
                 allowed.add(id(owner))
 
         def visit_Call(self, node: cst.Call) -> None:
@@ -227,11 +228,5 @@ def _graph_made(statement, attrs: Optional[Set[str]], names: ImportTable) -> boo
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)
             and not small.value.args and names.api(small.value.func) == "Graph"):
         return False
-    attr = _self_attr(small.targets[0].target)
+    attr = self_attr(small.targets[0].target)
     return attr is not None and (attrs is None or attr in attrs)
-
-
-def _self_attr(node) -> Optional[str]:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None

@@ -30,7 +30,7 @@ import libcst as cst
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
-from tfmigrate.native.syntax import calls_in, names_in
+from tfmigrate.native.syntax import calls_in, code, names_in
 
 RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.normal", "random.uniform",
               "random.truncated_normal", "random_shuffle", "random.shuffle", "multinomial", "random.categorical")
@@ -215,7 +215,7 @@ class _Counter:
             return False
         graph = item.func.value
         return isinstance(graph, cst.Call) and not graph.args and tf_path(self.names, graph.func) == "Graph" \
-            or _code(graph) in self.own_graphs
+            or code(graph) in self.own_graphs
 
     def _calls(self, node: cst.CSTNode) -> None:
         """The draws of `node`'s calls, in the order Python runs them (arguments first)."""
@@ -350,8 +350,8 @@ class _Counter:
         self.next += 1
 
     def _helpers(self) -> None:
-        """The seed parameters of the helpers whose draws each call seeds: a module function (not a
-        method) without `*args`, every call of which is one the count walked."""
+        """The seed parameters of the helpers whose draws each call seeds: a module function or a
+        method (`self.fc_layer(...)`) without `*args`, every call of which is one the count walked."""
         by_function: Dict[int, List[int]] = {}
         for draw in self.per_site:
             by_function.setdefault(self.first[draw][1], []).append(draw)
@@ -633,14 +633,10 @@ FLOAT_DTYPES = ("float16", "float32", "float64", "bfloat16", "half", "double")
 UNKNOWN = cst.Name("__not_known__")  # (the value of a name the count cannot read)
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
 def _graph_assigned(statement: cst.SimpleStatementLine, graphs: Set[str], names: ImportTable) -> bool:
     """`<g> = tf.Graph()`, `<g>` one of `graphs`."""
     small = statement.body[0] if len(statement.body) == 1 else None
-    return isinstance(small, cst.Assign) and len(small.targets) == 1 and _code(small.targets[0].target) in graphs \
+    return isinstance(small, cst.Assign) and len(small.targets) == 1 and code(small.targets[0].target) in graphs \
         and isinstance(small.value, cst.Call) and not small.value.args and tf_path(names, small.value.func) == "Graph"
 
 
@@ -657,26 +653,26 @@ def _own_graphs(module: cst.Module, names: ImportTable) -> Set[str]:
         def visit_Assign(self, node: cst.Assign) -> None:
             if len(node.targets) == 1 and isinstance(node.value, cst.Call) and not node.value.args \
                     and tf_path(names, node.value.func) == "Graph":
-                key = _code(node.targets[0].target)
+                key = code(node.targets[0].target)
                 made[key] = made.get(key, 0) + 1
 
         def visit_With(self, node: cst.With) -> None:
             for item in node.items:
                 call = item.item
                 if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "as_default":
-                    key = _code(call.func.value)
+                    key = code(call.func.value)
                     entered[key] = entered.get(key, 0) + 1
 
         def visit_Arg(self, node: cst.Arg) -> None:
             if node.keyword is not None and node.keyword.value == "graph":
-                key = _code(node.value)
+                key = code(node.value)
                 given[key] = given.get(key, 0) + 1
 
         def visit_Name(self, node: cst.Name) -> None:
             uses[node.value] = uses.get(node.value, 0) + 1
 
         def visit_Attribute(self, node: cst.Attribute) -> None:
-            key = _code(node)
+            key = code(node)
             uses[key] = uses.get(key, 0) + 1
 
     module.visit(_Find())
