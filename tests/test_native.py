@@ -96,8 +96,6 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
      "`g`, a function that calls `h`, which reads the module's placeholders"),
     (MODEL + "def h(t):\n    return t * x\nif True:\n    a = h(x)\nb = x\n" + RUN,
      "calling `h`, which reads the module's placeholders"),
-    (MODEL + "def f(t):\n    with tf.variable_scope('a'):\n        w = tf.get_variable('w', [1])\n"
-     "    return t * w * tf.Variable(2.0)\na = f(x)\nb = a\n" + RUN, "both inside and outside a variable scope"),
     ("import tensorflow as tf\ndef make(v):\n    return tf.Variable(v)\nx = tf.placeholder(tf.float32)\n"
      "y = make(1.0) * x\nwith tf.Session() as s:\n    s.run(y, {x: 1.0})\n", "which makes a variable, inside an expression"),
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32) / 2\nwith tf.Session() as s:\n    s.run(x)\n",
@@ -1104,6 +1102,40 @@ def test_a_graph_function_is_written_in_place_only_where_that_is_exact(change, r
         assert f"not written where it is called: {reason}" in construct or reason in construct, construct
 
 
+def test_a_model_function_making_variables_inside_and_outside_its_scopes_is_named_per_call():
+    """A model function making `emb` beside `with tf.variable_scope("rnn_layer")` (research code's
+    encoders) is read as one making its variables outside a scope: named from each call's scope
+    (run equal to the compat route: exec_rnn_towers_reused_scope)."""
+    source = (MODEL + "def f(t):\n    with tf.variable_scope('a'):\n        w = tf.get_variable('w', [1])\n"
+              "    return t * w * tf.Variable(2.0)\na = f(x)\nb = a\n" + RUN)
+    outcome = rewrite(source)
+    assert outcome.blocker is None, outcome.blocker
+    assert 'tf.compat.v1.get_variable("Variable", initializer=lambda: 2.0)' in outcome.code
+
+
+def test_a_function_returning_its_step_and_a_local_gives_each_back_by_name():
+    """native.inline: `train_op, lr = training(loss, step)` of `return opt.apply_gradients(...), lr`:
+    the local `lr` is the caller's `lr` and the step is assigned on its own (no tuple assignment the
+    script route would read as one statement); a returned value reading a target stays a tuple."""
+    import libcst as cst
+
+    from tfmigrate.native.inline import inline
+
+    source = ("import tensorflow as tf\n\n\ndef training(loss, step):\n"
+              "    lr = tf.train.exponential_decay(0.1, step, 10, 0.9)\n"
+              "    opt = tf.train.GradientDescentOptimizer(lr)\n"
+              "    return opt.minimize(loss, global_step=step), lr\n\n\n"
+              "step = tf.train.get_or_create_global_step()\nloss = tf.reduce_sum(tf.get_variable('w', [2]))\n"
+              "train_op, lr = training(loss, step)\n")
+    out = inline(cst.parse_module(source), "training").module.code
+    assert "    lr = tf.train.exponential_decay(0.1, step, 10, 0.9)" not in out  # (at module level now)
+    assert "\nlr = tf.train.exponential_decay(0.1, step, 10, 0.9)\n" in out
+    assert "\ntrain_op = opt.minimize(loss, global_step=step)\n" in out and "train_op, lr" not in out
+    crossed = source.replace("return opt.minimize(loss, global_step=step), lr", "return lr * 2.0, lr") \
+        .replace("train_op, lr = training", "scaled, lr = training")
+    assert "scaled, lr = " in inline(cst.parse_module(crossed), "training").module.code
+
+
 @pytest.mark.parametrize("name, construct", [
     ("bad_class_feed_returned", "the feed dict `feed` used other than as"),
     ("bad_class_feed_passed_on", "the feed dict `feed` used other than as"),
@@ -1231,6 +1263,28 @@ def test_lists_filtered_from_trainable_variables_are_scope_lists():
     # a list read elsewhere too, or a filter other than a name's start: left as it was (refused)
     for changed in (source + "print(len(t_vars))\n", source.replace("v.name.startswith('G')", "'G' in v.name")):
         assert rewrite(changed).code is None
+
+
+def test_variable_lists_local_to_a_function_are_inlined_there():
+    """native.collection_lists in `def main(_)`: `t_vars`/`d_vars` local to the function are read as
+    `get_collection`'s scope list, each line left empty (the function keeps its lines); a list
+    that Python reads too stays a list (TF1's same list), and a function declaring globals is left
+    as written."""
+    import libcst as cst
+
+    from tfmigrate.native.collection_lists import inlined
+
+    source = ("import tensorflow as tf\n\n\ndef main(_):\n    loss = build()\n    t_vars = tf.trainable_variables()\n"
+              "    d_vars = [v for v in t_vars if v.name.startswith('D/')]\n"
+              "    step = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=d_vars)\n    return step\n")
+    out = inlined(cst.parse_module(source)).code
+    assert "minimize(loss, var_list=tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=\"D/\"))" in out
+    assert "t_vars" not in out and "d_vars" not in out
+    assert out.count("\n") == source.count("\n")
+    printed = inlined(cst.parse_module(source.replace("    return step", "    print(len(d_vars))\n    return step"))).code
+    assert "    d_vars = tf.get_collection(" in printed and "var_list=d_vars" in printed  # (the same list in TF1)
+    assert inlined(cst.parse_module(source.replace("    loss = build()", "    global t_vars\n    loss = build()"))) \
+        is None
 
 
 def test_gradients_clipped_by_global_norm_are_a_minimize_with_clipped_tape_gradients():

@@ -100,6 +100,34 @@ def test_reused_variables_draw_nothing_and_each_call_has_its_arguments():
     assert "tf.random_normal([2], seed=4)" in out  # (the reused calls drew nothing)
 
 
+def test_a_scope_reused_on_a_flag_draws_nothing_where_the_flag_is_true():
+    """The DCGAN spelling: `with tf.variable_scope("d") as scope: if reuse: scope.reuse_variables()`,
+    the flag known at each call; an unknown flag, or an outer scope reused, is not certain."""
+    body = """\
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.float32, [None, 4])
+
+
+        def disc(h, reuse=False):
+            with tf.variable_scope("d") as scope:
+                if reuse:
+                    scope.reuse_variables()
+                return tf.layers.dense(h, 1, name="out")
+
+
+        real = disc(x)
+        fake = disc(x * 2.0, reuse=True)
+        noise = tf.random_normal([2])
+        """
+    out = _pin(body)
+    assert "tf.layers.dense(h, 1, name=\"out\", kernel_initializer=tf.glorot_uniform_initializer(seed=0))" in out
+    assert "tf.random_normal([2], seed=1)" in out  # (the reused call drew nothing)
+    assert _pin(body.replace("reuse=True)", "reuse=flag)")) is None
+    outer = body.replace('with tf.variable_scope("d") as scope:', 'with tf.variable_scope("d") as scope, '
+                         'tf.variable_scope("e"):')
+    assert _pin(outer) is None
+
+
 def test_an_rnn_draws_its_cells_kernel_where_it_first_runs_it():
     out = _pin("""\
         tf.set_random_seed(5)
@@ -407,6 +435,46 @@ def test_a_helper_called_where_the_count_does_not_follow_is_left():
         """) is None
 
 
+ENTRY_ITERATOR = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+
+def disc(h, reuse=False):
+    with tf.variable_scope("d") as scope:
+        if reuse:
+            scope.reuse_variables()
+        return tf.layers.dense(h, 2, name="out")
+
+
+def train(_):
+    tf.set_random_seed(6)
+    data = tf.data.Dataset.from_tensor_slices(np.ones([8, 3], np.float32)).shuffle(8, seed=2).repeat().batch(2)
+    batch = data.make_one_shot_iterator().get_next()
+    real = disc(batch)
+    fake = disc(tf.random_normal([2, 3]), reuse=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(2):
+            print(np.round(sess.run(real + fake).ravel(), 6).tolist())
+
+
+tf.app.run(main=train)
+"""
+
+
+def test_one_shot_iterators_take_a_seed_and_seeded_shuffles_none():
+    """Measured in TF 2.21's graph mode: `make_one_shot_iterator()` takes the graph's next op seed
+    (the next draw has the one after), a dataset shuffle given its seed takes none; `tf.app.run(main=f)`
+    runs `f`."""
+    out = _pin(ENTRY_ITERATOR.split("tf.disable_v2_behavior()\n", 1)[1])
+    assert 'tf.layers.dense(h, 2, name="out", kernel_initializer=tf.glorot_uniform_initializer(seed=1))' in out
+    assert "tf.random_normal([2, 3], seed=2)" in out
+
+
 OWN_GRAPH = """\
 import os
 os.environ["TF_USE_LEGACY_KERAS"] = "1"
@@ -558,8 +626,8 @@ def test_a_graph_kept_and_used_otherwise_is_left():
 
 
 @pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14),
-                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5)],
-                         ids=["flat", "reused", "cells", "helpers", "own_graph", "method_helper"])
+                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5), (ENTRY_ITERATOR, 3)],
+                         ids=["flat", "reused", "cells", "helpers", "own_graph", "method_helper", "entry_iterator"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
     after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;

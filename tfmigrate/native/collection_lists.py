@@ -12,7 +12,7 @@ assignment dropped, the module keeping its line numbers (blockers name the lines
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -22,45 +22,73 @@ _TRAINABLE = m.Call(func=m.Attribute(attr=m.Name("get_collection")),
 
 
 def inlined(module: cst.Module) -> Optional[cst.Module]:
-    """`module` with each such list written into the `var_list=` that reads it, or None if none."""
-    filtered = _filtered_lists(module)
-    module = filtered if filtered is not None else module
-    lists: Dict[str, cst.Call] = {}
+    """`module` with each such list written into the `var_list=` that reads it, at module level and
+    in each top-level function (`def main(_)`: a name local to it), or None if none."""
+    changed = _inlined_in(module)
+    module = changed or module
+    body, functions = [], False
     for statement in module.body:
+        local = _inlined_in(statement) if isinstance(statement, cst.FunctionDef) and not m.findall(
+            statement, m.Global() | m.Nonlocal()) else None
+        functions = functions or local is not None
+        body.append(local or statement)
+    if functions:
+        return module.with_changes(body=body)
+    return changed
+
+
+def _statements(owner) -> Sequence[cst.CSTNode]:
+    return owner.body if isinstance(owner, cst.Module) else owner.body.body
+
+
+def _with_statements(owner, statements):
+    if isinstance(owner, cst.Module):
+        return owner.with_changes(body=statements)
+    return owner.with_changes(body=owner.body.with_changes(body=statements))
+
+
+def _inlined_in(owner):
+    """`owner` (the module, or a function) with its lists inlined, or None if it has none."""
+    filtered = _filtered_lists(owner)
+    owner = filtered if filtered is not None else owner
+    lists: Dict[str, cst.Call] = {}
+    for statement in _statements(owner):
         if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())],
                                                                      value=_TRAINABLE)])):
             name = statement.body[0].targets[0].target.value
             lists[name] = None if name in lists else statement.body[0].value  # assigned twice: left alone
     lists = {name: call for name, call in lists.items() if call is not None}
     if not lists:
-        return None
-    names = [n.value for n in m.findall(module, m.Name())]
-    used = [a.value.value for a in m.findall(module, m.Arg(keyword=m.Name("var_list"), value=m.Name()))]
+        return filtered
+    names = [n.value for n in m.findall(owner, m.Name())]
+    used = [a.value.value for a in m.findall(owner, m.Arg(keyword=m.Name("var_list"), value=m.Name()))]
     lists = {name: call for name, call in lists.items() if names.count(name) == 1 + used.count(name) > 1}
     if not lists:
-        return None
-    return module.visit(_Inline(lists))
+        return filtered
+    owner = owner.visit(_Inline(lists))
+    return _with_statements(owner, _without(_statements(owner), lists))
 
 
-def _filtered_lists(module: cst.Module) -> Optional[cst.Module]:
-    """`module` with `[v for v in t_vars if v.name.startswith("S")]` of `t_vars = tf.trainable_variables()`
-    (assigned once, read only by such lists) written as `tf.get_collection(TRAINABLE_VARIABLES,
-    scope="S")`, and the `t_vars` line left empty; None if there is none."""
+def _filtered_lists(owner):
+    """`owner` (module or function) with `[v for v in t_vars if v.name.startswith("S")]` of `t_vars =
+    tf.trainable_variables()` (assigned once, read only by such lists) written as
+    `tf.get_collection(TRAINABLE_VARIABLES, scope="S")`, and the `t_vars` line left empty; None if
+    there is none."""
     alls: Dict[str, cst.BaseExpression] = {}  # t_vars -> the module `tf` its call was spelled with
-    for statement in module.body:
+    for statement in _statements(owner):
         if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
                 targets=[m.AssignTarget(target=m.Name())], value=m.Call(func=m.Attribute(
                     attr=m.Name("trainable_variables")), args=[]))])):
             assign = statement.body[0]
             name = assign.targets[0].target.value
             alls[name] = None if name in alls else assign.value.func.value
-    names = [n.value for n in m.findall(module, m.Name())]
+    names = [n.value for n in m.findall(owner, m.Name())]
     filters: Dict[int, cst.Call] = {}
     for name, tf in alls.items():
         if tf is None:
             continue
         found = {}
-        for statement in module.body:
+        for statement in _statements(owner):
             assign = statement.body[0] if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
                 targets=[m.AssignTarget(target=m.Name())])])) else None
             prefix = _prefix_filter(assign.value, name) if assign is not None else None
@@ -76,7 +104,8 @@ def _filtered_lists(module: cst.Module) -> Optional[cst.Module]:
             alls[name] = None
     if not filters:
         return None
-    return module.visit(_Filtered(filters, {name for name, tf in alls.items() if tf is not None}))
+    owner = owner.visit(_Filtered(filters))
+    return _with_statements(owner, _without(_statements(owner), {name for name, tf in alls.items() if tf is not None}))
 
 
 def _prefix_filter(node: cst.BaseExpression, source: str) -> Optional[str]:
@@ -95,22 +124,19 @@ def _prefix_filter(node: cst.BaseExpression, source: str) -> Optional[str]:
 
 
 class _Filtered(cst.CSTTransformer):
-    def __init__(self, filters: Dict[int, cst.Call], dropped: set):
-        self.filters, self.dropped = filters, dropped
+    def __init__(self, filters: Dict[int, cst.Call]):
+        self.filters = filters
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         call = self.filters.get(id(original.value))
         return updated if call is None else updated.with_changes(value=call)
 
-    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        return _without(updated, self.dropped)
 
-
-def _without(module: cst.Module, names) -> cst.Module:
-    """`module` without the module-level assignments to `names`, each line left empty (the
-    module keeps its line numbers)."""
+def _without(statements, names) -> List[cst.CSTNode]:
+    """`statements` without the assignments to `names`, each line left empty (the module keeps
+    its line numbers)."""
     body, blank = [], []
-    for statement in module.body:
+    for statement in statements:
         if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])) \
                 and statement.body[0].targets[0].target.value in names:
             blank += [*statement.leading_lines, cst.EmptyLine()]  # the line stays, empty
@@ -119,7 +145,7 @@ def _without(module: cst.Module, names) -> cst.Module:
             statement = statement.with_changes(leading_lines=[*blank, *statement.leading_lines])
             blank = []
         body.append(statement)
-    return module.with_changes(body=body)
+    return body
 
 
 class _Inline(cst.CSTTransformer):
@@ -130,6 +156,3 @@ class _Inline(cst.CSTTransformer):
         if m.matches(updated, m.Arg(keyword=m.Name("var_list"), value=m.Name())) and updated.value.value in self.lists:
             return updated.with_changes(value=self.lists[updated.value.value])
         return updated
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        return _without(updated, self.lists)

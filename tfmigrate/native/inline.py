@@ -128,7 +128,9 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
                               "(evaluated once, at `def`)")
         bound.append(stmt(f"{names.get(param.name.value, param.name.value)} = {code(value)}"))
     body = [_renamed(s, names) for s in body]
-    if same:
+    if given_back:
+        result = _rest_given_back(returned, targets, given_back, names)
+    elif same:
         result = []
     elif target_node is not None:
         result = [stmt(f"{code(target_node)} = {code(_renamed(returned, names))}")]
@@ -156,11 +158,25 @@ def _given_back(returned, targets: List[str], local: Set[str], inner: cst.Module
     values = [e.value for e in returned.elements] if isinstance(returned, cst.Tuple) else [returned]
     if len(values) != len(targets) or len(set(targets)) != len(targets) or "_" in targets:
         return {}
-    if not all(isinstance(v, cst.Name) and v.value in local for v in values) or len({v.value for v in values}) != len(values):
+    locals_given = [v.value for v in values if isinstance(v, cst.Name) and v.value in local]
+    if not locals_given or len(set(locals_given)) != len(locals_given):
         return {}
-    if set(targets) & (names_read(inner) | names_assigned(inner) | names_read(call)):
+    given = {v.value: t for v, t in zip(values, targets) if isinstance(v, cst.Name) and v.value in local}
+    kept = {t for v, t in given.items() if v == t}  # (the function's `lr` returned as the caller's `lr`)
+    others = [v for v in values if not (isinstance(v, cst.Name) and v.value in given)]
+    if set(targets) & (names_read(inner) | names_assigned(inner) | names_read(call)) - kept \
+            or set(targets) & set().union(*(names_read(v) for v in others)):
         return {}
-    return {v.value: t for v, t in zip(values, targets)}
+    return given
+
+
+def _rest_given_back(returned, targets: List[str], given_back: Dict[str, str], names: Dict[str, str]) -> List:
+    """`train_op = optimizer.apply_gradients(...)` of `return optimizer.apply_gradients(...), lr`
+    where `lr` is given back by name: each returned value that is not a local, assigned to its
+    target (in order; no value reads a target, `_given_back`)."""
+    values = [e.value for e in returned.elements] if isinstance(returned, cst.Tuple) else [returned]
+    return [stmt(f"{target} = {code(_renamed(value, names))}") for value, target in zip(values, targets)
+            if not (isinstance(value, cst.Name) and value.value in given_back)]
 
 
 def _site(module: cst.Module, call: cst.Call):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
+import libcst.matchers as m
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
 import tfmigrate.native.seeded_draws as seeded_draws
@@ -203,8 +204,8 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
     node.body.visit(_Calls())
     if not makers and not any(path in SCOPES for _, path, _ in paths):
         return None
-    if len(set(makers)) > 1:
-        raise Refused(f"`{name}`, a model function that makes variables both inside and outside a variable scope")
+    # (variables made both inside and outside a scope of its own (`emb`, then `rnn_layer/...`): named
+    # from the scope around each call, as a function making them all outside one)
     reentered = {id(item.item.args[0].value) for w in _withs(node) for item in w.items
                  if script.tf_call(item.item, *SCOPES) and not _names_a_scope(script, item.item)}
     for call, path, _ in paths:
@@ -227,7 +228,8 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         first = call.args[0].value if call.args and call.args[0].keyword is None else None
         if isinstance(first, cst.SimpleString):
             literal.append(first.evaluated_value)
-            reuse_given &= any(a.keyword is not None and a.keyword.value == "reuse" for a in call.args)
+            reuse_given &= any(a.keyword is not None and a.keyword.value == "reuse" for a in call.args) \
+                or _reuses_on_a_flag(node, call)
         elif not (isinstance(first, cst.Name) and first.value in _params(node)):
             raise Refused(f"`{name}`, a model function whose `variable_scope` name is neither a literal "
                           "nor a parameter")
@@ -237,9 +239,11 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
             if depth:
                 raise Refused(f"`{name}`, a model function that makes a `tf.Variable` in a loop")
             made.append(call)
-        if anew is None and (path == "Variable" or path.startswith("nn.rnn_cell.") or path.startswith("layers.") and not any(
+        if anew is None and (path == "Variable" or path.startswith("layers.") and not any(
                 a.keyword is not None and a.keyword.value == "name" for a in call.args)):
-            # (an unnamed layer's scope is counted, `dense_1`: TF1 looked for new names after `reuse_variables()`)
+            # (an unnamed layer's scope is counted, `dense_1`: TF1 looked for new names after `reuse_variables()`;
+            # an RNN cell made again under a reusing scope found its variables, run by dynamic_rnn or called:
+            # measured in TF 2.21's graph mode)
             anew = f"`tf.{path}`" + (" without a name" if path.startswith("layers.") else "")
     for inner in inherited:
         if inner.module_placeholders:
@@ -268,6 +272,21 @@ def _withs(node: cst.CSTNode):
 
     node.visit(_Withs())
     return found
+
+
+def _reuses_on_a_flag(node: cst.FunctionDef, call: cst.Call) -> bool:
+    """`with tf.variable_scope("D") as scope: if reuse: scope.reuse_variables()`, the DCGAN
+    spelling of `variable_scope("D", reuse=reuse)`, with `reuse` a parameter of the function."""
+    for w in _withs(node):
+        item = next((item for item in w.items if item.item is call), None)
+        if item is None or not m.matches(item.asname, m.AsName(name=m.Name())):
+            continue
+        scope = item.asname.name.value
+        first = w.body.body[0] if w.body.body else None
+        return m.matches(first, m.If(test=m.Name(), orelse=None, body=m.IndentedBlock(body=[m.SimpleStatementLine(
+            body=[m.Expr(value=m.Call(func=m.Attribute(value=m.Name(scope), attr=m.Name("reuse_variables")),
+                                      args=[]))])]))) and first.test.value in _params(node)
+    return False
 
 
 def _names_a_scope(script, item: cst.BaseExpression) -> bool:

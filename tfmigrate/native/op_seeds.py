@@ -26,6 +26,7 @@ import re
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
+import libcst.matchers as m
 
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
@@ -62,10 +63,11 @@ RNN_RUNS = ("nn.dynamic_rnn", "nn.static_rnn", "contrib.rnn.static_rnn", "contri
 _MAY_DRAW = re.compile(
     r"^(random|layers\.|keras\.|contrib\.|estimator|distributions|nn\.rnn_cell|image\.(random|sample)|Graph\b"
     r"|train\.\w*(producer|shuffle)|truncated_normal|parameterized|nn\.fractional|compat\.)|reset_default_graph"
-    r"|dropout|shuffle|sample|nce_loss|multinomial|categorical|initializers?\.|(?<!variables_)(?<!tables_)initializer\b"
+    r"|dropout|shuffle|one_shot|sample|nce_loss|multinomial|categorical|initializers?\.|(?<!variables_)(?<!tables_)initializer\b"
     r"|glorot|xavier|variance_scaling|get_variable|variable_scope|Cell\b|rnn\b|kmeans|KMeans|clustering|RandomShuffle")
 # Methods of objects that may draw (a dataset's `shuffle`, a distribution's `sample`, a cell called).
-_MAY_DRAW_METHOD = re.compile(r"shuffle|dropout|sample|random|initializer|get_variable|cell|rnn", re.IGNORECASE)
+_MAY_DRAW_METHOD = re.compile(r"shuffle|dropout|sample|random|initializer|get_variable|cell|rnn|one_shot",
+                              re.IGNORECASE)
 # Libraries that build no TensorFlow graph (numpy draws from its own generator).
 _NO_GRAPH = {"numpy", "np", "math", "random", "os", "sys", "time", "datetime", "matplotlib", "plt", "pandas", "pd",
              "collections", "itertools", "functools", "json", "re", "argparse", "pickle", "csv", "gzip", "zipfile",
@@ -123,6 +125,7 @@ class _Counter:
         self.bindings: List[Dict[str, cst.BaseExpression]] = [{}]  # each walked call's arguments by name
         self.reusing: List[bool] = [False]  # whether the variable scope shares its variables
         self.scope: List[str] = []  # the names of the variable scopes entered
+        self.scope_as: List[Optional[str]] = []  # each one's `as` name (`scope.reuse_variables()`)
         self.entered: Set[Tuple[str, ...]] = set()
         self.constants = _constants(module)
         self.own_graphs = _own_graphs(module, names)  # `self.graph = tf.Graph()`, entered by one `with`
@@ -150,7 +153,8 @@ class _Counter:
     def _count(self) -> Dict[int, int]:
         for call in calls_in(self.module):
             if any(a.keyword is not None and a.keyword.value == "seed" and not (
-                    isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args):
+                    isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args) \
+                    and not _seeded_shuffle(call):
                 raise _Unsure("a seed of the program's own")
         for _ in range(3):  # (a method may draw through another class's method: until no new one)
             drawing = {m.name.value for c in self.classes.values() for m in _methods(c).values()
@@ -172,17 +176,22 @@ class _Counter:
     def _statement(self, statement: cst.CSTNode) -> None:
         if isinstance(statement, cst.SimpleStatementLine) and _graph_assigned(statement, self.own_graphs, self.names):
             return  # (a graph made: it draws nothing until its `with` block)
+        reused = self._reused(statement)
+        if reused is not None:
+            self.reusing[-1] = self.reusing[-1] or reused
+            return
         if isinstance(statement, cst.SimpleStatementLine):
             outer, self.line = self.line, statement
             for small in statement.body:
                 self._calls(small)
             self.line = outer
         elif isinstance(statement, cst.With) and self._new_graph(statement):
-            kept = self.seeded, self.next, self.entered, self.scope, self.reusing
-            self.seeded, self.next, self.entered, self.scope, self.reusing = False, 0, set(), [], [False]
+            kept = self.seeded, self.next, self.entered, self.scope, self.reusing, self.scope_as
+            self.seeded, self.next, self.entered, self.scope, self.reusing, self.scope_as = \
+                False, 0, set(), [], [False], []
             for inner in statement.body.body:  # (a graph of its own: no seed, its counter from 0)
                 self._statement(inner)
-            self.seeded, self.next, self.entered, self.scope, self.reusing = kept
+            self.seeded, self.next, self.entered, self.scope, self.reusing, self.scope_as = kept
         elif isinstance(statement, cst.With):
             scopes = 0
             for item in statement.items:
@@ -190,6 +199,8 @@ class _Counter:
                     for argument in item.item.args:
                         self._calls(argument.value)
                     self._enter(item.item)
+                    self.scope_as.append(item.asname.name.value if m.matches(item.asname, m.AsName(name=m.Name()))
+                                         else None)
                     scopes += 1
                 else:
                     self._calls(item.item)
@@ -198,6 +209,7 @@ class _Counter:
             for _ in range(scopes):
                 self.scope.pop()
                 self.reusing.pop()
+                self.scope_as.pop()
         elif isinstance(statement, cst.If) and _is_main_guard(statement) and statement.orelse is None:
             for inner in statement.body.body:  # (the entry point, run once)
                 self._statement(inner)
@@ -206,6 +218,28 @@ class _Counter:
                 raise _Unsure("a local function or class that may draw")
         elif self._draws_in(statement):  # a loop, a branch, a `try`: how often it draws is not certain
             raise _Unsure("a compound statement that may draw")
+
+    def _reused(self, statement: cst.CSTNode) -> Optional[bool]:
+        """Whether `scope.reuse_variables()` (or `if reuse: scope.reuse_variables()`, `reuse` known
+        where the function was called) makes the innermost scope entered `as scope` share its
+        variables from here; None for any other statement."""
+        test = None
+        if isinstance(statement, cst.If) and statement.orelse is None and len(statement.body.body) == 1:
+            test, statement = statement.test, statement.body.body[0]
+        if not m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.Call(
+                func=m.Attribute(value=m.Name(), attr=m.Name("reuse_variables")), args=[]))])):
+            return None
+        name = statement.body[0].value.func.value.value
+        if name not in self.scope_as:
+            return None
+        if name != self.scope_as[-1]:
+            raise _Unsure("`reuse_variables()` of a variable scope other than the innermost one")
+        if test is None:
+            return True
+        value = self._value(test) if isinstance(test, cst.Name) else test
+        if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+            return value.value == "True"
+        raise _Unsure("a variable scope whose reuse is not known")
 
     def _new_graph(self, statement: cst.With) -> bool:
         """`with tf.Graph().as_default():`"""
@@ -287,9 +321,9 @@ class _Counter:
 
     def _call(self, call: cst.Call) -> None:
         path = tf_path(self.names, call.func)
-        if path == "app.run" and "main" in self.functions and not any(
-                a.keyword is not None and a.keyword.value == "main" for a in call.args) and not call.args:
-            call = cst.Call(func=cst.Name("main"))  # (`tf.app.run()` runs `main`, once)
+        entry = _entry_run(call) if path == "app.run" else None
+        if entry in self.functions:
+            call = cst.Call(func=cst.Name(entry))  # (`tf.app.run()` runs `main`, once)
             path = None
         callee = self._callee(call) if path is None else None
         if callee is not None:
@@ -317,6 +351,9 @@ class _Counter:
         if path == "variable_scope":  # (not entered by `with`)
             if any(a.keyword is not None and a.keyword.value in ("initializer", "reuse") for a in call.args):
                 raise _Unsure("a variable scope with an initializer or reuse, not entered by `with`")
+            return
+        if _one_shot_iterator(call, path):
+            self.next += 1 if self.seeded else 0  # (TF1 took an op seed for it; eagerly `iter(dataset)` takes none)
             return
         draws = self._draws(call, path)
         call, self.drawn_at = self.drawn_at or call, None  # (a local initializer's call takes the seed)
@@ -454,6 +491,8 @@ class _Counter:
             return self._cell_run(call, given)
         if path is not None and path in RANDOM_INITIALIZERS + FILLED_INITIALIZERS:
             return None  # (counted by the layer or get_variable that draws with it; checked there)
+        if _seeded_shuffle(call):
+            return None  # (TF1's pair is (graph seed, its seed), as eagerly: the counter is not read)
         if self._may_draw(call):
             raise _Unsure(f"`{cst.Module([]).code_for_node(call.func)}`, which may draw")
         return None
@@ -462,7 +501,10 @@ class _Counter:
         """An RNN's first run of a one-kernel cell draws its kernel: written out as the initializer of
         a variable scope around the statement (`with tf.variable_scope(tf.get_variable_scope(),
         initializer=...)`: the same names, and the cell's zeros bias kept), or an LSTMCell's own
-        `initializer=` (its kernel's alone: the cell may be run at module level)."""
+        `initializer=` (its kernel's alone: the cell may be run at module level). Run under a reusing
+        scope it finds its variables and draws nothing (measured in TF 2.21's graph mode)."""
+        if self.reusing[-1]:
+            return None
         positional = [a.value for a in call.args if a.keyword is None]
         cell = self._value(given.get("cell", positional[0] if positional else UNKNOWN))
         path = tf_path(self.names, cell.func) if isinstance(cell, cst.Call) else None
@@ -748,6 +790,31 @@ def _names_of(target: cst.BaseExpression) -> List[cst.Name]:
     if isinstance(target, cst.StarredElement):
         return _names_of(target.value)
     return []
+
+
+def _one_shot_iterator(call: cst.Call, path: Optional[str]) -> bool:
+    """`dataset.make_one_shot_iterator()`: TF1 took the graph's next op seed for it (measured in TF
+    2.21's graph mode: the next unseeded op draws with the one after)."""
+    return path in ("data.make_one_shot_iterator", "compat.v1.data.make_one_shot_iterator") or path is None and \
+        isinstance(call.func, cst.Attribute) and call.func.attr.value == "make_one_shot_iterator"
+
+
+def _seeded_shuffle(call: cst.Call) -> bool:
+    """`dataset.shuffle(n, seed=7)`: a dataset's shuffle given its seed (TF1 and eager TF2 both
+    seed it with the pair (graph seed, 7), without reading the graph's op counter)."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "shuffle" and any(
+        a.keyword is not None and a.keyword.value == "seed" and isinstance(a.value, cst.Integer) for a in call.args)
+
+
+def _entry_run(call: cst.Call) -> Optional[str]:
+    """The function `tf.app.run()` runs: `main`, or the one given (`main=train`, `run(train)`)."""
+    if not call.args:
+        return "main"
+    given = call.args[0]
+    if len(call.args) == 1 and not given.star and isinstance(given.value, cst.Name) and (
+            given.keyword is None or given.keyword.value == "main"):
+        return given.value.value
+    return None
 
 
 def _is_main_guard(statement: cst.If) -> bool:
