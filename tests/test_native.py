@@ -1113,6 +1113,28 @@ def test_a_model_function_making_variables_inside_and_outside_its_scopes_is_name
     assert 'tf.compat.v1.get_variable("Variable", initializer=lambda: 2.0)' in outcome.code
 
 
+def test_a_function_running_the_session_for_its_arguments_keeps_its_calls():
+    """Script._run_helper: `def evaluate(sess, data)` whose graph use is its Session's runs stays
+    a function, without the Session (exec_run_helper_evaluate runs it); one using its Session
+    otherwise, called with something else, or used as a value keeps the compat route."""
+    source = (MODEL + "y = tf.layers.dense(x, 1)\n\n\ndef evaluate(sess, data):\n"
+              "    return sess.run(y, feed_dict={x: data})\n\n\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(evaluate(sess, [[1.0]]))\n    print(evaluate(sess, data=[[2.0]]))\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, outcome.blocker
+    assert "def evaluate(data):\n" in outcome.code
+    assert "print(evaluate([[1.0]]))" in outcome.code and "print(evaluate(data=[[2.0]]))" in outcome.code
+    for changed, construct in (
+            (source.replace("    return sess.run", "    print(sess.graph)\n    return sess.run"),
+             "a function that uses the module's graph"),
+            (source.replace("evaluate(sess, [[1.0]])", "evaluate(None, [[1.0]])"),
+             "given something other than the program's Session"),
+            (source + "checks = [evaluate]\n", "used other than by a call")):
+        outcome = rewrite(changed)
+        assert outcome.code is None and construct in str(outcome.blocker), outcome.blocker
+
+
 def test_a_function_returning_its_step_and_a_local_gives_each_back_by_name():
     """native.inline: `train_op, lr = training(loss, step)` of `return opt.apply_gradients(...), lr`:
     the local `lr` is the caller's `lr` and the step is assigned on its own (no tuple assignment the

@@ -267,6 +267,11 @@ class Emitter:
                                                             *call.args[1:]])
         for call_id, (iterator, dataset) in self.script.restarts.items():
             replacements[call_id] = cst.parse_statement(f"{iterator} = iter({code(dataset)})\n").body[0]
+        for call_id, call in self.script.session_args.items():  # `evaluate(sess, X)` -> `evaluate(X)`
+            replacements[call_id] = call
+        node = statement.node
+        if isinstance(node, cst.FunctionDef) and self.script.run_helpers.get(node.name.value) is not None:
+            replacements[id(node.params)] = self.script.run_helpers[node.name.value]  # (its Session: none eagerly)
         for key in self.script.feed_set_keys:  # `feed[x] = a` -> `feed["x"] = a`
             replacements[id(key)] = cst.SimpleString(repr(key.value))
         for literal in self.script.feed_literals:
@@ -713,6 +718,15 @@ class Emitter:
             isinstance(d, cst.FunctionDef) and d.name.value == value.func.value and returns_structure(d)
             for d in self.script.module.body)
 
+    def _evaluate_name(self, site: RunSite) -> str:
+        """`evaluate` for a run of several fetches; where the program has an `evaluate` of its own
+        (the helper that runs it), `compute_accuracy_loss` of the tensors it fetches."""
+        names = [e.value.value for e in site.fetches.elements if isinstance(e.value, cst.Name)] \
+            if isinstance(site.fetches, (cst.List, cst.Tuple)) else []
+        if "evaluate" not in self.script.taken or not names or len(names) != len(site.fetches.elements):
+            return "evaluate"
+        return "compute_" + "_".join(names[:3])
+
     def _function(self, site: RunSite, body: Sequence[Statement], params: Sequence[Statement], defs,
                   name: Optional[str] = None) -> Function:
         tf = self.tf
@@ -720,7 +734,7 @@ class Emitter:
         graph = [s for s in body if s.kind is Kind.GRAPH]
         if name is None:
             name = self.script.fresh("train_step" if trains else f"compute_{site.fetched[0]}"
-                                     if isinstance(site.fetches, cst.Name) else "evaluate")
+                                     if isinstance(site.fetches, cst.Name) else self._evaluate_name(site))
         lines: List[str] = []
         indent = "    "
         inner = indent * 2 if trains else indent
@@ -1017,6 +1031,15 @@ class _Replace(cst.CSTTransformer):
 
     def leave_AssignTarget(self, original: cst.AssignTarget, updated: cst.AssignTarget):
         return self.replacements.get(id(original), updated)
+
+    def leave_Parameters(self, original: cst.Parameters, updated: cst.Parameters):
+        index = self.replacements.get(id(original))  # (a run helper's Session parameter: dropped)
+        if not isinstance(index, int):
+            return updated
+        params = [p for i, p in enumerate(updated.params) if i != index]
+        if params:
+            params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(params=params)
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         new = self.replacements.get(id(original.value))

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
+import libcst.matchers as m
 
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.datasets import DatasetNames
@@ -263,6 +264,10 @@ class Script:
         self.defs: Dict[str, Statement] = {}    # the statement that defines each graph name now
         self.placeholders: Dict[str, Statement] = {}
         self.helpers: Set[str] = set()
+        # `def evaluate(sess, data): return sess.run(acc, {x: data})`: function -> its Session parameter's
+        # index (None: it runs the module's Session); each call passes the Session there (dropped eagerly)
+        self.run_helpers: Dict[str, Optional[int]] = {}
+        self.session_args: Dict[int, cst.Call] = {}  # id(call of a run helper) -> the call without its Session
         self.configs: Set[str] = set()       # names of `tf.ConfigProto()` objects
         self.dead_configs: Set[str] = set()  # ... that only configure Sessions (dropped with them)
         self.scope: List[str] = []  # the `tf.variable_scope` names around the statement
@@ -1660,7 +1665,12 @@ class Script:
                 isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and (
                     self._uses_tensors(node) or names_read(node) & (set(self.builders) | self.graph_names())):
-                return self._helper(node, at)
+                runs = self._run_helper(node, at) if isinstance(node, cst.FunctionDef) else None
+                return runs or self._helper(node, at)
+            given = sorted(names_read(node) & {h for h, i in self.run_helpers.items() if i is not None})
+            if given and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                raise Blocked(at, f"`{given[0]}`, a function given the Session, called by `{node.name.value}`, "
+                                  "which runs no Session of its own")
             statement = Statement(node, Kind.PYTHON, at)
             for name in names_assigned(node):
                 self.kinds[name] = Kind.PYTHON
@@ -1672,6 +1682,67 @@ class Script:
             self.kinds[name] = Kind.PYTHON
             self.defs.pop(name, None)
         return statement
+
+    def _run_helper(self, node: cst.FunctionDef, at: int) -> Optional[Statement]:
+        """`def evaluate(sess, data, labels): return sess.run(acc, {x: data, y: labels})`, called
+        wherever the program evaluates: the module's graph read only by the runs of a Session (its
+        parameter, or the module's), each run rewritten as at module level, the parameter dropped
+        (native.emit) with the Session each call passes. None for any other function."""
+        params = node.params
+        if node.decorators or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg \
+                or params.kwonly_params or params.posonly_params or m.findall(node, m.Global() | m.Nonlocal() | m.Yield()):
+            return None
+        runs = [c.func.value.value for c in calls_in(node) if m.matches(c.func, m.Attribute(value=m.Name(),
+                                                                                           attr=m.Name("run")))]
+        names = names_in(node.body)
+        given = [i for i, p in enumerate(params.params) if p.name.value in runs
+                 and names.count(p.name.value) == runs.count(p.name.value) and p.default is None]
+        if len(given) > 1 or not given and not set(runs) & self.sessions:
+            return None
+        parameter = params.params[given[0]].name.value if given else None
+        added = parameter is not None and parameter not in self.sessions
+        if added:
+            self.sessions.add(parameter)
+        body = Statement(node.body, Kind.PYTHON, at)  # (its parameters are no use of the Session)
+        try:
+            sites = self.sites_of(body)
+        except Blocked:
+            return None
+        finally:
+            if added:
+                self.sessions.discard(parameter)
+        if not sites or body.values:
+            return None
+        statement = Statement(node, Kind.PYTHON, at)
+        statement.sites, statement.shapes = sites, body.shapes
+        self.run_helpers[node.name.value] = given[0] if given else None
+        self.kinds[node.name.value] = Kind.PYTHON
+        self.defs.pop(node.name.value, None)
+        return statement
+
+    def _run_helper_call(self, call: cst.Call, visitor: cst.CSTVisitor) -> None:
+        """A call of a run helper (`evaluate(sess, X_val, y_val)`): the Session it passes is the
+        module's, dropped eagerly; its other arguments are Python's."""
+        index = self.run_helpers[call.func.value]
+        if index is None:
+            for arg in call.args:
+                arg.value.visit(visitor)
+            return
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if any(a.star for a in call.args) or len(positional) <= index:
+            raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a function running a Session, called "
+                                              "without it by position")
+        session = positional[index]
+        if not (isinstance(session.value, cst.Name) and session.value.value in self.sessions):
+            raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a function running a Session, given "
+                                              "something other than the program's Session")
+        for arg in call.args:
+            if arg is not session:
+                arg.value.visit(visitor)
+        args = [a for a in call.args if a is not session]
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        self.session_args[id(call)] = call.with_changes(args=args)
 
     def _factory(self, node) -> bool:
         """`def init_weights(shape): return tf.Variable(tf.random_normal(shape))`: a function that
@@ -1811,6 +1882,9 @@ class Script:
         class _Uses(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> Optional[bool]:
                 func = call.func
+                if isinstance(func, cst.Name) and func.value in script.run_helpers:
+                    script._run_helper_call(call, self)
+                    return False
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                         and func.value.value in script.sessions and func.attr.value == "run":
                     restart = script._restart(call)
@@ -1896,6 +1970,9 @@ class Script:
             def visit_Name(self, name: cst.Name) -> None:
                 if name.value in script.sessions:
                     raise Blocked(script.line_of(name), f"the session `{name.value}` used other than by `run`")
+                if script.run_helpers.get(name.value) is not None:  # (its calls are read in visit_Call)
+                    raise Blocked(script.line_of(name), f"`{name.value}`, a function given the Session, used other "
+                                                        "than by a call")
                 if name.value in graph and name.value not in assigned:
                     if script.kinds.get(name.value) is not Kind.GRAPH:
                         raise Blocked(script.line_of(name), f"the tensor `{name.value}` used by Python code")
