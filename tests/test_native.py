@@ -1135,6 +1135,25 @@ def test_a_function_running_the_session_for_its_arguments_keeps_its_calls():
         assert outcome.code is None and construct in str(outcome.blocker), outcome.blocker
 
 
+def test_regularization_losses_are_the_model_objects_regularizers_where_tf1_read_them():
+    """Script._regularization: TF1's REGULARIZATION_LOSSES read in graph code are the regularizers
+    of the model objects called before (exec_regularization_losses runs it); a regularizer given
+    outside a model function, or a model function called after the read, keeps the compat route."""
+    source = (MODEL + "def f(t, reuse=False):\n    with tf.variable_scope('f', reuse=reuse):\n"
+              "        return tf.layers.dense(t, 1, kernel_regularizer=tf.keras.regularizers.l2(0.1))\n"
+              "a = f(x)\nr = tf.add_n(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES))\nb = a + r\n" + RUN)
+    outcome = rewrite(source)
+    assert outcome.blocker is None, outcome.blocker
+    assert "r = tf.add_n(regularization_losses(f_model))" in outcome.code
+    for changed, construct in (
+            (source.replace("b = a + r\n", "b = a + r + tf.layers.dense(x, 1, kernel_regularizer=tf.keras.regularizers."
+                                           "l2(0.1))\n"), "a regularizer given outside the model functions"),
+            (source.replace("b = a + r\n", "b = a + r + f(x, reuse=True)\n"),
+             "the regularization losses read before `f` is called")):
+        outcome = rewrite(changed)
+        assert outcome.code is None and construct in str(outcome.blocker), outcome.blocker
+
+
 def test_a_function_returning_its_step_and_a_local_gives_each_back_by_name():
     """native.inline: `train_op, lr = training(loss, step)` of `return opt.apply_gradients(...), lr`:
     the local `lr` is the caller's `lr` and the step is assigned on its own (no tuple assignment the

@@ -293,6 +293,10 @@ class Emitter:
             scoped = any(model_mapping.object_scopes(b) for b in self.script.builders.values())
             text = model_mapping.TF1MODEL_SCOPED if scoped else model_mapping.TF1MODEL
             out.append("\n\n" + text.format(tf=self.tf))
+            if self.script.regularizations:
+                from tfmigrate.native.tf2_spellings import REGULARIZATION_LOSSES
+
+                out.append(REGULARIZATION_LOSSES)
             self.model_class_written = True
         try:
             node = builder.node.visit(model_mapping.ToTracked(self.script, builder))

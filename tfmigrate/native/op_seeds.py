@@ -608,6 +608,8 @@ class _Counter:
 
     def _may_draw(self, call: cst.Call) -> bool:
         path = tf_path(self.names, call.func)
+        if path is not None and re.search(r"(^|\.)(l1_l2|l1|l2)_regularizer$|^keras\.regularizers\.", path):
+            return False  # (a regularizer of a variable: no op until the loss is computed, none random)
         if path is not None:
             return path in RANDOM_OPS or bool(_MAY_DRAW.search(path))
         root = call.func

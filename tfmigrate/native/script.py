@@ -268,6 +268,9 @@ class Script:
         # index (None: it runs the module's Session); each call passes the Session there (dropped eagerly)
         self.run_helpers: Dict[str, Optional[int]] = {}
         self.session_args: Dict[int, cst.Call] = {}  # id(call of a run helper) -> the call without its Session
+        # `tf.add_n(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES))`, `tf.losses.get_regularization_loss()`:
+        # id(call) -> ("list" or "loss", its line): the regularizers of the model objects (native.emit)
+        self.regularizations: Dict[int, Tuple[str, int]] = {}
         self.configs: Set[str] = set()       # names of `tf.ConfigProto()` objects
         self.dead_configs: Set[str] = set()  # ... that only configure Sessions (dropped with them)
         self.scope: List[str] = []  # the `tf.variable_scope` names around the statement
@@ -1108,11 +1111,17 @@ class Script:
         `dynamic_rnn` over it inside a `tf.function` reuses them."""
         factory = isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
             and value.func.value in self.cell_factories
-        if not (factory or path is not None and path.startswith("nn.rnn_cell.")) or len(targets) != 1:
+        # `cells = [tf.nn.rnn_cell.LSTMCell(n) for _ in range(k)]`, given to `MultiRNNCell(cells)`
+        listed = isinstance(value, (cst.ListComp, cst.List)) and all(
+            isinstance(e, cst.Call) and (self.tf_call(e) or "").startswith("nn.rnn_cell.")
+            for e in ([value.elt] if isinstance(value, cst.ListComp) else [e.value for e in value.elements])) \
+            and (isinstance(value, cst.List) and bool(value.elements) or isinstance(value, cst.ListComp)
+                 and value.for_in.inner_for_in is None and not value.for_in.ifs)
+        if not (factory or listed or path is not None and path.startswith("nn.rnn_cell.")) or len(targets) != 1:
             return False
         if names_read(value) & self.graph_names():
             raise Blocked(self.line_of(value), f"`{code(value.func) if factory else 'tf.' + path}` configured "
-                                               "with a tensor")
+                                               "with a tensor" if not listed else "RNN cells configured with a tensor")
         self._cell_factory_calls |= {id(c) for c in calls_in(value) if isinstance(c.func, cst.Name)
                                      and c.func.value in self.cell_factories}
         return True
@@ -1184,9 +1193,11 @@ class Script:
         script = self
 
         class _Calls(cst.CSTVisitor):
-            def visit_Call(self, call: cst.Call) -> None:
+            def visit_Call(self, call: cst.Call) -> Optional[bool]:
                 if call is drawn_once:
-                    return
+                    return None
+                if script._regularization(call, at):
+                    return False
                 path = script.tf_call(call)
                 if path is not None and not script.pinned and any(
                         a.keyword is not None and a.keyword.value == "seed" for a in call.args):
@@ -1212,6 +1223,27 @@ class Script:
                 return False
 
         node.visit(_Calls())
+
+    def _regularization(self, call: cst.Call, at: int) -> bool:
+        """`tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)` or `tf.losses.get_regularization_loss()`
+        in graph code: TF1's collection held the losses of the regularizers given to the variables
+        made so far, which eagerly are the model objects' (`_tf1_style_var_store`). Recorded where
+        every regularizer is given inside a model function (Blocked otherwise)."""
+        path = self.tf_call(call)
+        if path == "get_collection" and len(call.args) == 1 and call.args[0].keyword is None \
+                and self.api(call.args[0].value) == "GraphKeys.REGULARIZATION_LOSSES":
+            kind = "list"
+        elif path in ("losses.get_regularization_loss", "losses.get_regularization_losses") and not call.args:
+            kind = "loss" if path.endswith("loss") else "list"
+        else:
+            return False
+        inside = {id(c) for b in self.builders.values() for c in calls_in(b.node)}
+        for made in calls_in(self.module):
+            if id(made) not in inside and any(a.keyword is not None and a.keyword.value.endswith("regularizer")
+                                              for a in made.args):
+                raise Blocked(at, "the regularization losses of a regularizer given outside the model functions")
+        self.regularizations[id(call)] = (kind, at)
+        return True
 
     def _placeholder(self, statement: Statement, call: cst.Call, path: str) -> None:
         at = statement.line

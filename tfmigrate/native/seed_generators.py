@@ -28,34 +28,59 @@ def drawn_by_generators(text: str) -> str:
     per call) drawn from its own Generator, made after the module's one `tf.random.set_seed`."""
     module = cst.parse_module(text)
     names = ImportTable(module, text)
-    seeds = [s for s in module.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-             and isinstance(s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.Call)
-             and (names.api(s.body[0].value.func) or "") in ("random.set_seed", "set_random_seed")]
-    if len(seeds) != 1 or len(re.findall(r"\bset_(random_)?seed\s*\(", text)) != 1 or not seeds[0].body[0].value.args:
+    if len(re.findall(r"\bset_(random_)?seed\s*\(", text)) != 1:
         return text
+    if _seed_statements(module.body, names):
+        return _generators_after_seed(module, module, names) or text
+    # (the seed set in `main`, which builds and runs the graph: its draws there, from generators made there)
+    for function in module.body:
+        if isinstance(function, cst.FunctionDef) and isinstance(function.body, cst.IndentedBlock) \
+                and _seed_statements(function.body.body, names):
+            written = _generators_after_seed(function, function.body, names)
+            if written is None:
+                return text
+            return module.with_changes(body=[written if s is function else s for s in module.body]).code
+    return text
+
+
+def _seed_statements(body, names: ImportTable):
+    return [s for s in body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+            and isinstance(s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.Call)
+            and (names.api(s.body[0].value.func) or "") in ("random.set_seed", "set_random_seed")]
+
+
+def _generators_after_seed(owner, block, names: ImportTable):
+    """`owner` (the module, or the function that sets the seed) with its pinned draws in functions
+    drawn from generators made after the seed in `block` (its body); None if it has none. The
+    module's text for the module."""
+    seeds = _seed_statements(block.body, names)
+    if len(seeds) != 1 or not seeds[0].body[0].value.args:
+        return None
     seed = seeds[0].body[0].value.args[0].value
-    mover = _ToGenerators(names)
-    module = module.visit(mover)
+    mover = _ToGenerators(names, -1 if isinstance(owner, cst.FunctionDef) else 0)
+    owner = owner.visit(mover)
     if not mover.made:
-        return text
+        return None
     tf = tf_alias(names)
     lines = [cst.parse_statement(f'{name} = {tf}.random.Generator.from_state([0, {n}, '
                                  f'{cst.Module([]).code_for_node(seed)}], alg="philox")\n')
              for n, name in sorted(mover.made.items())]
     lines[0] = lines[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
         "# TF1's random ops drawn at each step, each from the Generator that continues its sequence"))])
+    inner = owner if isinstance(owner, cst.Module) else owner.body
     body = []
-    for statement in module.body:
+    for statement in inner.body:
         body.append(statement)
-        if statement is seeds[0] or (isinstance(statement, cst.SimpleStatementLine)
-                                     and statement.deep_equals(seeds[0])):
+        if isinstance(statement, cst.SimpleStatementLine) and statement.deep_equals(seeds[0]):
             body.extend(lines)
-    return module.with_changes(body=body).code
+    if isinstance(owner, cst.Module):
+        return owner.with_changes(body=body).code
+    return owner.with_changes(body=owner.body.with_changes(body=body))
 
 
 class _ToGenerators(cst.CSTTransformer):
-    def __init__(self, names: ImportTable):
-        self.names, self.depth = names, 0
+    def __init__(self, names: ImportTable, depth: int = 0):
+        self.names, self.depth = names, depth  # (-1: the function that sets the seed is not one that draws per step)
         self.made: Dict[int, str] = {}  # op seed -> its generator
 
     def visit_FunctionDef(self, node) -> None:

@@ -12,7 +12,7 @@ import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.fixers.arguments import joined, keyword
-from tfmigrate.native.script import Script
+from tfmigrate.native.script import Blocked, Script
 from tfmigrate.native.syntax import bind, code
 
 _LOSS_PARAMS = {
@@ -58,6 +58,8 @@ _TO_FLOAT = ("losses.mean_squared_error", "losses.absolute_difference")
 def native_call(script: Script, call: cst.Call, wide: bool = False, updated: Optional[cst.Call] = None) -> Optional[str]:
     """The TF2 spelling of `call`, or None to keep it (`wide`: its data may be other than float32;
     `updated`: the call with its arguments already respelled, where a transformer asks)."""
+    if id(call) in script.regularizations:
+        return regularization_losses(script, call)
     path = script.tf_call(call)
     if path in _ASSIGNS:
         return _assign(script, call, path)
@@ -125,6 +127,30 @@ class NativeCalls(cst.CSTTransformer):
         if text is None:
             return updated
         return cst.parse_expression(text).with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+
+REGULARIZATION_LOSSES = '''
+
+def regularization_losses(*models):
+    """TF1's REGULARIZATION_LOSSES collection: the losses of the regularizers given to the variables
+    and layers the model objects made (`track_tf1_style_variables` keeps them), in the order made."""
+    return [loss() for model in models for loss in model._tf1_style_var_store._regularizers.values()]
+'''
+
+
+def regularization_losses(script: Script, call: cst.Call) -> str:
+    """The model objects' regularization losses where TF1 read its collection: every object of a
+    model function called before it (Blocked where one is called after: TF1's collection did not
+    hold its regularizers yet)."""
+    kind, line = script.regularizations[id(call)]
+    objects = []
+    for builder in script.builders.values():
+        for site in builder.sites:
+            if script.line_of(site) > line:
+                raise Blocked(line, f"the regularization losses read before `{builder.name}` is called")
+            objects.append(builder.objects[id(site)])
+    listed = f"regularization_losses({', '.join(dict.fromkeys(objects))})"
+    return listed if kind == "list" else f"{script.tf}.add_n({listed} or [{script.tf}.constant(0.0)])"
 
 
 def _seeded_dropout(script: Script, call: cst.Call) -> Optional[str]:
