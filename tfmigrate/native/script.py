@@ -90,6 +90,8 @@ UNSUPPORTED = {
     "trainable_variables": "the graph's variable lists (`tf.trainable_variables()`)",
     "global_variables": "the graph's variable lists (`tf.global_variables()`)",
 }
+# What reads TF1's REGULARIZATION_LOSSES collection (Script._regularization).
+REGULARIZATION_READS = ("get_collection", "losses.get_regularization_loss", "losses.get_regularization_losses")
 # Optimizer methods of a training step that the rewrite writes only from `minimize`.
 STEP_METHODS = ("apply_gradients", "compute_gradients")
 
@@ -1196,9 +1198,9 @@ class Script:
             def visit_Call(self, call: cst.Call) -> Optional[bool]:
                 if call is drawn_once:
                     return None
-                if script._regularization(call, at):
-                    return False
                 path = script.tf_call(call)
+                if path in REGULARIZATION_READS and script._regularization(call, path, at):
+                    return False
                 if path is not None and not script.pinned and any(
                         a.keyword is not None and a.keyword.value == "seed" for a in call.args):
                     raise Blocked(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
@@ -1224,16 +1226,15 @@ class Script:
 
         node.visit(_Calls())
 
-    def _regularization(self, call: cst.Call, at: int) -> bool:
+    def _regularization(self, call: cst.Call, path: str, at: int) -> bool:
         """`tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)` or `tf.losses.get_regularization_loss()`
         in graph code: TF1's collection held the losses of the regularizers given to the variables
         made so far, which eagerly are the model objects' (`_tf1_style_var_store`). Recorded where
         every regularizer is given inside a model function (Blocked otherwise)."""
-        path = self.tf_call(call)
         if path == "get_collection" and len(call.args) == 1 and call.args[0].keyword is None \
                 and self.api(call.args[0].value) == "GraphKeys.REGULARIZATION_LOSSES":
             kind = "list"
-        elif path in ("losses.get_regularization_loss", "losses.get_regularization_losses") and not call.args:
+        elif path != "get_collection" and not call.args:
             kind = "loss" if path.endswith("loss") else "list"
         else:
             return False

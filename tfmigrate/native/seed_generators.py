@@ -31,12 +31,12 @@ def drawn_by_generators(text: str) -> str:
     if len(re.findall(r"\bset_(random_)?seed\s*\(", text)) != 1:
         return text
     if _seed_statements(module.body, names):
-        return _generators_after_seed(module, module, names) or text
+        return _generators_after_seed(module, names) or text
     # (the seed set in `main`, which builds and runs the graph: its draws there, from generators made there)
     for function in module.body:
         if isinstance(function, cst.FunctionDef) and isinstance(function.body, cst.IndentedBlock) \
                 and _seed_statements(function.body.body, names):
-            written = _generators_after_seed(function, function.body, names)
+            written = _generators_after_seed(function, names)
             if written is None:
                 return text
             return module.with_changes(body=[written if s is function else s for s in module.body]).code
@@ -49,11 +49,12 @@ def _seed_statements(body, names: ImportTable):
             and (names.api(s.body[0].value.func) or "") in ("random.set_seed", "set_random_seed")]
 
 
-def _generators_after_seed(owner, block, names: ImportTable):
+def _generators_after_seed(owner, names: ImportTable):
     """`owner` (the module, or the function that sets the seed) with its pinned draws in functions
-    drawn from generators made after the seed in `block` (its body); None if it has none. The
-    module's text for the module."""
-    seeds = _seed_statements(block.body, names)
+    drawn from generators made after the seed in its body; None if it has none. The module's text
+    for the module."""
+    inner = owner if isinstance(owner, cst.Module) else owner.body
+    seeds = _seed_statements(inner.body, names)
     if len(seeds) != 1 or not seeds[0].body[0].value.args:
         return None
     seed = seeds[0].body[0].value.args[0].value
@@ -67,7 +68,7 @@ def _generators_after_seed(owner, block, names: ImportTable):
              for n, name in sorted(mover.made.items())]
     lines[0] = lines[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
         "# TF1's random ops drawn at each step, each from the Generator that continues its sequence"))])
-    inner = owner if isinstance(owner, cst.Module) else owner.body
+    inner = owner if isinstance(owner, cst.Module) else owner.body  # (the visited owner's)
     body = []
     for statement in inner.body:
         body.append(statement)
