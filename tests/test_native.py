@@ -1357,6 +1357,51 @@ def test_gradients_clipped_by_global_norm_are_a_minimize_with_clipped_tape_gradi
     assert "a norm or bounds computed in the graph" in str(rewrite(fed).blocker)
 
 
+def test_the_global_norm_fetched_with_its_clipped_step_is_given_back_by_the_step():
+    """`grads, gnorm = tf.clip_by_global_norm(...)` with `gnorm` fetched in the step's run: the eager
+    step returns the norm it clipped by (exec_clip_norm_fetched_from_builder_dict runs it); fetched
+    without the step, or read by graph code, it exists only inside the step: refused."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\nw = tf.Variable(tf.zeros([2, 1]))\n"
+              "loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))\ntvars = tf.trainable_variables()\n"
+              "grads, gnorm = tf.clip_by_global_norm(tf.gradients(loss, tvars), 0.5)\n"
+              "train_op = tf.train.GradientDescentOptimizer(0.1).apply_gradients(zip(grads, tvars))\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    l, g, _ = sess.run([loss, gnorm, train_op], {x: [[1.0, 2.0]]})\n    print(l, g)\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "    gradients, gnorm = tf.clip_by_global_norm(gradients, 0.5)\n" in outcome.code
+    assert "    return [loss, gnorm]\n" in outcome.code
+    alone = source.replace("    print(l, g)\n", "    print(l, g, sess.run(gnorm, {x: [[1.0, 2.0]]}))\n")
+    assert "fetched without its training op `train_op`" in str(rewrite(alone).blocker)
+    summary = source.replace("with tf.Session", "s = tf.summary.scalar('gnorm', gnorm)\nwith tf.Session")
+    assert "the global norm of clipped gradients, read by graph code" in str(rewrite(summary).blocker)
+
+
+def test_a_builder_returning_its_tensors_in_a_dict_is_read_by_their_names():
+    """`model = build(...)` of `return {"x": x, "loss": loss}`, read only as `model["loss"]`: written
+    where it is called, each read is the tensor's name (no dict of tensors); the dict passed on
+    (`train(sess, model)`) or read by a key it lacks is kept as it was."""
+    import libcst as cst
+    from tfmigrate.native.inline import inline
+
+    source = ("import tensorflow as tf\n\n\ndef build(n):\n    x = tf.placeholder(tf.float32, [None, n])\n"
+              "    w = tf.Variable(tf.ones([n, 1]))\n    return {'x': x, 'y': tf.matmul(x, w), 'n': n}\n\n\n"
+              "model = build(2)\nwith tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run(model['y'], {model['x']: [[1.0, 2.0]]}), model['n'])\n")
+    written = inline(cst.parse_module(source), "build").module.code
+    assert "model" not in written, written
+    assert "y = tf.matmul(x, w)\n" in written and "sess.run(y, {x: [[1.0, 2.0]]}), n)" in written
+    caller = source.replace("'n': n}", "'n': tf}").replace("model['n']", "model['n'].__name__")
+    held = inline(cst.parse_module(caller), "build").module.code  # a name of the caller's: its value at the call
+    assert "n_2 = tf\n" in held and "n_2.__name__" in held, held
+    outcome = rewrite(source.replace(", 'n': n}", "}").replace(", model['n'])", ")"))
+    assert outcome.blocker is None, str(outcome.blocker)
+    passed = source.replace(", 'n': n}", "}").replace(", model['n'])", ", len(model))")
+    assert "model = {" in inline(cst.parse_module(passed), "build").module.code
+    missing = source.replace(", 'n': n}", "}").replace("model['n']", "model['z']")
+    assert "model = {" in inline(cst.parse_module(missing), "build").module.code
+
+
 def test_the_optimizers_halves_with_a_clip_between_them_are_a_clipped_minimize():
     """native.clipped_steps: `compute_gradients`, then a global-norm clip of the zipped gradients or
     a `clip_by_value` of each, then `apply_gradients`, three lines in a row at module level or in

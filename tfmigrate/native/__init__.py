@@ -179,7 +179,8 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
     if clip is not None:
         try:
             try:
-                script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3).analyse()
+                script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3,
+                                norm_names=clip.norm_names).analyse()
                 script.clip_steps(clip.norms, clip.values)
                 from tfmigrate.native.emit import Emitter
 

@@ -10,7 +10,8 @@ order of the gradients. Before the rewrite the three statements are written as t
 (the other two become blank lines, so every line keeps its number and a Blocker names the line as
 written), and the clip norm is kept for its target: the eager training step clips the tape's
 gradients with `tf.clip_by_global_norm` before applying them (native.emit). Only this shape at
-module level, its names used nowhere else; anything else is left as it was (and refused).
+module level, its names used nowhere else (but the norm, where fetched with the step: the eager
+step gives it back); anything else is left as it was (and refused).
 
 The optimizer's own halves, three statements in a row at module level or in a function's body
 (`main`), are the same `minimize` with the clip between them:
@@ -43,6 +44,8 @@ class Clipped:
     norms: Dict[str, cst.BaseExpression]  # the train op's name -> the clip norm expression
     # the train op's name -> the bounds each gradient is clipped to (`clip_by_value`)
     values: Dict[str, Tuple[cst.BaseExpression, cst.BaseExpression]] = field(default_factory=dict)
+    # the train op's name -> the name given the global norm, where the program reads it (fetched with it)
+    norm_names: Dict[str, str] = field(default_factory=dict)
 
 
 def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
@@ -67,6 +70,7 @@ def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
     drop: List[int] = []
     steps: Dict[int, cst.BaseStatement] = {}
     norms: Dict[str, cst.BaseExpression] = {}
+    norm_names: Dict[str, str] = {}
     for statement in module.body:
         train = _single_assign(statement)
         call = value(statement) if train is not None else None
@@ -94,8 +98,7 @@ def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
         targets = made.body[0].targets[0].target
         if not (isinstance(targets, (cst.Tuple, cst.List)) and len(targets.elements) == 2
                 and all(isinstance(e.value, cst.Name) for e in targets.elements)
-                and targets.elements[0].value.value == grads
-                and (targets.elements[1].value.value == "_" or counts.get(targets.elements[1].value.value) == 1)):
+                and targets.elements[0].value.value == grads):
             continue
         computed, extra = clip.args[0].value, None
         if isinstance(computed, cst.Name):  # `raw = tf.gradients(loss, tvars)` on a line of its own
@@ -111,16 +114,27 @@ def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
         steps[id(statement)] = _as_minimize(statement, loss, step)
         drop += [id(listed), id(made)] + ([id(extra)] if extra is not None else [])
         norms[train] = clip.args[1].value
+        _norm_named(targets.elements[1].value.value, counts, train, norm_names)
     values: Dict[str, Tuple[cst.BaseExpression, cst.BaseExpression]] = {}
     for scope in [module] + [s for s in module.body if isinstance(s, cst.FunctionDef)]:
         _optimizer_halves(scope.body if isinstance(scope, cst.Module) else scope.body.body, names, scope,
-                          steps, drop, norms, values)
+                          steps, drop, norms, values, norm_names)
     if not steps:
         return None
     assigned = [t.target.value for t in m.findall(module, m.AssignTarget(target=m.Name()))]
-    if any(assigned.count(train) > 1 for train in [*norms, *values]):
+    bound = [name for node in m.findall(module, m.AssignTarget()) for name in names_in(node.target)]
+    if any(assigned.count(train) > 1 for train in [*norms, *values]) \
+            or any(bound.count(norm) > 1 for norm in norm_names.values()):
         return None  # (a train op's clip is found by its name: one name, one step)
-    return Clipped(_rewritten(module, steps, drop), norms, values)
+    return Clipped(_rewritten(module, steps, drop), norms, values, norm_names)
+
+
+def _norm_named(name: str, counts: Dict[str, int], train: str, norm_names: Dict[str, str]) -> None:
+    """The clip's second value (`grads, norm = tf.clip_by_global_norm(...)`), kept where it is read:
+    the eager step gives back the norm it clipped by (native.emit), for the runs fetching it with
+    the step (native.script checks every other read away)."""
+    if name != "_" and counts.get(name, 0) > 1:
+        norm_names[train] = name
 
 
 def _rewritten(module: cst.Module, steps: Dict[int, cst.BaseStatement], drop: List[int]) -> cst.Module:
@@ -145,7 +159,7 @@ def _rewritten(module: cst.Module, steps: Dict[int, cst.BaseStatement], drop: Li
 
 
 def _optimizer_halves(body: Sequence[cst.BaseStatement], names: ImportTable, scope: cst.CSTNode,
-                      steps, drop, norms, values) -> None:
+                      steps, drop, norms, values, norm_names) -> None:
     """The two shapes of `compute_gradients`, clip, `apply_gradients` in a row (module docstring)."""
     counts: Dict[str, int] = {}
     for name in names_in(scope):
@@ -181,10 +195,11 @@ def _optimizer_halves(body: Sequence[cst.BaseStatement], names: ImportTable, sco
                 continue
             grads, rest = target.elements[0].value.value, target.elements[1].value.value
             if not (pairs.args[0].value.value == grads and pairs.args[1].value.value == tvars
-                    and (rest == "_" or counts.get(rest) == 1) and counts.get(tvars) == 2
+                    and counts.get(tvars) == 2 and rest not in (grads, raw, tvars)
                     and counts.get(grads) == (4 if grads == raw else 2) and (grads == raw or counts.get(raw) == 2)):
                 continue
             norms[train] = bound.args[1].value
+            _norm_named(rest, counts, train, norm_names)
         else:  # `capped = [(tf.clip_by_value(g, lo, hi), v) for g, v in gvs]`
             bounds = _clipped_values(bound, listed, names)
             if bounds is None or not isinstance(target, cst.Name) or not (

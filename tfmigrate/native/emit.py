@@ -757,8 +757,10 @@ class Emitter:
             optimizer = train.optimizer_name or code(train.optimizer)
             lines.append(f"{indent}variables = {variables}\n")
             lines.append(f"{indent}gradients = tape.gradient({train.loss}, variables)\n")
-            if train.clip_norm is not None:
-                lines.append(f"{indent}gradients, _ = {tf}.clip_by_global_norm(gradients, {code(train.clip_norm)})\n")
+            if train.clip_norm is not None:  # (the norm given back where the run fetches it)
+                norm = train.norm_name if train.norm_name in site.fetched else "_"
+                lines.append(f"{indent}gradients, {norm} = {tf}.clip_by_global_norm(gradients, "
+                             f"{code(train.clip_norm)})\n")
             if train.clip_values is not None:
                 low, high = (code(bound) for bound in train.clip_values)
                 lines.append(f"{indent}gradients = [None if g is None else {tf}.clip_by_value(g, {low}, {high}) "
@@ -799,6 +801,10 @@ class Emitter:
         if not isinstance(statement.node, cst.SimpleStatementLine):  # an `if` building tensors
             text = code(statement.node.visit(NativeCalls(self.script)))
             return "".join(indent + line if line.strip() else line for line in text.splitlines(True))
+        scope = self.script.scope_initializers.get(id(statement.node))
+        if scope is not None:  # TF1's seed of the cell's kernel, drawn where the cell first runs
+            line = "".join(indent + "    " + line for line in self._small_line(statement).splitlines(True))
+            return f"{indent}with {code(scope.visit(NativeCalls(self.script)))}:\n{line}"
         return "".join(indent + line for line in self._small_line(statement).splitlines(True))
 
     def _small_line(self, statement: Statement) -> str:
@@ -924,6 +930,8 @@ class Emitter:
     def _returned(self, fetches, defs) -> str:
         if isinstance(fetches, cst.Name):
             definition = defs[fetches.value]
+            if definition.kind is Kind.TRAIN and definition.norm_name == fetches.value:
+                return fetches.value  # the global norm the step clipped by
             if definition.kind is Kind.TRAIN or self._is_op(definition):
                 return "None"
             if definition.kind is Kind.VARIABLE:

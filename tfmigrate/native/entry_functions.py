@@ -45,7 +45,7 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...],
         docstring, body = _split_docstring(function)
         _no_multiline_strings(body, line_of)
         script = Script(module.with_changes(body=[*others, *body]), source, line_of, stateful, pinned=pinned,
-                        keras3=keras3).analyse()
+                        keras3=keras3, norm_names=clip.norm_names if clip is not None else None).analyse()
         if clip is not None:
             script.clip_steps(clip.norms, clip.values)
         tops = {id(node): [] for node in others}

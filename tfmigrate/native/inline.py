@@ -128,7 +128,10 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
                               "(evaluated once, at `def`)")
         bound.append(stmt(f"{names.get(param.name.value, param.name.value)} = {code(value)}"))
     body = [_renamed(s, names) for s in body]
-    if given_back:
+    keyed = _keyed_reads(module, definition, returned, targets, target_node, names, taken, local)
+    if keyed is not None:
+        result, reads = keyed
+    elif given_back:
         result = _rest_given_back(returned, targets, given_back, names)
     elif same:
         result = []
@@ -146,7 +149,7 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
                if isinstance(s, cst.FunctionDef) or (i and isinstance(new[i - 1], cst.FunctionDef)) else s
                for i, s in enumerate(new)]  # (and two after it)
     new[0] = new[0].with_changes(leading_lines=[*site.leading_lines, *new[0].leading_lines])
-    module = module.visit(Replace({id(site): new, id(definition): []}))
+    module = module.visit(Replace({id(site): new, id(definition): [], **(reads if keyed is not None else {})}))
     return Inlined(module, set(targets), scope.name.value if isinstance(scope, cst.FunctionDef) else "")
 
 
@@ -168,6 +171,50 @@ def _given_back(returned, targets: List[str], local: Set[str], inner: cst.Module
             or set(targets) & set().union(*(names_read(v) for v in others)):
         return {}
     return given
+
+
+def _keyed_reads(module: cst.Module, definition: cst.FunctionDef, returned, targets: List[str], target_node,
+                 names: Dict[str, str], taken: Set[str], local: Set[str]):
+    """`model = build_model(...)` of `return {"x": x, "loss": loss, ...}`, the dict read only as
+    `model["loss"]` (literal keys it has): no dict, each read the name of the function's local it
+    holds (a value that is not a name is first given one, after its key; a local's name is the
+    caller's alone, renamed where it clashed). (statements, {id(read): name}) or None."""
+    if not (isinstance(returned, cst.Dict) and isinstance(target_node, cst.Name) and len(targets) == 1):
+        return None
+    keys: Dict[str, cst.BaseExpression] = {}
+    for element in returned.elements:
+        if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)):
+            return None
+        keys[element.key.evaluated_value] = element.value
+    model = targets[0]
+    reads = [n for n in nodes_in_all(module) if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name)
+             and n.value.value == model]
+    uses = [n for s in module.body if s is not definition for n in name_nodes(s) if n.value == model]
+    if len(uses) != len(reads) + 1 or not reads:  # (and its one binding, the call's target)
+        return None
+    for read in reads:
+        index = read.slice[0].slice if len(read.slice) == 1 else None
+        if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)
+                and index.value.evaluated_value in keys):
+            return None
+    statements, named = [], {}
+    for key, value in keys.items():
+        if isinstance(value, cst.Name) and value.value in local:
+            named[key] = names.get(value.value, value.value)
+        elif key.isidentifier():
+            named[key] = fresh_name(taken, key)
+            taken.add(named[key])
+            statements.append(stmt(f"{named[key]} = {code(_renamed(value, names))}"))
+        else:
+            return None
+    return statements, {id(read): cst.Name(named[read.slice[0].slice.value.evaluated_value]) for read in reads}
+
+
+def nodes_in_all(node) -> List[cst.CSTNode]:
+    """Every node under `node`, nested functions included."""
+    found: List[cst.CSTNode] = []
+    node.visit(type("A", (cst.CSTVisitor,), {"on_visit": lambda self, each: found.append(each) or True})())
+    return found
 
 
 def _rest_given_back(returned, targets: List[str], given_back: Dict[str, str], names: Dict[str, str]) -> List:
@@ -297,6 +344,8 @@ class Replace(cst.CSTTransformer):
     def on_leave(self, original, updated):
         if id(original) in self.replace:
             new = self.replace[id(original)]
+            if isinstance(new, cst.BaseExpression):  # (an expression read in its place)
+                return new
             return cst.FlattenSentinel(new) if new else cst.RemoveFromParent()
         return updated
 

@@ -189,6 +189,7 @@ class Statement:
     global_step: Optional[cst.BaseExpression] = None
     clip_norm: Optional[cst.BaseExpression] = None  # gradients clipped by this global norm (native.clipped_steps)
     clip_values: Optional[tuple] = None  # or each to these bounds
+    norm_name: Optional[str] = None  # the name the program gives the clip's global norm (fetched with the step)
     updates: bool = False  # TRAIN: made under `tf.control_dependencies(update_ops)` (native.batch_norm)
     # PLACEHOLDER: dtype and shape expressions, the default of placeholder_with_default
     dtype: Optional[cst.BaseExpression] = None
@@ -243,12 +244,17 @@ class Script:
     """The module's statements classified, or the first construct that stops a native rewrite."""
 
     def __init__(self, module: cst.Module, source: str, line_of, stateful: Tuple[str, ...] = (), pinned: bool = False,
-                 keras3: bool = False):
+                 keras3: bool = False, norm_names: Optional[Dict[str, str]] = None):
         # Every seed the module gives is the one TF1's graph gave that op (native.op_seeds): the
         # module's draws are TF1's, each once, and a draw at each step is TF1's sequence. Below
         # Keras 3 (level 2) such a module also keeps TF1's optimizers, to print TF1's last digits.
         self.pinned = pinned
+        # a clipped step's train op -> the name of the global norm its program fetches (native.clipped_steps)
+        self.norm_names = dict(norm_names or {})
         self.tf1_updates = pinned and not keras3
+        # id(statement running an RNN) -> the `tf.variable_scope(tf.get_variable_scope(), initializer=...)`
+        # around it: TF1's seed of the cell's kernel (native.op_seeds), kept around it where it runs
+        self.scope_initializers: Dict[int, cst.Call] = {}
         self.module = module
         self.source = source
         self.stateful = stateful  # checked modules it imports that make variables (graph_imports)
@@ -378,6 +384,18 @@ class Script:
                     raise Blocked(statement.line, "gradients clipped by a norm or bounds computed in the graph")
                 statement.clip_norm = norms.get(name)
                 statement.clip_values = values.get(name)
+        for statement in self.statements:
+            norms_read = {n for n in statement.reads if self.defs.get(n) is not None and self.defs[n].norm_name == n}
+            if statement.kind is not Kind.TRAIN and norms_read:
+                raise Blocked(statement.line, f"`{sorted(norms_read)[0]}`, the global norm of clipped gradients, "
+                                              "read by graph code (eagerly it exists only inside the training step)")
+            for site in statement.sites:
+                for name in site.fetched:
+                    step = site.defs.get(name)
+                    if step is not None and step.norm_name == name and step.targets[0] not in site.fetched:
+                        raise Blocked(site.line, f"`{name}`, the global norm of clipped gradients, fetched without "
+                                                 f"its training op `{step.targets[0]}` (TF1 computed the gradients "
+                                                 "alone; eagerly they exist only inside the training step)")
 
     def _graph_object_only_builds(self) -> None:
         """`graph = tf.Graph()` goes with its `as_default()` blocks and `Session(graph=graph)`
@@ -503,6 +521,13 @@ class Script:
                     self._top(inner)
             finally:
                 self._graph_depth -= of_graph
+            return
+        if isinstance(node, cst.With) and self._seeded_cell_scope(node):
+            self._top(node.body.body[0])
+            run = self.current[-1] if self.current else None
+            if run is None or run.node is not node.body.body[0] or run.kind is not Kind.GRAPH:
+                raise Blocked(self.line_of(node), "a variable scope's initializer around other than an RNN's run")
+            self.scope_initializers[id(run.node)] = node.items[0].item
             return
         if isinstance(node, cst.With) and self._scope_with(node):
             call = node.items[0].item
@@ -704,6 +729,23 @@ class Script:
             raise Blocked(self.line_of(node), "`tf.variable_scope` with arguments other than a name and "
                                               "`reuse=True` / `tf.AUTO_REUSE`")
         return True
+
+    def _seeded_cell_scope(self, node: cst.With) -> bool:
+        """`with tf.variable_scope(tf.get_variable_scope(), initializer=<seeded>):` around one statement,
+        as native.op_seeds writes TF1's seed of an RNN cell's kernel (the cell draws it at its first
+        run): kept around that statement in each function that runs it (native.emit)."""
+        if not (self.pinned and len(node.items) == 1 and node.items[0].asname is None
+                and len(node.body.body) == 1 and isinstance(node.body.body[0], cst.SimpleStatementLine)):
+            return False
+        call = node.items[0].item
+        if self.tf_call(call) != "variable_scope" or len(call.args) != 2:
+            return False
+        first, given = call.args
+        return first.keyword is None and self.tf_call(first.value) == "get_variable_scope" and not first.value.args \
+            and given.keyword is not None and given.keyword.value == "initializer" \
+            and self.tf_call(given.value) == "glorot_uniform_initializer" and len(given.value.args) == 1 \
+            and given.value.args[0].keyword is not None and given.value.args[0].keyword.value == "seed" \
+            and isinstance(given.value.args[0].value, cst.Integer)
 
     def _literal_reuse(self, value) -> bool:
         return code(value) in ("True", "False", "None") or self.api(value) in ("AUTO_REUSE", "compat.v1.AUTO_REUSE")
@@ -977,6 +1019,10 @@ class Script:
         for name in targets:
             self.kinds[name] = kind
             self.defs[name] = statement
+        if kind is Kind.TRAIN and targets[0] in self.norm_names:  # its norm: given back by the step
+            statement.norm_name = self.norm_names[targets[0]]
+            self.kinds[statement.norm_name] = kind
+            self.defs[statement.norm_name] = statement
         if kind is Kind.PLACEHOLDER:
             self.placeholders[targets[0]] = statement
         if kind is Kind.VARIABLE:
