@@ -189,8 +189,8 @@ def test_a_class_is_counted_through_its_methods_calls():
 
 @pytest.mark.parametrize("why, body", [
     ("no graph seed", "a = tf.Variable(tf.random_normal([2]))\n"),
-    ("a seed of the program's own",
-     "tf.set_random_seed(1)\na = tf.Variable(tf.random_normal([2], seed=4))\nb = tf.Variable(tf.random_normal([2]))\n"),
+    ("a seed of the program's own that TF1's count gives another draw of the same op",
+     "tf.set_random_seed(1)\na = tf.Variable(tf.random_normal([2], seed=0))\nb = tf.Variable(tf.random_normal([2]))\n"),
     ("a draw before the seed", "a = tf.Variable(tf.random_normal([2]))\ntf.set_random_seed(1)\n"
                                "b = tf.Variable(tf.random_normal([2]))\n"),
     ("a draw in a loop", "tf.set_random_seed(1)\nws = []\nfor i in range(3):\n"
@@ -625,9 +625,64 @@ def test_a_graph_kept_and_used_otherwise_is_left():
         """) is None
 
 
+OWN_SEEDS = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+tf.set_random_seed(5)
+x = tf.placeholder(tf.float32, [None, 3])
+
+
+def net(h, keep):
+    h = tf.layers.dense(h, 4, kernel_initializer=tf.random_normal_initializer(stddev=0.3, seed=1))
+    h = tf.nn.dropout(tf.nn.relu(h), keep, seed=2)
+    h = tf.layers.dense(h, 3)
+    w = tf.get_variable("w", [3, 2], initializer=tf.glorot_uniform_initializer(seed=1))
+    return tf.matmul(h, w) + tf.random_normal([2])
+
+
+out = net(x, 0.6)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(2):
+        print(np.round(sess.run(out, {x: np.ones([2, 3], np.float32)}).ravel(), 6).tolist())
+"""
+
+
+def test_a_seed_of_the_programs_own_takes_none_of_the_graphs():
+    """`seed=2` draws with (graph seed, 2) in TF1 and eagerly, and takes no seed from TF1's counter:
+    the draws around it keep theirs (own_seeds runs it under TF1). Left where another draw shares
+    the seed in a way eager TF2 would not (one eager kernel per op and seeds; one Generator per
+    seed), or where the seed is not a number the count can read."""
+    out = _pin(OWN_SEEDS.split("tf.disable_v2_behavior()\n\n")[1])
+    assert out is not None
+    assert "tf.layers.dense(h, 3, kernel_initializer=tf.glorot_uniform_initializer(seed=0))" in out, out
+    assert "tf.random_normal([2], seed=1)" in out and "seed=2)" in out
+    for shared in (
+            "v = tf.get_variable('v', [2], initializer=tf.glorot_uniform_initializer(seed=1))\n"
+            "u = tf.get_variable('u', [2], initializer=tf.glorot_uniform_initializer(seed=1))\n",
+            "v = tf.get_variable('v', [2], initializer=tf.random_uniform_initializer(seed=0))\n"
+            "u = tf.get_variable('u', [2])\n",
+            "def f(h):\n    return tf.nn.dropout(h, 0.5, seed=3) + tf.random_normal([2], seed=3)\n\n\n"
+            "y = f(tf.ones([2]))\n"):
+        assert _pin("tf.set_random_seed(1)\n" + shared) is None, shared
+    apart = ("v = tf.get_variable('v', [2], initializer=tf.glorot_uniform_initializer(seed=1))\n"
+             "u = tf.get_variable('u', [2], initializer=tf.random_normal_initializer(seed=1))\n\n\n"
+             "def f(h):\n    return tf.nn.dropout(h, 0.5, seed=1)\n\n\ny = f(tf.ones([2]))\n")
+    assert _pin("tf.set_random_seed(1)\n" + apart) is not None  # (other ops; a draw in a function)
+    for unread in ("SEED = 3\n\n\ndef f(h):\n    return tf.nn.dropout(h, 0.5, seed=SEED)\n\n\ny = f(tf.ones([2]))\n",
+                   "for i in range(2):\n    v = tf.get_variable(str(i), [2], "
+                   "initializer=tf.glorot_uniform_initializer(seed=i))\n"):
+        assert _pin("tf.set_random_seed(1)\n" + unread) is None, unread
+
+
 @pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14),
-                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5), (ENTRY_ITERATOR, 3)],
-                         ids=["flat", "reused", "cells", "helpers", "own_graph", "method_helper", "entry_iterator"])
+                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5), (ENTRY_ITERATOR, 3), (OWN_SEEDS, 5)],
+                         ids=["flat", "reused", "cells", "helpers", "own_graph", "method_helper", "entry_iterator",
+                              "own_seeds"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
     after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;

@@ -892,6 +892,8 @@ class Emitter:
                 if not matchers.matches(s, matchers.SimpleStatementLine(body=[matchers.Expr(value=matchers.SimpleString())]))]
         withs = [s for s in body if isinstance(s, cst.With)]
         # (one `with` block, and beside it no call: `return out`)
+        if builder.computed_scopes:  # (scopes named by expressions: by the names TF1 gave)
+            return f"*[v for v in {model}.trainable_variables if v.name.startswith({scope!r})]"
         one_scope = len(full) == 1 and len(withs) == 1 and not any(
             matchers.findall(s, matchers.Call()) for s in body if s is not withs[0])
         if one_scope and (full[0] + "/").startswith(scope):

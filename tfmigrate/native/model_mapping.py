@@ -138,6 +138,7 @@ class Builder:
     objects: Dict[int, str] = field(default_factory=dict)    # id(site) -> the tracked object
     batch_norms: List[cst.Call] = field(default_factory=list)  # its `tf.layers.batch_normalization` calls
     seeded: Optional[str] = None  # a variable's initial value drawn with a seed of its own (`tf.random_uniform`)
+    computed_scopes: bool = False  # a `variable_scope` named by an expression (`"fc%d" % i`), not in literal_scopes
 
 
 def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
@@ -223,7 +224,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
     if used:
         raise Refused(f"`{name}`, a model function that reads the module's graph (`{used[0]}`)")
     scopes = [call for call, path, _ in paths if path in SCOPES and _names_a_scope(script, call)]
-    literal, reuse_given = [], True
+    literal, reuse_given, computed = [], True, False
     for call in scopes:
         first = call.args[0].value if call.args and call.args[0].keyword is None else None
         if isinstance(first, cst.SimpleString):
@@ -231,8 +232,12 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
             reuse_given &= any(a.keyword is not None and a.keyword.value == "reuse" for a in call.args) \
                 or _reuses_on_a_flag(node, call)
         elif not (isinstance(first, cst.Name) and first.value in _params(node)):
-            raise Refused(f"`{name}`, a model function whose `variable_scope` name is neither a literal "
-                          "nor a parameter")
+            # `variable_scope("fc%d" % i)`: named as TF1 named it (the body runs as written), for a
+            # function called once (check_sharing): which names it makes is not read here
+            if first is None or names_read(first) - local_names(node) - {"str", "format", "len"}:
+                raise Refused(f"`{name}`, a model function whose `variable_scope` name reads the module "
+                              "(neither a literal, a parameter nor computed from its own values)")
+            computed = True
     made, anew = [], None
     for call, path, depth in paths:
         if path == "Variable":
@@ -246,6 +251,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
             # measured in TF 2.21's graph mode)
             anew = f"`tf.{path}`" + (" without a name" if path.startswith("layers.") else "")
     for inner in inherited:
+        computed |= inner.computed_scopes
         if inner.module_placeholders:
             raise Refused(f"`{name}`, a model function calling `{inner.name}`, which reads the module's placeholders")
         literal += inner.literal_scopes
@@ -260,7 +266,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         if inner.batch_norms:
             raise Refused(f"`{name}`, a model function calling `{inner.name}`, which makes batch normalization")
     return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables),
-                   set(placeholders), anew=anew, batch_norms=norms, seeded=seeded)
+                   set(placeholders), anew=anew, batch_norms=norms, seeded=seeded, computed_scopes=computed)
 
 
 def _withs(node: cst.CSTNode):
@@ -330,6 +336,9 @@ def check_sharing(builders: Dict[str, Builder]) -> None:
         if not b.sites:
             continue  # only called by other model functions: inside their objects
         b.shared_by_scope = _shared_by_scope(b)
+        if b.computed_scopes and (len(b.sites) > 1 or b.shared_by_scope):
+            raise Refused(f"`{b.name}`, called {len(b.sites)} times, with a `variable_scope` named by an expression "
+                          "(whether TF1 shared its variables between the calls is not read)")
         if b.scoped and len(b.sites) > 1 and b.literal_scopes and not b.reuse_given and not b.shared_by_scope:
             raise Refused(f"`{b.name}`, called {len(b.sites)} times under the variable scope "
                           f"`{b.literal_scopes[0]}` without `reuse=` (TF1 made new layers at each call)")

@@ -86,6 +86,40 @@ def tf_alias(names: ImportTable, modules=("tensorflow",)) -> str:
     return next((alias for alias, full in names.aliases.items() if full in modules), "tf")
 
 
+# The random op a draw runs, and where (`_kind`, `_step_kind`): "eager:<distribution>" for one drawn
+# once eagerly (an initializer, a variable's initial value: each (op, seeds) pair is one kernel, one
+# sequence, for every eager execution), "graph:<distribution>" for one in the functions' model code
+# (its own op, or the Generator of its seed), _STEP where not known.
+_STEP = "step"
+_INITIALIZER_KINDS = {
+    "uniform": ("random_uniform_initializer", "glorot_uniform_initializer", "initializers.random_uniform",
+                "initializers.glorot_uniform", "contrib.layers.xavier_initializer",
+                "contrib.layers.xavier_initializer_conv2d"),
+    "normal": ("random_normal_initializer", "initializers.random_normal"),
+    "truncated": ("truncated_normal_initializer", "initializers.truncated_normal", "glorot_normal_initializer",
+                  "initializers.glorot_normal"),
+}
+
+
+def _share_a_sequence(kind: str, other: str) -> bool:
+    """Whether two draws of one seed would share a sequence eagerly where TF1's did not: the same
+    op drawn eagerly twice, or two draws in functions (one Generator per seed)."""
+    if _STEP in (kind, other):
+        return True
+    if kind.startswith("graph:") and other.startswith("graph:"):
+        return True
+    return kind == other
+
+
+def _kind(path: Optional[str], call: cst.BaseExpression) -> str:
+    """The random op the initializer `call` draws with; `_STEP` (shares no seed) where not known
+    (a variance-scaling or Xavier initializer told another distribution)."""
+    if isinstance(call, cst.Call) and any(a.keyword is not None and a.keyword.value in ("distribution", "uniform")
+                                          for a in call.args):
+        return _STEP
+    return next((f"eager:{kind}" for kind, paths in _INITIALIZER_KINDS.items() if path in paths), _STEP)
+
+
 class _Unsure(Exception):
     """Where the count of TF1's draws is not certain."""
 
@@ -102,7 +136,7 @@ def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
         seeds = counter.count()
     except _Unsure:
         return None
-    if not seeds and not counter.helper_draws:
+    if not seeds and not counter.helper_draws and not counter.own:
         return None
     return module.visit(_Pin(seeds, names, counter))
 
@@ -132,6 +166,11 @@ class _Counter:
         self.seeded = False  # the graph has a seed
         self.next = 0        # the graph's counter
         self.seeds: Dict[int, int] = {}  # id(call) -> the op seed TF1 gave its draw
+        self.kinds: Dict[int, str] = {}  # ... and the random op it draws with, where known (_kind)
+        self.widths: Dict[int, int] = {}  # ... and how many seeds it takes, where more than one
+        self.own: Dict[int, Tuple[int, str]] = {}  # id(call) -> (its own seed, _kind) (`seed=3`)
+        self.kind = _STEP  # the kind of the draw `_draws` last found
+        self.in_variable = 0  # inside the arguments of a `tf.Variable(...)` call
         self.line: Optional[cst.SimpleStatementLine] = None  # the statement whose calls are read
         self.lines: Dict[int, cst.SimpleStatementLine] = {}  # id(an RNN's call) -> its statement
         self.run_cells: Set[int] = set()  # id of the cell constructions an RNN has run
@@ -151,11 +190,6 @@ class _Counter:
         return {**seeds, **cells, **{id(self.lines[call]): seed for call, seed in seeds.items() if call in self.lines}}
 
     def _count(self) -> Dict[int, int]:
-        for call in calls_in(self.module):
-            if any(a.keyword is not None and a.keyword.value == "seed" and not (
-                    isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args) \
-                    and not _seeded_shuffle(call):
-                raise _Unsure("a seed of the program's own")
         for _ in range(3):  # (a method may draw through another class's method: until no new one)
             drawing = {m.name.value for c in self.classes.values() for m in _methods(c).values()
                        if self._draws_in(m, c.name.value)}
@@ -171,7 +205,39 @@ class _Counter:
                 self.functions[statement.name.value] = statement  # (what the name means from here on)
                 continue
             self._statement(statement)
+        self._own_seeds_apart()
         return self.seeds
+
+    def _own_seeds_apart(self) -> None:
+        """A draw with a seed of the program's own (`seed=3`) takes no op seed from TF1's counter:
+        TF1 and eager TF2 both draw with (graph seed, 3). Certain only where no other draw shares
+        its seed: eagerly one kernel serves every execution of the same random op with the same
+        seeds (a second initializer of seed 3 continues the first one's sequence, where TF1's two
+        ops drew the same numbers), and a draw at each step becomes the Generator of its seed
+        (native.seed_generators). Initializers of different distributions are different ops."""
+        kinds: Dict[int, List[str]] = {}
+        for draw, seed in self.seeds.items():
+            for n in range(seed, seed + self.widths.get(draw, 1)):
+                kinds.setdefault(n, []).append(self.kinds.get(draw, _STEP))
+        for seeds in self.per_site.values():
+            for seed in seeds.values():
+                kinds.setdefault(seed, []).append(_STEP)
+        for seed, kind in self.own.values():
+            kinds.setdefault(seed, []).append(kind)
+        for seed, kind in self.own.values():
+            others = list(kinds[seed])
+            others.remove(kind)
+            if any(_share_a_sequence(kind, other) for other in others):
+                raise _Unsure(f"a seed of the program's own (`seed={seed}`) that another draw shares")
+
+    def _step_kind(self, path: Optional[str]) -> str:
+        """The kind of a random op's or dropout's draw: `eager:` as a variable's initial value or at
+        module level (drawn once, eagerly), `graph:` in the model code a function runs."""
+        where = "eager" if self.in_variable or not self.walking else "graph"
+        dist = "uniform" if path in ("random_uniform", "random.uniform", "nn.dropout", "layers.dropout") else \
+            "normal" if path in ("random_normal", "random.normal") else \
+            "truncated" if path in ("truncated_normal", "random.truncated_normal") else None
+        return f"{where}:{dist}" if dist else _STEP
 
     def _statement(self, statement: cst.CSTNode) -> None:
         if isinstance(statement, cst.SimpleStatementLine) and _graph_assigned(statement, self.own_graphs, self.names):
@@ -268,7 +334,13 @@ class _Counter:
 
             visit_GeneratorExp = visit_DictComp = visit_SetComp = visit_ListComp
 
+            def visit_Call(self, call: cst.Call) -> None:
+                if tf_path(counter.names, call.func) == "Variable":
+                    counter.in_variable += 1
+
             def leave_Call(self, call: cst.Call) -> None:
+                if tf_path(counter.names, call.func) == "Variable":
+                    counter.in_variable -= 1
                 counter._call(call)
 
         node.visit(_Order())
@@ -365,6 +437,9 @@ class _Counter:
             self._drawn_again(call, draws)
             return
         self.seeds[id(call)] = self.next
+        self.kinds[id(call)] = self.kind
+        if draws > 1:
+            self.widths[id(call)] = draws
         self.first[id(call)] = (self.sites[-1] if self.sites else None, self.walking[-1] if self.walking else None)
         self.next += draws
 
@@ -425,11 +500,12 @@ class _Counter:
         """1 for a call that draws once with TF1's next op seed, None for one that does not draw;
         _Unsure for one that may."""
         given = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        self.kind = _STEP
         if path in RANDOM_OPS or path == "nn.dropout":
             kept = given.get("keep_prob", given.get("rate"))
             if path == "nn.dropout" and _literal_number(self._value(kept) if kept is not None else None) in (0.0, 1.0):
                 raise _Unsure("a dropout of a literal keep_prob 1 or rate 0")
-            return 1
+            return self._own(call, call, self._step_kind(path))
         if path == "layers.dropout":
             training = given.get("training")
             positional = [a for a in call.args if a.keyword is None]
@@ -442,7 +518,7 @@ class _Counter:
                 return 1 if training.value == "True" else None
             if not self._tensor(training):  # (a Python flag TF1 read as it was, or None: the learning phase)
                 raise _Unsure("a dropout's training flag that is neither a literal nor a tensor")
-            return 1
+            return self._own(call, call, self._step_kind(path))
         if (path in KERNEL_LAYERS or path == "get_variable") and self.reusing[-1]:
             return None  # (the variable exists: nothing drawn)
         if path in KERNEL_LAYERS:
@@ -453,8 +529,11 @@ class _Counter:
             if bias is not None and not self._filled(bias):  # (a second draw of the call, or an unknown one)
                 raise _Unsure("a bias initializer other than zeros, ones or a constant")
             kernel = given.get("kernel_initializer")
-            if kernel is None or self._initializer(kernel) is not None:
+            if kernel is None:
+                self.kind = "eager:uniform"  # (Glorot uniform)
                 return 1
+            if self._initializer(kernel) is not None:
+                return self._own(call, kernel, _kind(self._initializer(kernel), kernel))
             if self._filled(kernel):
                 return None
             raise _Unsure("a kernel initializer")
@@ -471,12 +550,15 @@ class _Counter:
                     or len([a for a in call.args if a.keyword is None]) > 2:
                 raise _Unsure("get_variable with a dtype or an initializer by position")
             init = given.get("initializer")
-            if init is None or self._initializer(init) is not None:
+            if init is None:
+                self.kind = "eager:uniform"  # (Glorot uniform)
                 return 1
+            if self._initializer(init) is not None:
+                return self._own(call, init, _kind(self._initializer(init), init))
             made = self._local_initializer(init)
             if made is not None:
                 self.drawn_at = made
-                return 1
+                return self._own(made, made, _kind(self._initializer(made), made))
             if self._filled(init) or self.names.api(init.func if isinstance(init, cst.Call) else init) in RANDOM_OPS:
                 return None  # (a tensor's draw is its own call's)
             if self._tensor_value(init):
@@ -488,6 +570,7 @@ class _Counter:
                 raise _Unsure("an RNN cell with arguments that may draw more than its kernel")
             return None  # (drawn where it first runs)
         if path in RNN_RUNS:
+            self.kind = "eager:uniform"  # (Glorot uniform)
             return self._cell_run(call, given)
         if path is not None and path in RANDOM_INITIALIZERS + FILLED_INITIALIZERS:
             return None  # (counted by the layer or get_variable that draws with it; checked there)
@@ -495,6 +578,22 @@ class _Counter:
             return None  # (TF1's pair is (graph seed, its seed), as eagerly: the counter is not read)
         if self._may_draw(call):
             raise _Unsure(f"`{cst.Module([]).code_for_node(call.func)}`, which may draw")
+        return None
+
+    def _own(self, draw: cst.Call, seeded: cst.BaseExpression, kind: str) -> Optional[int]:
+        """1 for `draw`, which draws with TF1's next op seed; None where `seeded` (the draw, or the
+        initializer it draws with) has a seed of the program's own (`seed=3`, `_own_seeds_apart`)."""
+        self.kind = kind
+        seed = next((a.value for a in seeded.args if a.keyword is not None and a.keyword.value == "seed"),
+                    None) if isinstance(seeded, cst.Call) else None
+        if seed is None or isinstance(seed, cst.Name) and seed.value == "None":
+            return 1
+        value = seed if not kind.startswith("eager:") else self._value(seed)  # (else a literal its Generator reads)
+        if not isinstance(value, cst.Integer):
+            raise _Unsure("a seed of the program's own that is not a literal number")
+        if id(draw) in self.own:
+            raise _Unsure("a seed of the program's own at a place that draws at two calls")
+        self.own[id(draw)] = (int(value.value), kind)
         return None
 
     def _cell_run(self, call: cst.Call, given: Dict[str, cst.BaseExpression]) -> Optional[int]:
