@@ -1465,3 +1465,63 @@ def test_control_flow_in_model_functions_and_classes_is_checked_for_its_structur
     assert "one-element lists" in str(rewrite(listed).blocker)
     made = function.replace("lambda: h, lambda: -h", "lambda: tf.layers.dense(h, 2), lambda: -h")
     assert "makes variables" in str(rewrite(made).blocker)
+
+
+def test_a_tensors_eval_under_its_scopes_one_session_is_that_sessions_run():
+    """native.session_evals: `t.eval(feed)` / `tf.global_variables_initializer().run()` in a scope
+    that makes one Session are that Session's `run`, on the same line; two Sessions, `session=`, a
+    string argument (pandas' `df.eval("a + b")`) or another default (`as_default()`) are left."""
+    import libcst as cst
+    from tfmigrate.native.session_evals import as_session_runs
+
+    source = ("import tensorflow as tf\n\n\ndef main():\n    sess = tf.InteractiveSession()\n"
+              "    tf.global_variables_initializer().run()\n    print(net.out.eval(feed_dict={net.x: 1}), y.eval())\n"
+              "    print(df.eval('a + b'), z.eval(session=other))\n")
+    written = as_session_runs(cst.parse_module(source), source).code
+    assert "    sess.run(tf.global_variables_initializer())\n" in written
+    assert "print(sess.run(net.out, feed_dict={net.x: 1}), sess.run(y))" in written
+    assert "df.eval('a + b'), z.eval(session=other)" in written
+    assert len(written.splitlines()) == len(source.splitlines())
+    for other in ("    s2 = tf.Session()\n", "    g.as_default()\n"):
+        changed = source.replace("    tf.global", other + "    tf.global")
+        assert as_session_runs(cst.parse_module(changed), changed) is None, other
+    assert as_session_runs(cst.parse_module(source.replace(".eval(", ".evaluate(")), source) is None
+
+
+def test_a_graph_class_trains_the_variables_of_a_scope_its_lists_name():
+    """A class's `minimize(var_list=...)` of `[v for v in tf.trainable_variables() if
+    v.name.startswith("critic")]` kept as `self.c_vars` (native.collection_lists, in methods too)
+    trains the class's variables under that scope (exec_class_gan_scope_lists_eval runs it); a
+    list read otherwise (`len(gan.c_vars)`) or any other `var_list` keeps the compat route."""
+    source = ("import tensorflow as tf\n\n\nclass Net(object):\n    def __init__(self):\n"
+              "        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+              "        with tf.variable_scope('critic'):\n            self.y = tf.layers.dense(self.x, 1)\n"
+              "        with tf.variable_scope('other'):\n            self.loss = tf.reduce_mean(tf.layers.dense(self.y, 1))\n"
+              "        all_vars = tf.trainable_variables()\n"
+              "        self.c_vars = [v for v in all_vars if v.name.startswith('critic')]\n"
+              "        self.step = tf.train.GradientDescentOptimizer(0.1).minimize(self.loss, var_list=self.c_vars)\n\n\n"
+              "net = Net()\nwith tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run([net.step, net.loss], {net.x: [[1.0, 2.0]]})[1])\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "variables = [v for v in self.trainable_variables if v.name.startswith('critic')]" in outcome.code
+    read = source.replace("    print(sess.run", "    print(len(net.c_vars))\n    print(sess.run")
+    assert rewrite(read).code is None
+    listed = source.replace("var_list=self.c_vars", "var_list=self.c_vars[:1]")
+    assert rewrite(listed).code is None
+
+
+def test_a_model_functions_scope_named_by_its_own_values_is_kept_for_one_call():
+    """`with tf.variable_scope("fc%d" % i)` in a model function's loop is kept as written
+    (exec_scope_named_in_a_loop runs it); called twice (whether TF1 shared the variables is not
+    read) or named from the module's values, it keeps the compat route."""
+    source = (MODEL + "def mlp(h, sizes):\n    for i, n in enumerate(sizes):\n"
+              "        with tf.variable_scope('fc%d' % i):\n            h = tf.layers.dense(h, n)\n    return h\n\n\n"
+              "a = mlp(x, [3, 1])\nb = a\n" + RUN)
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "with tf.compat.v1.variable_scope('fc%d' % i):" in outcome.code
+    twice = source.replace("b = a\n", "b = mlp(x, [2, 1])\n")
+    assert "with a `variable_scope` named by an expression" in str(rewrite(twice).blocker)
+    module_named = source.replace("'fc%d' % i", "PREFIX + str(i)").replace("def mlp", "PREFIX = 'fc'\n\n\ndef mlp")
+    assert "whose `variable_scope` name reads the module" in str(rewrite(module_named).blocker)

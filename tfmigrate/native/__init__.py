@@ -247,6 +247,10 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
             flat = unwrapped(module, source)  # `with tf.Graph().as_default():` read as its body (same lines)
             own = class_graphs_unwrapped(flat or module, source)  # a class's own graph, read away (same lines)
             flat = own or flat
+            from tfmigrate.native.session_evals import as_session_runs
+
+            evals = as_session_runs(flat or module, source)  # `t.eval(feed)`: its one Session's run (same lines)
+            flat = evals or flat
             if flat is not None:
                 module, lines = _with_lines(flat)
             try:  # a class builds the graph (native.classes), or functions run by `main` (entry_functions)

@@ -37,6 +37,9 @@ class Train:
     node: cst.CSTNode
     global_step: Optional[str] = None  # `self.<attr>`, a state variable `apply_gradients` counts in
     negated: bool = False  # `minimize(-self.<loss>)` (maximising it)
+    # `var_list=tf.get_collection(TRAINABLE_VARIABLES, scope="disc")`: the class's variables whose
+    # TF1 names start with it (a GAN's two optimizers, native.collection_lists)
+    var_scope: Optional[str] = None
 
 
 @dataclass

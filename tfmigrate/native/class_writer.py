@@ -309,8 +309,9 @@ class ClassWriter:
             body = (f"    with {tf}.GradientTape() as tape:\n"
                     f"        {call}\n"
                     + (f"        {objective} = -self.{train.loss}\n" if train.negated else "")
-                    + f"    variables = self.trainable_variables\n"
-                    f"    gradients = tape.gradient({objective}, variables)\n"
+                    + (f"    variables = [v for v in self.trainable_variables if v.name.startswith({train.var_scope!r})]\n"
+                       if train.var_scope else "    variables = self.trainable_variables\n")
+                    + f"    gradients = tape.gradient({objective}, variables)\n"
                     f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables)"
                     + (f", global_step=self.{train.global_step}" if train.global_step else "") + ")\n"
                     + (f"    return {returned}\n" if returned != "None" else ""))

@@ -28,6 +28,7 @@ route.
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -765,9 +766,11 @@ class ClassScript(ProgramRuns):
             bound = bind(call, _MINIMIZE)
         except ValueError:
             raise Blocked(at, "`minimize(*args)`")
-        other = sorted(set(bound) - {"loss", "name", "global_step"})
+        other = sorted(set(bound) - {"loss", "name", "global_step"} - ({"var_list"} if self._scope_listed(
+            bound.get("var_list")) else set()))
         if other:
-            raise Blocked(at, f"`minimize({other[0]}=...)` in a class (this route trains the class's own variables)")
+            raise Blocked(at, f"`minimize({other[0]}=...)` in a class (this route trains the class's own variables, "
+                              "or those of a variable scope)")
         step = self_attr(bound.get("global_step")) if "global_step" in bound else None
         if "global_step" in bound and step not in cls.state:
             raise Blocked(at, "a `global_step` other than a `self.<step> = tf.Variable(0, trainable=False)` of the class")
@@ -782,7 +785,20 @@ class ClassScript(ProgramRuns):
             raise Blocked(at, "an optimizer made from tensors")
         for path, _node in self.tensor_apis(receiver):
             raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
-        return Train(target, code(receiver), loss, statement, step, negated)
+        return Train(target, code(receiver), loss, statement, step, negated, self._scope_listed(bound.get("var_list")))
+
+    def _scope_listed(self, node) -> Optional[str]:
+        """"disc" of `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="disc")` (TF1 matched the
+        start of each variable's name: a plain scope name, as `startswith`), else None."""
+        if not (isinstance(node, cst.Call) and self.tf_call(node) == "get_collection" and len(node.args) == 2):
+            return None
+        key, scope = node.args
+        if key.keyword is not None or self.api(key.value) != "GraphKeys.TRAINABLE_VARIABLES" \
+                or not (scope.keyword is not None and scope.keyword.value == "scope") \
+                or not isinstance(scope.value, cst.SimpleString):
+            return None
+        name = scope.value.evaluated_value
+        return name if isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_/]+", name) else None
 
     def _collects_tensors(self, statement, later) -> bool:
         """`pooled_outputs = []` that graph code after it fills (`pooled_outputs.append(pooled)` in the

@@ -17,24 +17,48 @@ from typing import Dict, List, Optional, Sequence
 import libcst as cst
 import libcst.matchers as m
 
+# `self.d_vars` in a method: a list the class keeps, read as `var_list=self.d_vars`
+_SELF_ATTRIBUTE = m.Attribute(value=m.Name("self"), attr=m.Name())
+_LIST_TARGET = m.Name() | _SELF_ATTRIBUTE
 _TRAINABLE = m.Call(func=m.Attribute(attr=m.Name("get_collection")),
                     args=[m.Arg(value=m.Attribute(attr=m.Name("TRAINABLE_VARIABLES"))), m.ZeroOrMore()])
 
 
 def inlined(module: cst.Module) -> Optional[cst.Module]:
-    """`module` with each such list written into the `var_list=` that reads it, at module level and
-    in each top-level function (`def main(_)`: a name local to it), or None if none."""
+    """`module` with each such list written into the `var_list=` that reads it, at module level, in
+    each top-level function (`def main(_)`: a name local to it) and in each method of a class (also
+    `self.d_vars`, an attribute the module reads nowhere else), or None if none."""
     changed = _inlined_in(module)
     module = changed or module
     body, functions = [], False
     for statement in module.body:
         local = _inlined_in(statement) if isinstance(statement, cst.FunctionDef) and not m.findall(
             statement, m.Global() | m.Nonlocal()) else None
+        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            methods = [_inlined_in(s, module) if isinstance(s, cst.FunctionDef) and not m.findall(
+                s, m.Global() | m.Nonlocal()) else None for s in statement.body.body]
+            if any(methods):
+                local = statement.with_changes(body=statement.body.with_changes(body=[
+                    new or s for new, s in zip(methods, statement.body.body)]))
         functions = functions or local is not None
         body.append(local or statement)
     if functions:
         return module.with_changes(body=body)
     return changed
+
+
+def _key(target: cst.BaseExpression) -> str:
+    """`d_vars`, or `self.d_vars`."""
+    return target.value if isinstance(target, cst.Name) else f"self.{target.attr.value}"
+
+
+def _uses(owner, module: Optional[cst.Module]) -> List[str]:
+    """Each name, and each `self.<attribute>` (any `.attribute` of the module, where a class keeps
+    it: another object's `model.d_vars` may read it), as often as it occurs."""
+    found = [n.value for n in m.findall(owner, m.Name())]
+    if module is not None:
+        found += [f"self.{a.attr.value}" for a in m.findall(module, m.Attribute())]
+    return found
 
 
 def _statements(owner) -> Sequence[cst.CSTNode]:
@@ -47,21 +71,24 @@ def _with_statements(owner, statements):
     return owner.with_changes(body=owner.body.with_changes(body=statements))
 
 
-def _inlined_in(owner):
-    """`owner` (the module, or a function) with its lists inlined, or None if it has none."""
-    filtered = _filtered_lists(owner)
+def _inlined_in(owner, module: Optional[cst.Module] = None):
+    """`owner` (the module, or a function; a method of `module`'s classes) with its lists inlined,
+    or None if it has none."""
+    filtered = _filtered_lists(owner, module)
     owner = filtered if filtered is not None else owner
     lists: Dict[str, cst.Call] = {}
     for statement in _statements(owner):
-        if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())],
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=_LIST_TARGET)],
                                                                      value=_TRAINABLE)])):
-            name = statement.body[0].targets[0].target.value
+            name = _key(statement.body[0].targets[0].target)
+            if name.startswith("self.") and module is None:
+                continue
             lists[name] = None if name in lists else statement.body[0].value  # assigned twice: left alone
     lists = {name: call for name, call in lists.items() if call is not None}
     if not lists:
         return filtered
-    names = [n.value for n in m.findall(owner, m.Name())]
-    used = [a.value.value for a in m.findall(owner, m.Arg(keyword=m.Name("var_list"), value=m.Name()))]
+    names = _uses(owner, module)
+    used = [_key(a.value) for a in m.findall(owner, m.Arg(keyword=m.Name("var_list"), value=_LIST_TARGET))]
     lists = {name: call for name, call in lists.items() if names.count(name) == 1 + used.count(name) > 1}
     if not lists:
         return filtered
@@ -69,7 +96,7 @@ def _inlined_in(owner):
     return _with_statements(owner, _without(_statements(owner), lists))
 
 
-def _filtered_lists(owner):
+def _filtered_lists(owner, module: Optional[cst.Module] = None):
     """`owner` (module or function) with `[v for v in t_vars if v.name.startswith("S")]` of `t_vars =
     tf.trainable_variables()` (assigned once, read only by such lists) written as
     `tf.get_collection(TRAINABLE_VARIABLES, scope="S")`, and the `t_vars` line left empty; None if
@@ -90,7 +117,7 @@ def _filtered_lists(owner):
         found = {}
         for statement in _statements(owner):
             assign = statement.body[0] if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
-                targets=[m.AssignTarget(target=m.Name())])])) else None
+                targets=[m.AssignTarget(target=m.Name() if module is None else _LIST_TARGET)])])) else None
             prefix = _prefix_filter(assign.value, name) if assign is not None else None
             if prefix is not None:
                 found[id(assign.value)] = cst.parse_expression(
@@ -137,8 +164,8 @@ def _without(statements, names) -> List[cst.CSTNode]:
     its line numbers)."""
     body, blank = [], []
     for statement in statements:
-        if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])) \
-                and statement.body[0].targets[0].target.value in names:
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=_LIST_TARGET)])])) \
+                and _key(statement.body[0].targets[0].target) in names:
             blank += [*statement.leading_lines, cst.EmptyLine()]  # the line stays, empty
             continue
         if blank and hasattr(statement, "leading_lines"):
@@ -153,6 +180,7 @@ class _Inline(cst.CSTTransformer):
         self.lists = lists
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        if m.matches(updated, m.Arg(keyword=m.Name("var_list"), value=m.Name())) and updated.value.value in self.lists:
-            return updated.with_changes(value=self.lists[updated.value.value])
+        if m.matches(updated, m.Arg(keyword=m.Name("var_list"), value=_LIST_TARGET)) \
+                and _key(updated.value) in self.lists:
+            return updated.with_changes(value=self.lists[_key(updated.value)])
         return updated
