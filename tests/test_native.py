@@ -1525,3 +1525,23 @@ def test_a_model_functions_scope_named_by_its_own_values_is_kept_for_one_call():
     assert "with a `variable_scope` named by an expression" in str(rewrite(twice).blocker)
     module_named = source.replace("'fc%d' % i", "PREFIX + str(i)").replace("def mlp", "PREFIX = 'fc'\n\n\ndef mlp")
     assert "whose `variable_scope` name reads the module" in str(rewrite(module_named).blocker)
+
+
+def test_a_saver_of_listed_variables_saves_them_under_the_names_it_gives():
+    """`tf.train.Saver(var_list={"poly/w": w})` / `tf.train.Saver([w, b])` of module-level variables:
+    the eager name-based Saver of those variables, under the dict's names or TF1's own names; a
+    list of anything else keeps the compat route."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 1])\n"
+              "with tf.variable_scope('poly'):\n    w = tf.get_variable('w', [1, 1])\n"
+              "b = tf.Variable(tf.zeros([1]), name='b')\ny = tf.matmul(x, w) + b\n"
+              "saver = tf.train.Saver(var_list={'model/w': w}, max_to_keep=2)\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run(y, {x: [[1.0]]}))\n    saver.save(sess, 'ckpt')\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "tf.compat.v1.train.Saver(var_list={\"model/w\": w}, max_to_keep=2)" in outcome.code, outcome.code
+    listed = rewrite(source.replace("var_list={'model/w': w}", "[w, b]"))
+    assert listed.blocker is None, str(listed.blocker)
+    assert "Saver(var_list={\"poly/w\": w, \"b\": b}, max_to_keep=2)" in listed.code, listed.code
+    other = rewrite(source.replace("var_list={'model/w': w}", "var_list=[y]"))
+    assert "`tf.train.Saver(var_list=[y])`" in str(other.blocker)

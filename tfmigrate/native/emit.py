@@ -370,8 +370,10 @@ class Emitter:
         call = assign.value
         names = cst.parse_expression(statement.saved.var_list(
             self._keras3, lambda builder, call_id: self.script.builders[builder].objects[call_id]))
+        kept = [a for i, a in enumerate(call.args)  # (a `var_list` of its own: written anew, by TF1 name)
+                if not (a.keyword is not None and a.keyword.value == "var_list" or a.keyword is None and i == 0)]
         new = call.with_changes(func=cst.parse_expression(f"{self.tf}.compat.v1.train.Saver"), args=joined(
-            call, [keyword("var_list", names), *call.args]))
+            call, [keyword("var_list", names), *kept]))
         helper = ""
         if statement.saved.optimizers and not self.optimizer_state_written:
             helper, self.optimizer_state_written = checkpoints.OPTIMIZER_STATE, True

@@ -1083,10 +1083,19 @@ class Script:
                              "/".join(self.scope), bias is None or code(bias) == "True")
 
     def _saver(self, statement: Statement, call: cst.Call) -> None:
-        """`saver = tf.train.Saver(max_to_keep=...)`: the variables made so far, by TF1's names."""
-        for arg in call.args:
+        """`saver = tf.train.Saver(max_to_keep=...)`: the variables made so far, by TF1's names
+        (`var_list=`: those it lists, `_listed_saved`)."""
+        listed = None
+        for index, arg in enumerate(call.args):
+            if arg.keyword is not None and arg.keyword.value == "var_list" or arg.keyword is None and index == 0:
+                listed = self._listed_saved(arg.value)
+                if listed is not None:
+                    continue
             if arg.keyword is None or arg.keyword.value not in checkpoints.SAVER_OPTIONS:
                 raise Blocked(statement.line, f"`tf.train.Saver({code(arg).rstrip(', ')})`")
+        if listed is not None:
+            statement.saved = listed
+            return
         if self.tf1_names.unknown:
             raise Blocked(statement.line, f"`tf.train.Saver` over {self.tf1_names.unknown}: TF1's checkpoint "
                                           "names of its variables are not known")
@@ -1107,6 +1116,33 @@ class Script:
                 self.tf1_optimizers |= set(statement.saved.optimizers)
                 statement.reads = statement.reads | set(statement.saved.trained)
                 statement.deps = dict(self.defs)
+
+    def _listed_saved(self, node) -> Optional[checkpoints.GraphNames]:
+        """The names of `Saver(var_list={"poly/w": w, ...})` (its keys) or `Saver([w, b])` (TF1's
+        names of those variables), each a variable made by `tf.Variable` / `get_variable` at module
+        level, whose eager variable is that name; None for any other list."""
+        made = {expression: name for name, expression, weight in self.tf1_names.saved if not weight}
+        if self.tf1_names.unknown:
+            return None
+        pairs = []
+        if isinstance(node, cst.Dict):
+            for element in node.elements:
+                if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                        and isinstance(element.value, cst.Name) and element.value.value in made
+                        and self.kinds.get(element.value.value) is Kind.VARIABLE):
+                    return None
+                pairs.append((element.key.evaluated_value, element.value.value))
+        elif isinstance(node, (cst.List, cst.Tuple)):
+            for element in node.elements:
+                if not (isinstance(element.value, cst.Name) and element.value.value in made
+                        and self.kinds.get(element.value.value) is Kind.VARIABLE):
+                    return None
+                pairs.append((made[element.value.value], element.value.value))
+        if not pairs:
+            return None
+        names = checkpoints.GraphNames()
+        names.saved = [(name, expression, "") for name, expression in pairs]
+        return names
 
     def _untraceable(self, train_op: str) -> Optional[str]:
         """Why the training step `train_op` cannot be traced before a Saver (emit traces only
