@@ -1546,3 +1546,26 @@ def test_a_saver_of_listed_variables_saves_them_under_the_names_it_gives():
     assert "Saver(var_list={\"poly/w\": w, \"b\": b}, max_to_keep=2)" in listed.code, listed.code
     other = rewrite(source.replace("var_list={'model/w': w}", "var_list=[y]"))
     assert "`tf.train.Saver(var_list=[y])`" in str(other.blocker)
+
+
+def test_a_saver_a_class_makes_in_init_after_its_step_saves_its_variables_by_tf1_name():
+    """`self.saver = tf.train.Saver()` at the end of `__init__` (after `minimize`), used by methods as
+    `self.saver.save(self.sess, path)`: the eager `__init__` traces the step and makes a name-based
+    Saver, the methods give it None (exec_class_saver_in_init restores across programs); made before
+    the `minimize` (TF1 saved no optimizer state) or given a `var_list`, it keeps the compat route."""
+    source = ("import tensorflow as tf\n\n\nclass Net(object):\n    def __init__(self):\n"
+              "        self.x = tf.placeholder(tf.float32, [None, 2])\n        self.loss = tf.reduce_mean(tf.layers.dense(self.x, 1))\n"
+              "        self.step = tf.train.AdamOptimizer(0.1).minimize(self.loss)\n        self.saver = tf.train.Saver()\n"
+              "        self.sess = tf.Session()\n        self.sess.run(tf.global_variables_initializer())\n\n"
+              "    def fit(self, x):\n        return self.sess.run([self.step, self.loss], {self.x: x})[1]\n\n"
+              "    def save(self, path):\n        self.saver.save(self.sess, path)\n\n\n"
+              "net = Net()\nprint(net.fit([[1.0, 2.0]]))\nnet.save('m')\n")
+    outcome = rewrite(source)
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "        self.saver = tf.compat.v1.train.Saver(var_list=with_tf1_optimizer_state(" in outcome.code, outcome.code
+    assert "        self.saver.save(None, path)\n" in outcome.code
+    early = source.replace("        self.step = tf.train.AdamOptimizer(0.1).minimize(self.loss)\n        self.saver = tf.train.Saver()\n",
+                           "        self.saver = tf.train.Saver()\n        self.step = tf.train.AdamOptimizer(0.1).minimize(self.loss)\n")
+    assert "before the class's `minimize`" in str(rewrite(early).blocker)
+    listed = source.replace("tf.train.Saver()", "tf.train.Saver([self.w])")
+    assert "given a `var_list`" in str(rewrite(listed).blocker)

@@ -83,6 +83,9 @@ class GraphClass:
     updating: Set[int] = field(default_factory=set)  # id of `minimize` statements under control_dependencies(UPDATE_OPS)
     batch_norms: List[cst.Call] = field(default_factory=list)  # its `tf.layers.batch_normalization` calls
     objects: Dict[str, int] = field(default_factory=dict)  # (a class with batch norm) its objects, by the program's name
+    # `self.saver = tf.train.Saver()` at the end of `__init__` (native.class_savers), and the code it becomes
+    init_saver: Optional[cst.SimpleStatementLine] = None
+    init_saver_code: str = ""
 
     def fresh(self, preferred: str) -> str:
         return fresh_name(self.members, preferred)

@@ -1,5 +1,6 @@
-"""A `tf.train.Saver()` made in a method of a graph class (issue 21), as native.checkpoints writes
-one at module level: a name-based saver of the same variables under TF1's names.
+"""A `tf.train.Saver()` made in a method of a graph class, or as `self.saver` at the end of its
+`__init__` (issue 21), as native.checkpoints writes one at module level: a name-based saver of the
+same variables under TF1's names.
 
     saver = tf.train.Saver()                 ->  self.train_step.get_concrete_function(<its inputs' spec>)
                                                  saver = tf.compat.v1.train.Saver(var_list=with_tf1_optimizer_state(
@@ -21,6 +22,7 @@ import libcst as cst
 
 from tfmigrate.fixers.arguments import keyword
 import tfmigrate.native.checkpoints as checkpoints
+from tfmigrate.native.class_sessions import saver_session
 from tfmigrate.native.class_facts import GraphClass, Placeholder, self_attr, subtree
 from tfmigrate.native.model_mapping import local_names
 from tfmigrate.native.script import Blocked
@@ -42,6 +44,22 @@ def saver_statement(script, node) -> bool:
     if any(a.keyword is None or a.keyword.value not in checkpoints.SAVER_OPTIONS for a in small.value.args):
         raise Blocked(at, "a `tf.train.Saver` of a graph class given a `var_list`")
     script.pending_savers.append((cls, node))
+    return True
+
+
+def init_saver(script, cls: GraphClass, statement, target: Optional[str], value) -> bool:
+    """Whether `statement` of `__init__` is `self.<target> = tf.train.Saver(<options>)`, made after the
+    graph and its `minimize` (`cls.init_saver`; written at the end of the eager `__init__`, its
+    training step traced first, by `saver_code`)."""
+    if target is None or script.tf_call(value) != "train.Saver":
+        return False
+    at = script.line_of(statement)
+    if any(a.keyword is None or a.keyword.value not in checkpoints.SAVER_OPTIONS for a in value.args):
+        raise Blocked(at, "a `tf.train.Saver` of a graph class given a `var_list`")
+    if cls.init_saver is not None or not cls.trains:
+        raise Blocked(at, f"`self.{target} = tf.train.Saver()` in `__init__` " + (
+            "twice" if cls.init_saver is not None else "before the class's `minimize`"))
+    cls.init_saver = statement
     return True
 
 
@@ -77,12 +95,14 @@ def saver_code(script, cls: GraphClass, node: cst.SimpleStatementLine) -> str:
 
 
 def session_of_saver(script, call: cst.Call) -> Optional[cst.Arg]:
-    """The Session argument of `<saver>.save(sess, ...)` / `.restore(sess, ...)` (None: not one)."""
+    """The Session argument of `<saver>.save(sess, ...)` / `.restore(sess, ...)`, or of the Session a
+    class holds (`self.saver.save(self.sess, ...)`) (None: not one)."""
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("save", "restore") and call.args \
             and call.args[0].keyword is None and isinstance(call.args[0].value, cst.Name) \
             and call.args[0].value.value in script.sessions:
         return call.args[0]
-    return None
+    held = script.current_class.held_session if script.current_class is not None else None
+    return saver_session(call, held.attr) if held is not None else None
 
 
 def _iterator_spec(cls: GraphClass, placeholder: Placeholder, at: int) -> str:
@@ -125,7 +145,11 @@ def _seen_from_methods(script, cls: GraphClass, node) -> bool:
                 if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
                     module |= {(a.asname.name.value if a.asname else code(a.name).split(".")[0]) for a in small.names}
             module |= names_assigned(statement)
-    init = local_names(cls.init) | set().union(*(names_assigned(s) for s in cls.body))
+    assigned = set().union(*(names_assigned(s) for s in cls.body))
+    init = local_names(cls.init) | assigned
+    if cls.init_saver is not None:  # (the Saver's code ends `__init__`: its parameters, never rebound, too)
+        params = {p.name.value for p in cls.init.params.params} - assigned
+        return all(name in module - init or name in params for name in names_read(node) - {"None"})
     return all(name in module and name not in init for name in names_read(node) - {"None"})
 
 

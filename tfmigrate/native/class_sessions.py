@@ -11,7 +11,8 @@
 or `self.sess = tf.Session()` / `tf.InteractiveSession()` made in `__init__`, initialised there
 (`self.sess.run(tf.global_variables_initializer())`) and closed by the program (`vae.sess.close()`).
 The attribute is used only by `run` (each such call a run over the object, read as the program's
-runs in a method given a Session are), `close`, and where it is set; those lines go, and a
+runs in a method given a Session are), `close`, a Saver's `save` / `restore` (given None eagerly),
+and where it is set; those lines go, and a
 Session given to `__init__` leaves its parameter list and its callers' arguments. Anything else
 (`self.sess.graph`, the Session passed on, a Session with a graph of its own) keeps the module
 on the compat route.
@@ -64,6 +65,14 @@ def held(script, cls_node: cst.ClassDef, init: cst.FunctionDef, body: List[cst.B
 def _runs_on(node, attr: str) -> bool:
     """Whether `node` calls `self.<attr>.run(...)`."""
     return any(_held_run(n, {attr}) for n in subtree(node))
+
+
+def saver_session(call: cst.Call, attr: str) -> Optional[cst.Arg]:
+    """The held Session's argument of `<saver>.save(self.<attr>, ...)` / `.restore(self.<attr>, ...)`."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("save", "restore") and call.args \
+            and call.args[0].keyword is None and self_attr(call.args[0].value) == attr:
+        return call.args[0]
+    return None
 
 
 def _held_run(node, attrs, objects: bool = False) -> bool:
@@ -125,6 +134,9 @@ def check_uses(script, module: cst.Module, cls_node: cst.ClassDef, session: Held
             allowed.add(id(node.func.value))
         elif isinstance(node, cst.Call) and _graph_writer(script, node, attr):
             allowed.add(id(_writer_graph(node).value))
+        elif isinstance(node, cst.Call) and saver_session(node, attr) is not None:
+            allowed.add(id(saver_session(node, attr).value))  # `saver.save(self.sess, path)`: None eagerly
+            script.saver_sessions.add(id(saver_session(node, attr)))
         elif isinstance(small, cst.Assign) and len(small.targets) == 1 and self_attr(small.targets[0].target) == attr:
             allowed.add(id(small.targets[0].target))
     for node in subtree(module):

@@ -221,7 +221,7 @@ class ClassWriter:
                 members.append(_module_inputs(statement.visit(_AsGetVariable(cls.variables)), cls.method_inputs)
                                .visit(_Overrides.of(cls)).visit(_Frozen(cls.frozen)))
             elif isinstance(statement, cst.FunctionDef):  # (`self.sess.close()` of a held Session: gone)
-                members.append(statement.visit(_Dropped(self.script.removed)))
+                members.append(statement.visit(_Dropped(self.script.removed, self.script.saver_sessions)))
             else:
                 members.append(statement)
         for method in cls.methods.values():
@@ -248,6 +248,8 @@ class ClassWriter:
             statements.append(cst.parse_statement(f"self.{attr} = {local}\n"))
         for attr, copy in cls.frozen.items():  # what the graph read of Python attributes changed later
             statements.append(cst.parse_statement(f"self.{copy} = self.{attr}\n"))
+        if cls.init_saver_code:  # `self.saver = tf.train.Saver()`: its variables made first (native.class_savers)
+            statements += list(cst.parse_module(cls.init_saver_code).body)
         init = cls.init.with_changes(body=cls.init.body.with_changes(body=statements))
         session = cls.held_session
         if session is not None and session.param is not None:  # (the Session it was given: gone)
@@ -450,13 +452,17 @@ def tf1_unique_name(taken, name):
 
 
 class _Dropped(cst.CSTTransformer):
-    """The statements whose ids are in `removed` taken out (a block left empty: `pass`)."""
+    """The statements whose ids are in `removed` taken out (a block left empty: `pass`), and the
+    held Session given to a Saver (`self.saver.save(self.sess, path)`) given None (`sessions`)."""
 
-    def __init__(self, removed: Set[int]):
-        self.removed = removed
+    def __init__(self, removed: Set[int], sessions: Set[int] = frozenset()):
+        self.removed, self.sessions = removed, sessions
 
     def leave_SimpleStatementLine(self, original, updated):
         return cst.RemoveFromParent() if id(original) in self.removed else updated
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg):
+        return updated.with_changes(value=cst.Name("None")) if id(original) in self.sessions else updated
 
     def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
         return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])

@@ -41,6 +41,7 @@ import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_feeds as class_feeds
 import tfmigrate.native.class_sessions as class_sessions
 import tfmigrate.native.class_savers as class_savers
+from tfmigrate.native.checkpoints import CHECKPOINT_FILES
 import tfmigrate.native.class_summaries as class_summaries
 import tfmigrate.native.class_updates as class_updates
 from tfmigrate.native.class_calls import (built_after, builder_call, check_locals, inlined, other_calls,
@@ -182,6 +183,7 @@ class ClassScript(ProgramRuns):
                 if path is None:
                     return None
                 if not (path.startswith(OBJECT_PREFIXES) or path.endswith(OBJECT_SUFFIXES)
+                        or path in CHECKPOINT_FILES  # (`tf.train.latest_checkpoint(folder)`: a file's name)
                         or path.startswith("nn.") and not path.startswith("nn.rnn_cell")):
                     found.append((path, attr))
                 return False
@@ -220,6 +222,9 @@ class ClassScript(ProgramRuns):
         self._runners()
         for cls, saver in self.pending_savers:  # once every run is known
             self.savers[id(saver)] = class_savers.saver_code(self, cls, saver)
+        for cls in self.classes.values():
+            if cls.init_saver is not None:
+                cls.init_saver_code = class_savers.saver_code(self, cls, cls.init_saver)
         self.current_class = None
         if not self.sites:
             raise Blocked(1, "a class that builds a graph no `sess.run` at module level evaluates")
@@ -651,8 +656,13 @@ class ClassScript(ProgramRuns):
                 cls.placeholders.append(self._placeholder(value, path, target, at))
                 cls.graph_attrs.add(target)
                 continue
+            if class_savers.init_saver(self, cls, statement, target, value):
+                continue
             if target is not None and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
                     and value.func.attr.value == "minimize":
+                if cls.init_saver is not None:
+                    raise Blocked(at, f"`minimize` in `{name}.__init__` after its `tf.train.Saver` (TF1 saved no "
+                                      "state of that optimizer)")
                 cls.trains[target] = self._train(cls, statement, value, target, at, graph_locals)
                 continue
             is_graph = bool(self.tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
