@@ -645,10 +645,13 @@ def net(h, keep):
 
 
 out = net(x, 0.6)
+extra = tf.Variable(tf.random_uniform_initializer(-1.0, 1.0)([2]))  # (an initializer called: a draw)
+noise = tf.random_normal([2])
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     for _ in range(2):
-        print(np.round(sess.run(out, {x: np.ones([2, 3], np.float32)}).ravel(), 6).tolist())
+        print(np.round(sess.run(out, {x: np.ones([2, 3], np.float32)}).ravel(), 6).tolist(),
+              np.round(sess.run(extra), 6).tolist(), np.round(sess.run(noise), 6).tolist())
 """
 
 
@@ -661,13 +664,19 @@ def test_a_seed_of_the_programs_own_takes_none_of_the_graphs():
     assert out is not None
     assert "tf.layers.dense(h, 3, kernel_initializer=tf.glorot_uniform_initializer(seed=0))" in out, out
     assert "tf.random_normal([2], seed=1)" in out and "seed=2)" in out
+    assert "tf.random_uniform_initializer(-1.0, 1.0, seed=2)([2])" in out and "tf.random_normal([2], seed=3)" in out
     for shared in (
             "v = tf.get_variable('v', [2], initializer=tf.glorot_uniform_initializer(seed=1))\n"
             "u = tf.get_variable('u', [2], initializer=tf.glorot_uniform_initializer(seed=1))\n",
             "v = tf.get_variable('v', [2], initializer=tf.random_uniform_initializer(seed=0))\n"
             "u = tf.get_variable('u', [2])\n",
             "def f(h):\n    return tf.nn.dropout(h, 0.5, seed=3) + tf.random_normal([2], seed=3)\n\n\n"
-            "y = f(tf.ones([2]))\n"):
+            "y = f(tf.ones([2]))\n",
+            # (module-level graph code runs in the functions too: one Generator for seed 3)
+            "noise = tf.random_normal([2], seed=3)\n\n\ndef f(h):\n    return tf.nn.dropout(h, 0.5, seed=3)\n\n\n"
+            "y = f(tf.ones([2]))\n",
+            "v = tf.get_variable('v', initializer=tf.random_normal([2], seed=3))\n"
+            "u = tf.Variable(tf.random_normal_initializer(seed=3)([2]))\n"):
         assert _pin("tf.set_random_seed(1)\n" + shared) is None, shared
     apart = ("v = tf.get_variable('v', [2], initializer=tf.glorot_uniform_initializer(seed=1))\n"
              "u = tf.get_variable('u', [2], initializer=tf.random_normal_initializer(seed=1))\n\n\n"
@@ -680,7 +689,7 @@ def test_a_seed_of_the_programs_own_takes_none_of_the_graphs():
 
 
 @pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14),
-                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5), (ENTRY_ITERATOR, 3), (OWN_SEEDS, 5)],
+                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5), (ENTRY_ITERATOR, 3), (OWN_SEEDS, 7)],
                          ids=["flat", "reused", "cells", "helpers", "own_graph", "method_helper", "entry_iterator",
                               "own_seeds"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):

@@ -170,7 +170,7 @@ class _Counter:
         self.widths: Dict[int, int] = {}  # ... and how many seeds it takes, where more than one
         self.own: Dict[int, Tuple[int, str]] = {}  # id(call) -> (its own seed, _kind) (`seed=3`)
         self.kind = _STEP  # the kind of the draw `_draws` last found
-        self.in_variable = 0  # inside the arguments of a `tf.Variable(...)` call
+        self.in_variable = 0  # inside the arguments of a `tf.Variable(...)` or `get_variable(...)` call
         self.line: Optional[cst.SimpleStatementLine] = None  # the statement whose calls are read
         self.lines: Dict[int, cst.SimpleStatementLine] = {}  # id(an RNN's call) -> its statement
         self.run_cells: Set[int] = set()  # id of the cell constructions an RNN has run
@@ -231,9 +231,9 @@ class _Counter:
                 raise _Unsure(f"a seed of the program's own (`seed={seed}`) that another draw shares")
 
     def _step_kind(self, path: Optional[str]) -> str:
-        """The kind of a random op's or dropout's draw: `eager:` as a variable's initial value or at
-        module level (drawn once, eagerly), `graph:` in the model code a function runs."""
-        where = "eager" if self.in_variable or not self.walking else "graph"
+        """The kind of a random op's or dropout's draw: `eager:` as a variable's initial value (drawn
+        once, eagerly), `graph:` in the code a `tf.function` runs (module-level graph code too)."""
+        where = "eager" if self.in_variable else "graph"
         dist = "uniform" if path in ("random_uniform", "random.uniform", "nn.dropout", "layers.dropout") else \
             "normal" if path in ("random_normal", "random.normal") else \
             "truncated" if path in ("truncated_normal", "random.truncated_normal") else None
@@ -335,11 +335,11 @@ class _Counter:
             visit_GeneratorExp = visit_DictComp = visit_SetComp = visit_ListComp
 
             def visit_Call(self, call: cst.Call) -> None:
-                if tf_path(counter.names, call.func) == "Variable":
+                if tf_path(counter.names, call.func) in ("Variable", "get_variable"):
                     counter.in_variable += 1
 
             def leave_Call(self, call: cst.Call) -> None:
-                if tf_path(counter.names, call.func) == "Variable":
+                if tf_path(counter.names, call.func) in ("Variable", "get_variable"):
                     counter.in_variable -= 1
                 counter._call(call)
 
@@ -501,6 +501,11 @@ class _Counter:
         _Unsure for one that may."""
         given = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         self.kind = _STEP
+        made = call.func if isinstance(call.func, cst.Call) else None
+        if made is not None and self._initializer(made) is not None:  # `tf.random_normal_initializer()([2])`
+            self.drawn_at = made  # (its seed is the initializer's)
+            kind = _kind(self._initializer(made), made)
+            return self._own(made, made, kind if kind == _STEP or self.in_variable else "graph:" + kind[6:])
         if path in RANDOM_OPS or path == "nn.dropout":
             kept = given.get("keep_prob", given.get("rate"))
             if path == "nn.dropout" and _literal_number(self._value(kept) if kept is not None else None) in (0.0, 1.0):
