@@ -1569,3 +1569,15 @@ def test_a_saver_a_class_makes_in_init_after_its_step_saves_its_variables_by_tf1
     assert "before the class's `minimize`" in str(rewrite(early).blocker)
     listed = source.replace("tf.train.Saver()", "tf.train.Saver([self.w])")
     assert "given a `var_list`" in str(rewrite(listed).blocker)
+
+
+def test_a_draw_with_its_own_seed_names_what_kept_the_seeds_from_being_written_out():
+    """Own seeds are kept where native.op_seeds writes TF1's seeds out; where it cannot (here a
+    Keras layer, whose draws it does not count), the finding says why, beside the draw that stopped."""
+    source = ("import tensorflow as tf\ntf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n"
+              "h = tf.nn.dropout(tf.keras.layers.Dense(2)(x), 0.5, seed=4)\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run(h, {x: [[1.0, 2.0]]}))\n")
+    construct = str(rewrite(source, unsafe=True).blocker)
+    assert "`tf.nn.dropout(seed=...)`" in construct, construct
+    assert "not written out here: `tf.keras.layers.Dense`, which may draw" in construct, construct

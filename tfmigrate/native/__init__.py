@@ -48,6 +48,7 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     outcome = _with_tf1_seeds(source, stateful, eager, unsafe, keras3)
     if outcome is None:
         outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe)
+        outcome = _own_seed_named(source, outcome, unsafe)
     if outcome.blocker is None or outcome.blocker.function is None:
         return outcome
     import tfmigrate.native.inline as inline
@@ -63,6 +64,24 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         return Outcome(None, Blocker(blocker.line, f"{blocker.construct}; written where it is called, the module "
                                                    f"stops at line {line}: {inlined.blocker.construct}"))
     return inlined
+
+
+def _own_seed_named(source: str, outcome: Outcome, unsafe: bool) -> Outcome:
+    """A rewrite stopped by a draw with a seed of its own, in a graph-seeded module whose op seeds
+    could not be written out (native.op_seeds, which keeps such seeds): say what kept them."""
+    blocker = outcome.blocker
+    if blocker is None or not unsafe or "a random op with its own seed" not in blocker.construct:
+        return outcome
+    from tfmigrate.native.op_seeds import why_not_pinned
+
+    try:
+        why = why_not_pinned(cst.parse_module(source), source)
+    except Exception:  # noqa: BLE001 - the caller reports unparsable files itself
+        return outcome
+    if why is None:
+        return outcome
+    return Outcome(None, Blocker(blocker.line, f"{blocker.construct}; the seeds TF1 gave the program's draws are "
+                                               f"not written out here: {why}", blocker.function))
 
 
 def _slim_layers_kept(source: str, outcome: Outcome) -> Outcome:

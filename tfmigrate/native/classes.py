@@ -599,8 +599,8 @@ class ClassScript(ProgramRuns):
             if path is not None and not self.pinned and any(a.keyword is not None and a.keyword.value == "seed" and code(a.value) != "None"
                                         for a in call.args):
                 raise Blocked(self.line_of(call), f"`tf.{path}(seed=...)` in {where}, a random op with its own seed "
-                                                  "(TF1 drew its numbers from the graph's seed and its own; eager TF2 "
-                                                  "draws others)")
+                                                  "(kept where TF1's op seeds are written out; else eager TF2 may "
+                                                  "draw others)")
 
     def _init_statements(self, cls: GraphClass) -> None:
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,

@@ -141,6 +141,18 @@ def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
     return module.visit(_Pin(seeds, names, counter))
 
 
+def why_not_pinned(module: cst.Module, source: str) -> Optional[str]:
+    """What keeps the count of a graph-seeded module's op seeds from being certain (None: nothing)."""
+    if not re.search(r"\bset_random_seed\s*\(", source):
+        return None
+    counted, _lines = merged(module, lambda node: 1)
+    try:
+        _Counter(counted, ImportTable(module, source)).count()
+    except _Unsure as why:
+        return str(why)
+    return None
+
+
 class _Counter:
     def __init__(self, module: cst.Module, names: ImportTable):
         self.module, self.names = module, names
