@@ -165,6 +165,7 @@ def _stop(workers: List[_Worker], tasks: Sequence[Task], ledger: Optional[object
         worker.close(kill=True)
         if worker.index is not None:
             _remove_temporaries(tasks[worker.index], worker.process.pid)
+    _sweep_temporaries(tasks, {w.process.pid for w in workers if w.process.pid is not None})
     if ledger is not None:
         for index in sorted(ready):
             ledger.add(ready[index])
@@ -173,6 +174,27 @@ def _stop(workers: List[_Worker], tasks: Sequence[Task], ledger: Optional[object
 def _unsure(ledger: Optional[object], task: Task) -> None:
     if ledger is not None and task.shown not in ledger.unsure:
         ledger.unsure.append(task.shown)
+
+
+def _sweep_temporaries(tasks: Sequence[Task], pids: set) -> None:
+    """Every temporary file the stopped workers (`pids`, all gone now) left in the folders of the
+    files to fix, whichever task the parent last knew each worker by (CI once found one left by a
+    worker stopped mid-write that the parent no longer counted as writing)."""
+    from tfmigrate.atomic import _TEMP
+
+    folders = {os.path.dirname(os.path.realpath(t.path)) for t in tasks if t.data is None and t.mode == "fix"}
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _TEMP.match(entry.name)
+            if match and match.group("pid") and int(match.group("pid")) in pids:
+                try:
+                    os.unlink(entry.path)
+                except OSError:
+                    pass
 
 
 def _remove_temporaries(task: Task, pid: Optional[int]) -> None:
