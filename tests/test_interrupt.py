@@ -208,3 +208,16 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path, monkeypatch):
     assert "the worker process checking it died (signal SIGSEGV)" in crashed[0].message
     fixed, untouched = states(tmp_path, n)
     assert (fixed, untouched) == (n - 1, 1)
+
+
+def test_the_temporaries_of_stopped_workers_are_found_by_their_pids(tmp_path):
+    """pool._stop sweeps what its stopped workers left (atomic.temporaries_of): their pids' files
+    only, never a concurrent run's or a user's file."""
+    from tfmigrate.atomic import temporaries_of
+
+    names = [".m1.py.4242.abcd_123.tfmigrate", ".m2.py.4343.abcd_123.tfmigrate", ".m3.py.4242.x.tfmigrate",
+             "m1.py", ".m4.py.abcd_123.tfmigrate"]
+    for name in names:
+        (tmp_path / name).write_text("x")
+    found = sorted(os.path.basename(p) for p in temporaries_of([str(tmp_path), str(tmp_path / "gone")], [4242]))
+    assert found == [".m1.py.4242.abcd_123.tfmigrate"]

@@ -100,6 +100,23 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def temporaries_of(folders: Iterable[str], pids: Iterable[int]) -> List[str]:
+    """tfmigrate's temporary files in `folders` made by the processes `pids` (a stopped run's
+    workers, all gone: what they leave is a leftover)."""
+    wanted = {str(pid) for pid in pids}
+    found = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _TEMP.match(entry.name)
+            if match and match.group("pid") in wanted:
+                found.append(entry.path)
+    return found
+
+
 def stale_temporaries(folders: Iterable[str], now: Optional[float] = None) -> List[str]:
     """tfmigrate's own temporary files in `folders` left by a run that was killed mid-write:
     made by a process that is gone, or older than STALE_AFTER. A concurrent run's are kept."""

@@ -180,21 +180,14 @@ def _sweep_temporaries(tasks: Sequence[Task], pids: set) -> None:
     """Every temporary file the stopped workers (`pids`, all gone now) left in the folders of the
     files to fix, whichever task the parent last knew each worker by (CI once found one left by a
     worker stopped mid-write that the parent no longer counted as writing)."""
-    from tfmigrate.atomic import _TEMP
+    from tfmigrate.atomic import temporaries_of
 
     folders = {os.path.dirname(os.path.realpath(t.path)) for t in tasks if t.data is None and t.mode == "fix"}
-    for folder in folders:
+    for leftover in temporaries_of(folders, pids):
         try:
-            entries = list(os.scandir(folder))
+            os.unlink(leftover)
         except OSError:
-            continue
-        for entry in entries:
-            match = _TEMP.match(entry.name)
-            if match and match.group("pid") and int(match.group("pid")) in pids:
-                try:
-                    os.unlink(entry.path)
-                except OSError:
-                    pass
+            pass
 
 
 def _remove_temporaries(task: Task, pid: Optional[int]) -> None:
