@@ -1318,14 +1318,16 @@ def test_variable_lists_local_to_a_function_are_inlined_there():
     source = ("import tensorflow as tf\n\n\ndef main(_):\n    loss = build()\n    t_vars = tf.trainable_variables()\n"
               "    d_vars = [v for v in t_vars if v.name.startswith('D/')]\n"
               "    step = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=d_vars)\n    return step\n")
-    out = inlined(cst.parse_module(source)).code
+    def listed(text):
+        return inlined(cst.parse_module(text), text)
+
+    out = listed(source).code
     assert "minimize(loss, var_list=tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=\"D/\"))" in out
     assert "t_vars" not in out and "d_vars" not in out
     assert out.count("\n") == source.count("\n")
-    printed = inlined(cst.parse_module(source.replace("    return step", "    print(len(d_vars))\n    return step"))).code
+    printed = listed(source.replace("    return step", "    print(len(d_vars))\n    return step")).code
     assert "    d_vars = tf.get_collection(" in printed and "var_list=d_vars" in printed  # (the same list in TF1)
-    assert inlined(cst.parse_module(source.replace("    loss = build()", "    global t_vars\n    loss = build()"))) \
-        is None
+    assert listed(source.replace("    loss = build()", "    global t_vars\n    loss = build()")) is None
 
 
 def test_gradients_clipped_by_global_norm_are_a_minimize_with_clipped_tape_gradients():

@@ -8,7 +8,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterable, List, Optional
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 class NotWritten(OSError):
     """`fix` refused to replace a file; the message says why (the file is left as it was)."""
@@ -100,11 +100,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def temporaries_of(folders: Iterable[str], pids: Iterable[int]) -> List[str]:
-    """tfmigrate's temporary files in `folders` made by the processes `pids` (a stopped run's
-    workers, all gone: what they leave is a leftover)."""
-    wanted = {str(pid) for pid in pids}
-    found = []
+def _temporaries(folders: Iterable[str]) -> Iterator[Tuple[os.DirEntry, Optional[str]]]:
+    """Each of tfmigrate's temporary files in `folders`, with the pid that made it (None: an
+    older run's, which wrote none)."""
     for folder in folders:
         try:
             entries = list(os.scandir(folder))
@@ -112,9 +110,15 @@ def temporaries_of(folders: Iterable[str], pids: Iterable[int]) -> List[str]:
             continue
         for entry in entries:
             match = _TEMP.match(entry.name)
-            if match and match.group("pid") in wanted:
-                found.append(entry.path)
-    return found
+            if match and entry.is_file(follow_symlinks=False):
+                yield entry, match.group("pid")
+
+
+def temporaries_of(folders: Iterable[str], pids: Iterable[int]) -> List[str]:
+    """tfmigrate's temporary files in `folders` made by the processes `pids` (a stopped run's
+    workers, all gone: what they leave is a leftover)."""
+    wanted = {str(pid) for pid in pids}
+    return [entry.path for entry, pid in _temporaries(folders) if pid in wanted]
 
 
 def stale_temporaries(folders: Iterable[str], now: Optional[float] = None) -> List[str]:
@@ -124,22 +128,13 @@ def stale_temporaries(folders: Iterable[str], now: Optional[float] = None) -> Li
 
     now = time.time() if now is None else now
     found = []
-    for folder in folders:
+    for entry, pid in _temporaries(folders):
         try:
-            entries = list(os.scandir(folder))
+            old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER
         except OSError:
             continue
-        for entry in entries:
-            match = _TEMP.match(entry.name)
-            if not match or not entry.is_file(follow_symlinks=False):
-                continue
-            pid = match.group("pid")
-            try:
-                old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER
-            except OSError:
-                continue
-            if old or (pid is not None and int(pid) != os.getpid() and not _alive(int(pid))):
-                found.append(entry.path)
+        if old or (pid is not None and int(pid) != os.getpid() and not _alive(int(pid))):
+            found.append(entry.path)
     return found
 
 

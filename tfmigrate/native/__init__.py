@@ -190,7 +190,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
     route, classes, entry functions (with `clip`: the script route alone, its steps clipped)."""
     from tfmigrate.native.collection_lists import inlined
 
-    listed = inlined(module)  # `d_vars = tf.get_collection(...)` read only by `var_list=` (same lines)
+    listed = inlined(module, source)  # `d_vars = tf.get_collection(...)` read only by `var_list=` (same lines)
     if listed is not None:
         source = listed.code
         module = cst.parse_module(source)

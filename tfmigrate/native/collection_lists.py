@@ -24,10 +24,13 @@ _TRAINABLE = m.Call(func=m.Attribute(attr=m.Name("get_collection")),
                     args=[m.Arg(value=m.Attribute(attr=m.Name("TRAINABLE_VARIABLES"))), m.ZeroOrMore()])
 
 
-def inlined(module: cst.Module) -> Optional[cst.Module]:
-    """`module` with each such list written into the `var_list=` that reads it, at module level, in
-    each top-level function (`def main(_)`: a name local to it) and in each method of a class (also
-    `self.d_vars`, an attribute the module reads nowhere else), or None if none."""
+def inlined(module: cst.Module, source: str) -> Optional[cst.Module]:
+    """`module` (whose text is `source`) with each such list written into the `var_list=` that
+    reads it, at module level, in each top-level function (`def main(_)`: a name local to it) and
+    in each method of a class (also `self.d_vars`, an attribute the module reads nowhere else), or
+    None if none."""
+    if "TRAINABLE_VARIABLES" not in source and "trainable_variables" not in source:
+        return None  # (what both shapes must spell: every module the native route reads comes here)
     changed = _inlined_in(module)
     module = changed or module
     body, functions = [], False
@@ -109,6 +112,8 @@ def _filtered_lists(owner, module: Optional[cst.Module] = None):
             assign = statement.body[0]
             name = assign.targets[0].target.value
             alls[name] = None if name in alls else assign.value.func.value
+    if not any(alls.values()):
+        return None  # (before the names are counted: every module and method comes here)
     names = [n.value for n in m.findall(owner, m.Name())]
     filters: Dict[int, cst.Call] = {}
     for name, tf in alls.items():

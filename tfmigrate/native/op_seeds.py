@@ -129,28 +129,31 @@ def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
     unseeded draw, or a count that is not certain)."""
     if not re.search(r"\bset_random_seed\s*\(", source):
         return None
-    names = ImportTable(module, source)
-    counted, _lines = merged(module, lambda node: 1)  # (a base class as the class route reads it)
-    counter = _Counter(counted, names)
     try:
-        seeds = counter.count()
+        counter, seeds = _counted(module, source)
     except _Unsure:
         return None
     if not seeds and not counter.helper_draws and not counter.own:
         return None
-    return module.visit(_Pin(seeds, names, counter))
+    return module.visit(_Pin(seeds, counter.names, counter))
 
 
 def why_not_pinned(module: cst.Module, source: str) -> Optional[str]:
     """What keeps the count of a graph-seeded module's op seeds from being certain (None: nothing)."""
     if not re.search(r"\bset_random_seed\s*\(", source):
         return None
-    counted, _lines = merged(module, lambda node: 1)
     try:
-        _Counter(counted, ImportTable(module, source)).count()
+        _counted(module, source)
     except _Unsure as why:
         return str(why)
     return None
+
+
+def _counted(module: cst.Module, source: str):
+    """(the counter, the op seed of each draw) of the module; _Unsure where the count is not certain."""
+    counted, _lines = merged(module, lambda node: 1)  # (a base class as the class route reads it)
+    counter = _Counter(counted, ImportTable(module, source))
+    return counter, counter.count()
 
 
 class _Counter:
