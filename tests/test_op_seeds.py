@@ -9,7 +9,7 @@ import pytest
 
 from tf_programs import run_python
 from tfmigrate.native.op_seeds import pinned
-from tfmigrate.native.seed_generators import drawn_by_generators
+from tfmigrate.native.seed_generators import drawn_apart, drawn_by_generators
 
 HEADER = "import numpy as np\nimport tensorflow as tf\n\n"
 
@@ -726,6 +726,21 @@ def test_draws_at_each_step_come_from_generators_in_tf1s_state():
     # two seeds (two graphs): which generator belongs to which is not certain, left as it is
     assert drawn_by_generators(text.replace("w = ", "tf.random.set_seed(1)\nw = ")) == text.replace(
         "w = ", "tf.random.set_seed(1)\nw = ")
+
+
+def test_a_float32_draw_in_two_functions_shares_one_generator():
+    # the noise of a VAE, which the rewrite writes into the training step and the evaluation: TF1 ran
+    # one op, whose sequence the evaluation continued; eagerly, one Generator continues it
+    text = ("import tensorflow as tf\n\ntf.random.set_seed(1)\n\n\n@tf.function\ndef step(mu):\n"
+            "    return mu + tf.random.normal(tf.shape(mu), dtype=tf.float32, seed=4)\n\n\n"
+            "@tf.function\ndef evaluate(mu):\n    return mu + tf.random.normal(tf.shape(mu), dtype='float32', seed=4)\n")
+    assert drawn_apart(text) == 4
+    out = drawn_by_generators(text)
+    assert out.count("rng_4.normal(tf.shape(mu), dtype=") == 2 and drawn_apart(out) is None
+    # a float64 draw is another kernel's: left as it is, and so two of them are drawn apart
+    doubled = text.replace("tf.float32", "tf.float64").replace("'float32'", "tf.float64")
+    assert drawn_by_generators(doubled) == doubled and drawn_apart(doubled) == 4
+    assert drawn_apart(text.replace("seed=4)\n\n\n", "seed=5)\n\n\n")) is None
 
 
 def test_other_libraries_and_positional_layer_arguments():

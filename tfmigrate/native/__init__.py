@@ -138,7 +138,7 @@ def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, ke
     if not unsafe or "set_random_seed" not in source:
         return None
     from tfmigrate.native.op_seeds import pinned
-    from tfmigrate.native.seed_generators import drawn_by_generators
+    from tfmigrate.native.seed_generators import drawn_apart, drawn_by_generators
     from tfmigrate.native.seeded_draws import PINNED_NOTE, noted
 
     try:
@@ -150,7 +150,10 @@ def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, ke
     outcome = _slim_layers_kept(source, _rewrite(with_seeds.code, stateful, eager, unsafe, keras3, pinned=True))
     if outcome.code is None:
         return None
-    return Outcome(noted(drawn_by_generators(outcome.code), PINNED_NOTE), None, outcome.kept)
+    code = drawn_by_generators(outcome.code)
+    if drawn_apart(code) is not None:
+        return None  # (the module is rewritten as it is, under the note that eager TF2 draws other numbers)
+    return Outcome(noted(code, PINNED_NOTE), None, outcome.kept)
 
 
 def _rewrite(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool, pinned: bool = False) -> Outcome:

@@ -10,13 +10,14 @@ it, as TF1's one op was for every `sess.run` that evaluated it.
 from __future__ import annotations
 
 import re
-from typing import Dict
+from typing import Dict, Optional
 
 import libcst as cst
 
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined
-from tfmigrate.native.op_seeds import tf_alias, tf_path
+from tfmigrate.native.syntax import calls_in
+from tfmigrate.native.op_seeds import RANDOM_OPS, tf_alias, tf_path
 
 _GENERATED = {"random_normal": "normal", "random.normal": "normal", "random_uniform": "uniform",
               "random.uniform": "uniform", "truncated_normal": "truncated_normal",
@@ -41,6 +42,32 @@ def drawn_by_generators(text: str) -> str:
                 return text
             return module.with_changes(body=[written if s is function else s for s in module.body]).code
     return text
+
+
+def drawn_apart(text: str) -> Optional[int]:
+    """A seed that two draws inside functions of the rewrite `text` give a random op of their own
+    (not a Generator's): TF1 evaluated one op, continuing its sequence at each `sess.run`, where
+    eagerly each `tf.function` (a training step and an evaluation, which the rewrite both wrote the
+    draw into) starts the sequence again. None where no seed is left so."""
+    module = cst.parse_module(text)
+    names = ImportTable(module, text)
+    seen: Dict[int, int] = {}
+    for function in _functions(module):
+        for call in calls_in(function.body):
+            path = tf_path(names, call.func) or ""
+            seed = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
+            if (path in RANDOM_OPS or path in _GENERATED) and isinstance(seed, cst.Integer):
+                seen[int(seed.value)] = seen.get(int(seed.value), 0) + 1
+    return next((seed for seed, count in seen.items() if count > 1), None)
+
+
+def _functions(module: cst.Module):
+    """The module's outermost functions, methods included (each call within them is read once)."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            yield statement
+        elif isinstance(statement, cst.ClassDef):
+            yield from (s for s in statement.body.body if isinstance(s, cst.FunctionDef))
 
 
 def _seed_statements(body, names: ImportTable):
@@ -79,6 +106,13 @@ def _generators_after_seed(owner, names: ImportTable):
     return owner.with_changes(body=owner.body.with_changes(body=body))
 
 
+def _float32(dtype: cst.BaseExpression, names: ImportTable) -> bool:
+    """Whether `dtype` is float32, the draws' default (`dtype=tf.float32` draws what no dtype does)."""
+    if isinstance(dtype, cst.SimpleString):
+        return dtype.evaluated_value == "float32"
+    return names.api(dtype) == "float32"
+
+
 class _ToGenerators(cst.CSTTransformer):
     def __init__(self, names: ImportTable, depth: int = 0):
         self.names, self.depth = names, depth  # (-1: the function that sets the seed is not one that draws per step)
@@ -99,9 +133,9 @@ class _ToGenerators(cst.CSTTransformer):
         if method is None or seed is None or not isinstance(seed.value, cst.Integer) or any(a.star for a in updated.args):
             return updated
         given = {a.keyword.value: a for a in updated.args if a.keyword is not None}
-        if "dtype" in given or "name" in given or len([a for a in updated.args if a.keyword is None]) > (
+        if "dtype" in given and not _float32(given["dtype"].value, self.names) or "name" in given or len([a for a in updated.args if a.keyword is None]) > (
                 1 if method == "layer_dropout" else 2 if method == "dropout" else 3):
-            return updated  # (a dtype: integer draws are another kernel's)
+            return updated  # (another dtype: integer draws are another kernel's)
         n = int(seed.value.value)
         args = [a for a in updated.args if a is not seed]
         if method == "layer_dropout":
