@@ -741,6 +741,9 @@ def test_a_float32_draw_in_two_functions_shares_one_generator():
     doubled = text.replace("tf.float32", "tf.float64").replace("'float32'", "tf.float64")
     assert drawn_by_generators(doubled) == doubled and drawn_apart(doubled) == 4
     assert drawn_apart(text.replace("seed=4)\n\n\n", "seed=5)\n\n\n")) is None
+    # ops of two graphs (each seeded again), or of helpers that are not traced functions, are two ops in TF1 too
+    assert drawn_apart(doubled.replace("@tf.function\ndef evaluate", "tf.random.set_seed(1)\n\n\n@tf.function\ndef evaluate")) is None
+    assert drawn_apart(doubled.replace("@tf.function\n", "")) is None
 
 
 def test_other_libraries_and_positional_layer_arguments():

@@ -45,29 +45,38 @@ def drawn_by_generators(text: str) -> str:
 
 
 def drawn_apart(text: str) -> Optional[int]:
-    """A seed that two draws inside functions of the rewrite `text` give a random op of their own
-    (not a Generator's): TF1 evaluated one op, continuing its sequence at each `sess.run`, where
-    eagerly each `tf.function` (a training step and an evaluation, which the rewrite both wrote the
-    draw into) starts the sequence again. None where no seed is left so."""
+    """A seed that two draws inside `tf.function`s of the rewrite `text`, after one graph seed, give a
+    random op of their own (not a Generator's): the rewrite wrote one TF1 op into each function that
+    evaluates it (a training step and an evaluation), and TF1's one op continued its sequence at
+    each `sess.run` where eagerly each function starts it again. None where no seed is left so."""
     module = cst.parse_module(text)
-    names = ImportTable(module, text)
-    seen: Dict[int, int] = {}
-    for function in _functions(module):
-        for call in calls_in(function.body):
-            path = tf_path(names, call.func) or ""
+    counter = _TracedDraws(ImportTable(module, text))
+    module.visit(counter)
+    return next((seed for (_graph, seed), count in counter.seen.items() if count > 1), None)
+
+
+class _TracedDraws(cst.CSTVisitor):
+    """The seeded random ops of each `tf.function`, by (graph seed, op seed), in source order: each
+    graph seed starts TF1's op seeds again (ops of two graphs are two ops)."""
+
+    def __init__(self, names: ImportTable):
+        self.names, self.graph, self.seen = names, 0, {}
+
+    def visit_SimpleStatementLine(self, node) -> None:
+        if _seed_statements([node], self.names):
+            self.graph += 1
+
+    def visit_FunctionDef(self, node) -> bool:
+        if not any(tf_path(self.names, d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                   == "function" for d in node.decorators):
+            return True
+        for call in calls_in(node.body):
+            path = tf_path(self.names, call.func) or ""
             seed = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
             if (path in RANDOM_OPS or path in _GENERATED) and isinstance(seed, cst.Integer):
-                seen[int(seed.value)] = seen.get(int(seed.value), 0) + 1
-    return next((seed for seed, count in seen.items() if count > 1), None)
-
-
-def _functions(module: cst.Module):
-    """The module's outermost functions, methods included (each call within them is read once)."""
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            yield statement
-        elif isinstance(statement, cst.ClassDef):
-            yield from (s for s in statement.body.body if isinstance(s, cst.FunctionDef))
+                key = (self.graph, int(seed.value))
+                self.seen[key] = self.seen.get(key, 0) + 1
+        return False
 
 
 def _seed_statements(body, names: ImportTable):
