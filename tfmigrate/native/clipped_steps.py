@@ -53,11 +53,36 @@ def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
     if "apply_gradients" not in source or "clip_by_" not in source:
         return None
     names = ImportTable(module, source)
+    drop: List[int] = []
+    steps: Dict[int, cst.BaseStatement] = {}
+    norms: Dict[str, cst.BaseExpression] = {}
+    norm_names: Dict[str, str] = {}
+    for scope in [module] + [s for s in module.body if isinstance(s, cst.FunctionDef)]:
+        _trainable_lists(scope.body if isinstance(scope, cst.Module) else scope.body.body, names, scope,
+                         steps, drop, norms, norm_names)
+    values: Dict[str, Tuple[cst.BaseExpression, cst.BaseExpression]] = {}
+    for scope in [module] + [s for s in module.body if isinstance(s, cst.FunctionDef)]:
+        _optimizer_halves(scope.body if isinstance(scope, cst.Module) else scope.body.body, names, scope,
+                          steps, drop, norms, values, norm_names)
+    if not steps:
+        return None
+    assigned = [t.target.value for t in m.findall(module, m.AssignTarget(target=m.Name()))]
+    bound = [name for node in m.findall(module, m.AssignTarget()) for name in names_in(node.target)]
+    if any(assigned.count(train) > 1 for train in [*norms, *values]) \
+            or any(bound.count(norm) > 1 for norm in norm_names.values()):
+        return None  # (a train op's clip is found by its name: one name, one step)
+    return Clipped(_rewritten(module, steps, drop), norms, values, norm_names)
+
+
+def _trainable_lists(body: Sequence[cst.BaseStatement], names: ImportTable, scope: cst.CSTNode,
+                     steps, drop, norms, norm_names) -> None:
+    """`tvars = tf.trainable_variables()`, the clip of `tf.gradients(loss, tvars)` and
+    `apply_gradients(zip(grads, tvars))` in `body` (the module's, or a function's such as `main`)."""
     counts: Dict[str, int] = {}
-    for name in names_in(module):
+    for name in names_in(scope):
         counts[name] = counts.get(name, 0) + 1
-    assigns = {}  # a name assigned once at module level -> its statement
-    for statement in module.body:
+    assigns = {}  # a name assigned once in the body -> its statement
+    for statement in body:
         for target in _targets(statement):
             assigns[target] = None if target in assigns else statement
 
@@ -67,11 +92,7 @@ def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
     def tf_call(node, path: str) -> bool:
         return isinstance(node, cst.Call) and names.api(node.func) == path
 
-    drop: List[int] = []
-    steps: Dict[int, cst.BaseStatement] = {}
-    norms: Dict[str, cst.BaseExpression] = {}
-    norm_names: Dict[str, str] = {}
-    for statement in module.body:
+    for statement in body:
         train = _single_assign(statement)
         call = value(statement) if train is not None else None
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
@@ -115,18 +136,6 @@ def clipped(module: cst.Module, source: str) -> Optional[Clipped]:
         drop += [id(listed), id(made)] + ([id(extra)] if extra is not None else [])
         norms[train] = clip.args[1].value
         _norm_named(targets.elements[1].value.value, counts, train, norm_names)
-    values: Dict[str, Tuple[cst.BaseExpression, cst.BaseExpression]] = {}
-    for scope in [module] + [s for s in module.body if isinstance(s, cst.FunctionDef)]:
-        _optimizer_halves(scope.body if isinstance(scope, cst.Module) else scope.body.body, names, scope,
-                          steps, drop, norms, values, norm_names)
-    if not steps:
-        return None
-    assigned = [t.target.value for t in m.findall(module, m.AssignTarget(target=m.Name()))]
-    bound = [name for node in m.findall(module, m.AssignTarget()) for name in names_in(node.target)]
-    if any(assigned.count(train) > 1 for train in [*norms, *values]) \
-            or any(bound.count(norm) > 1 for norm in norm_names.values()):
-        return None  # (a train op's clip is found by its name: one name, one step)
-    return Clipped(_rewritten(module, steps, drop), norms, values, norm_names)
 
 
 def _norm_named(name: str, counts: Dict[str, int], train: str, norm_names: Dict[str, str]) -> None:
