@@ -40,6 +40,10 @@ class Train:
     # `var_list=tf.get_collection(TRAINABLE_VARIABLES, scope="disc")`: the class's variables whose
     # TF1 names start with it (a GAN's two optimizers, native.collection_lists)
     var_scope: Optional[str] = None
+    # gradients clipped by their global norm between minimize's halves (native.class_clips): the norm as
+    # `__init__` reads it, and `self.<norm_attr>`, which the step sets where the program reads it
+    clip_norm: Optional[cst.BaseExpression] = None
+    norm_attr: Optional[str] = None
 
 
 @dataclass

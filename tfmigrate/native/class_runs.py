@@ -455,6 +455,10 @@ class ProgramRuns:
         if len(trains) > 1:
             raise Blocked(at, "a `sess.run` of two train ops of one object")
         train = cls.trains[trains[0]] if trains else None
+        for other in cls.trains.values():  # (the norm a clipped step gives back, with that step only)
+            if other.norm_attr in fetched and other is not train:
+                raise Blocked(at, f"`{instance}.{other.norm_attr}`, the global norm `{instance}.{other.attr}` clips "
+                                  "by, fetched without that train op (eagerly the step computes it)")
         class_updates.check_run(self, cls, train, {} if spread else dict(feeds), at, instance)
         fed = {k for k, _ in feeds}
         needed = set(fetched) | ({train.loss} if train else set())

@@ -244,6 +244,8 @@ class ClassWriter:
             elif id(statement) in trains:
                 train = trains[id(statement)]
                 statements.append(cst.parse_statement(f"self.{train.attr}_optimizer = {train.optimizer}\n"))
+                if train.clip_norm is not None:  # (read as `__init__` reads it, where the optimizer is made)
+                    statements.append(cst.parse_statement(f"self.{train.attr}_clip_norm = {code(train.clip_norm)}\n"))
         for local, attr in cls.captured.items():  # what the graph reads of `__init__`'s names
             statements.append(cst.parse_statement(f"self.{attr} = {local}\n"))
         for attr, copy in cls.frozen.items():  # what the graph read of Python attributes changed later
@@ -308,13 +310,16 @@ class ClassWriter:
             objective = f"self.{train.loss}"
             if train.negated:  # (`minimize(-self.exp_v)`: the negation taped too)
                 objective = f"negated_{train.loss}"
+            norm = f"self.{train.norm_attr}" if train.norm_attr else "_"
             body = (f"    with {tf}.GradientTape() as tape:\n"
                     f"        {call}\n"
                     + (f"        {objective} = -self.{train.loss}\n" if train.negated else "")
                     + (f"    variables = [v for v in self.trainable_variables if v.name.startswith({train.var_scope!r})]\n"
                        if train.var_scope else "    variables = self.trainable_variables\n")
                     + f"    gradients = tape.gradient({objective}, variables)\n"
-                    f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables)"
+                    + (f"    gradients, {norm} = {tf}.clip_by_global_norm("
+                       f"gradients, self.{train.attr}_clip_norm)\n" if train.clip_norm is not None else "")
+                    + f"    self.{train.attr}_optimizer.apply_gradients(zip(gradients, variables)"
                     + (f", global_step=self.{train.global_step}" if train.global_step else "") + ")\n"
                     + (f"    return {returned}\n" if returned != "None" else ""))
         function = cst.parse_statement(f"@{tf}.function\ndef {method.name}({params}):\n{body}")

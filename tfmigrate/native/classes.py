@@ -37,6 +37,7 @@ from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.class_facts import (GraphClass, Placeholder, RunMethod, Train, attrs_of, is_docstring,
                                           self_attr, session_parameters, subtree)
+import tfmigrate.native.class_clips as class_clips
 import tfmigrate.native.class_data as class_data
 import tfmigrate.native.class_feeds as class_feeds
 import tfmigrate.native.class_sessions as class_sessions
@@ -580,8 +581,9 @@ class ClassScript(ProgramRuns):
         return self._changing
 
     def _refused_in(self, node, where: str, allowed: Tuple[str, ...] = ()) -> None:
+        seeded = self._seeded_cell_scopes(node)
         for path, attr in self.tensor_apis(node):
-            if path in allowed:
+            if path in allowed or id(attr) in seeded:
                 continue
             for prefix, what in REFUSED.items():
                 if path == prefix or path.startswith(prefix) and prefix.endswith("."):
@@ -602,6 +604,20 @@ class ClassScript(ProgramRuns):
                                                   "(kept where TF1's op seeds are written out; else eager TF2 may "
                                                   "draw others)")
 
+    def _seeded_cell_scopes(self, node) -> Set[int]:
+        """The `tf.get_variable_scope` of each `tf.variable_scope(tf.get_variable_scope(), initializer=...)`
+        that native.op_seeds wrote around an RNN's run (its kernel's TF1 seed; the same names): kept."""
+        if not self.pinned:
+            return set()
+        found = set()
+        for call in calls_in(node):
+            first = call.args[0].value if call.args and call.args[0].keyword is None else None
+            if self.tf_call(call) == "variable_scope" and len(call.args) == 2 and isinstance(first, cst.Call) \
+                    and not first.args and self.tf_call(first) == "get_variable_scope" \
+                    and call.args[1].keyword is not None and call.args[1].keyword.value == "initializer":
+                found.add(id(first.func))
+        return found
+
     def _init_statements(self, cls: GraphClass) -> None:
         """Each statement of `__init__` goes to one of three places: a placeholder becomes a parameter,
         a `minimize` a train op, Python stays in `__init__`, the rest is graph code."""
@@ -610,6 +626,7 @@ class ClassScript(ProgramRuns):
             self, cls, class_data.unscoped(self, cls, self._placeholders_unscoped(list(cls.body)))))
         origin = {id(s): m.name.value for m in cls.node.body.body  # the inlined method each statement is from
                   if isinstance(m, cst.FunctionDef) and m.name.value in cls.inlined for s in m.body.body}
+        clips = class_clips.as_minimize(self, statements)  # `apply_gradients` of clipped gradients: `minimize`
         if statements and is_docstring(statements[0]):
             cls.python.append(statements.pop(0))
         params = {p.name.value for p in (*cls.init.params.params, *cls.init.params.kwonly_params)}
@@ -664,6 +681,8 @@ class ClassScript(ProgramRuns):
                     raise Blocked(at, f"`minimize` in `{name}.__init__` after its `tf.train.Saver` (TF1 saved no "
                                       "state of that optimizer)")
                 cls.trains[target] = self._train(cls, statement, value, target, at, graph_locals)
+                if id(statement) in clips:
+                    self._clipped(cls, cls.trains[target], clips[id(statement)], at, graph_locals)
                 continue
             is_graph = bool(self.tensor_apis(statement) or reads & (cls.graph_attrs | cls.graph_methods)
                             or local_reads & (graph_locals | set(self.module_placeholders) - params - python_locals)
@@ -796,6 +815,19 @@ class ClassScript(ProgramRuns):
         for path, _node in self.tensor_apis(receiver):
             raise Blocked(at, f"`tf.{path}` in the optimizer of `minimize`")
         return Train(target, code(receiver), loss, statement, step, negated, self._scope_listed(bound.get("var_list")))
+
+    def _clipped(self, cls: GraphClass, train: Train, clip, at: int, graph_locals) -> None:
+        """The train op's gradients clipped by `clip`'s global norm (native.class_clips), a number
+        `__init__` reads as the optimizer is made."""
+        reads, _ = attrs_of(clip.norm)
+        if reads & cls.graph_attrs or names_read(clip.norm) & graph_locals or self.tensor_apis(clip.norm):
+            raise Blocked(at, "a gradient clip norm computed from tensors")
+        members = attrs_of(cls.node)[0] | attrs_of(cls.node)[1]
+        if f"{train.attr}_clip_norm" in members:
+            raise Blocked(at, f"`self.{train.attr}_clip_norm`, a name the eager class would take for the clip norm")
+        train.clip_norm, train.norm_attr = clip.norm, clip.norm_attr
+        if clip.norm_attr is not None:
+            cls.graph_attrs.add(clip.norm_attr)
 
     def _scope_listed(self, node) -> Optional[str]:
         """"disc" of `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="disc")` (TF1 matched the
