@@ -35,6 +35,10 @@ OPTIMIZERS = tuple(_KERAS) + KEPT_TF1  # the TF1 optimizers a script may use
 
 def learning_rate_of(call: cst.Call, path: Optional[str]) -> Optional[cst.BaseExpression]:
     """The learning rate given to the TF1 optimizer `call` (of the TF1 API `path`), or None."""
+    if path in KEPT_TF1:  # (each takes it first)
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "learning_rate"]
+        return given[0] if given else positional[0] if positional and not call.args[0].star else None
     if path not in _KERAS:
         return None
     try:
