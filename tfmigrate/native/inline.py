@@ -153,6 +153,33 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
     return Inlined(module, set(targets), scope.name.value if isinstance(scope, cst.FunctionDef) else "")
 
 
+def inline_each(module: cst.Module, name: str) -> Inlined:
+    """`inline`, also for a function called at a few places (`opt_d = optimizer(loss_d, d_params,
+    0.002)` and `opt_g = optimizer(loss_g, ...)`): each call is written where it is, as TF1 built the
+    body's graph state again at each call (its locals renamed apart: `batch`, `batch_2`, ...)."""
+    try:
+        return inline(module, name)
+    except Refused as why:
+        definition = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+        calls = [c for s in module.body if s is not definition for c in calls_in(s)
+                 if isinstance(c.func, cst.Name) and c.func.value == name]
+        if definition is None or not 1 < len(calls) <= _MOST_CALLS or "times" not in str(why):
+            raise
+    taken = names_of_module(module)
+    copies = {id(call.func): fresh_name(taken, f"{name}_{n}") for n, call in enumerate(calls, 1)}
+    module = module.visit(Replace({**{key: cst.Name(copy) for key, copy in copies.items()},
+                                   id(definition): [definition.with_changes(name=cst.Name(copy))
+                                                    for copy in copies.values()]}))
+    targets: Set[str] = set()
+    for copy in copies.values():
+        done = inline(module, copy)
+        module, targets = done.module, targets | done.targets
+    return Inlined(module, targets, done.scope)
+
+
+_MOST_CALLS = 8  # (a helper called more often is a library, not one program's builder)
+
+
 def _given_back(returned, targets: List[str], local: Set[str], inner: cst.Module, call: cst.Call) -> Dict[str, str]:
     """{local: target} where the function returns its locals to the call's targets (`train_op =
     training(...)` of `train_step = opt.minimize(...); return train_step`): each local is named as
