@@ -916,7 +916,8 @@ def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
     """Inlined into each `tf.function` that reads its tensors, it made one iterator per function:
     `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9).
     Called once, it is written where it is called (native.inline): one iterator, at module level,
-    as TF1 made it; called twice, it is refused, naming the iterator and the two calls."""
+    as TF1 made it; called twice, once inside an expression, it is refused, naming the iterator and
+    that call (each call written where it is needs statements: native.inline.inline_each)."""
     source = ("import tensorflow as tf\ndef pipeline():\n    ds = tf.data.Dataset.range(9)\n"
               "    return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
               "x = pipeline()\na = x * 2\nb = x * 3\nwith tf.Session() as s:\n    print(s.run(a), s.run(b))\n")
@@ -925,7 +926,7 @@ def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
     assert outcome.code.count("iter(ds)") == 1 and "iterator.get_next()" in outcome.code
     twice = rewrite(source.replace("b = x * 3", "b = pipeline() * 3"))
     assert twice.code is None and "make_one_shot_iterator" in twice.blocker.construct
-    assert "a function called 2 times" in twice.blocker.construct
+    assert "a function called inside an expression" in twice.blocker.construct
 
 
 def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eager(tmp_path):
@@ -1583,3 +1584,36 @@ def test_a_draw_with_its_own_seed_names_what_kept_the_seeds_from_being_written_o
     construct = str(rewrite(source, unsafe=True).blocker)
     assert "`tf.nn.dropout(seed=...)`" in construct, construct
     assert "not written out here: `tf.keras.layers.Dense`, which may draw" in construct, construct
+
+
+def test_the_legacy_keras_switch_goes_below_the_modules_own_import_os():
+    """A module that imports `os` first (only the standard library before it) gets the switch right
+    below that import, not a second `import os` above it; one that imports a third-party module
+    first keeps it above every import (that module might load TensorFlow)."""
+    body = ("import tensorflow as tf\n\n\ndef net(x):\n    with tf.variable_scope('net'):\n"
+            "        return tf.layers.dense(x, 2)\n\n\nx = tf.placeholder(tf.float32, [None, 3])\ny = net(x)\n"
+            "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+            "    print(sess.run(y, {x: [[1.0, 2.0, 3.0]]}).shape)\n")
+    own = rewrite("import sys\nimport os\nimport shutil\n" + body).code
+    assert own.startswith('import sys\nimport os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")\nimport shutil\n'), own
+    assert own.count("import os") == 1
+    other = rewrite("import numpy as np\nimport os\n" + body).code
+    assert other.startswith('import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")\nimport numpy as np\nimport os\n'), other
+
+
+def test_a_feed_dict_that_only_passes_values_on_is_written_where_it_is_read():
+    from tfmigrate.native.tidy import feeds_passed_on
+
+    text = ("for step in range(3):\n    # the batch\n    feed = {'x': xs[step], 'y': ys}\n"
+            "    loss = train_step(feed['x'], feed['y']).numpy()\n"
+            "def learn(self, s):\n    fd = {\"s\": s[None, :], \"t\": self.t}\n    return self.step(**fd)\n")
+    out = feeds_passed_on(text)
+    assert "    # the batch\n    loss = train_step(xs[step], ys).numpy()\n" in out
+    assert "    return self.step(s=s[None, :], t=self.t)\n" in out
+    # a value that calls (`next(it)`: read once, where the dict was), a dict read again, or a key it
+    # lacks (TF1's KeyError) keeps the feed dict; a spread beside a keyword it has keeps `fd`
+    assert "feed = {'x': next(it), 'y': ys}" in feeds_passed_on(text.replace("xs[step]", "next(it)"))
+    assert "feed = {'x': xs[step], 'y': ys}" in feeds_passed_on(text + "print(feed)\n")
+    assert "feed = {'x': xs[step], 'y': ys}" in feeds_passed_on(text.replace("feed['y'])", "feed['z'])"))
+    spread = feeds_passed_on(text.replace("**fd)", "**fd, s=1)"))
+    assert "fd = {" in spread and "feed = {" not in spread

@@ -55,7 +55,7 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
 
     blocker = outcome.blocker
     try:
-        text = inline.inline(cst.parse_module(source), blocker.function).module.code
+        text = inline.inline_each(cst.parse_module(source), blocker.function).module.code
     except inline.Refused as why:
         return Outcome(None, Blocker(blocker.line, f"{blocker.construct}, not written where it is called: {why}"))
     inlined = rewrite(text, stateful, eager, unsafe, keras3)
@@ -331,11 +331,11 @@ def _keras3(outcome: Outcome) -> Outcome:
 def _checked(text: str, source: Optional[str] = None) -> Outcome:
     """The rewrite, unless it does not parse; tidied (native.tidy), given the `source` it was
     made from: less the TensorFlow imports it left unused, its names numbered for a gone name
-    renamed."""
+    renamed, its feed dicts that only pass values on written where they are read."""
     if source is not None:
-        from tfmigrate.native.tidy import dropped_unused, unnumbered
+        from tfmigrate.native.tidy import dropped_unused, feeds_passed_on, unnumbered
 
-        text = unnumbered(source, dropped_unused(source, text))
+        text = feeds_passed_on(unnumbered(source, dropped_unused(source, text)))
     try:
         cst.parse_module(text)
         compile(text, "<native>", "exec")

@@ -20,6 +20,7 @@ program order), defined just before the module-level statement that first evalua
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -114,7 +115,7 @@ class Emitter:
             else:
                 lines = self._statement(statement)
                 if lines and self.legacy_keras_at is not None:
-                    lines = self._legacy_keras_lines(statement) + lines
+                    lines = self._legacy_keras_lines(statement, lines)
                 if lines and out and out[-1].rstrip().endswith(("\n", "")) and statement.kind is not Kind.HELPER \
                         and isinstance(self._last, (cst.FunctionDef, cst.ClassDef)) and not lines[0].startswith("\n"):
                     lines[0] = "\n\n" + lines[0]  # two blank lines after a function, as it had
@@ -130,26 +131,37 @@ class Emitter:
         if LEGACY_KERAS_SET.search(self.script.source):
             return None
         first = None
+        standard = True  # only the standard library imported so far in the block: nothing loaded TensorFlow
+        self.legacy_keras_after_os = False
         for statement in self.script.body:
             node = statement.node
             if not (isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
-                first = None  # code between: the switch goes right above TensorFlow's import
+                first, standard = None, True  # code between: the switch goes right above TensorFlow's import
                 continue
             small = node.body[0]
             modules = [dotted(a.name) for a in small.names] if isinstance(small, cst.Import) else [
                 dotted(small.module) if small.module is not None else ""]
             if modules == ["__future__"]:
                 continue
+            if standard and len(node.body) == 1 and isinstance(small, cst.Import) and modules == ["os"] \
+                    and small.names[0].asname is None:
+                self.legacy_keras_after_os = True  # (below the module's own `import os`, not a second one)
+                first = id(node)
             first = first or id(node)
+            standard = standard and all((m or "").split(".")[0] in sys.stdlib_module_names for m in modules)
             if any(m == "tensorflow" or (m or "").startswith("tensorflow.") for m in modules):
                 return first
         return None
 
-    def _legacy_keras_lines(self, statement: Statement) -> List[str]:
+    def _legacy_keras_lines(self, statement: Statement, lines: List[str]) -> List[str]:
+        """`lines` (the statement's code) with the legacy Keras switch above, or below the
+        module's `import os` where it is that statement."""
         if self.legacy_keras_at != id(statement.node):
-            return []
+            return lines
+        if self.legacy_keras_after_os:
+            return lines + [LEGACY_KERAS_LINE + "\n"]
         os_imported = os_imported_before(self.script.module, statement.node)
-        return ([] if os_imported else ["import os\n"]) + [LEGACY_KERAS_LINE + "\n"]
+        return ([] if os_imported else ["import os\n"]) + [LEGACY_KERAS_LINE + "\n"] + lines
 
     def _configures_session(self, statement: Statement) -> bool:
         node = statement.node
@@ -245,8 +257,8 @@ class Emitter:
             writer = code(call.func.value)
             replacements[call_id] = cst.parse_expression(
                 f"write_summaries({writer}, {code(call.args[0].value)}, {code(call.args[1].value)})")
-            if not self.summaries_written:
-                out.append("\n" + WRITE_SUMMARIES + "\n")
+            if not self.summaries_written and any(id(c) == call_id for c in calls_in(statement.node)):
+                out.append("\n" + WRITE_SUMMARIES + "\n\n")  # (before the first statement that writes)
                 self.summaries_written = True
         for site in statement.shapes:
             expression, definition = self._shape(site)
