@@ -688,10 +688,40 @@ def test_a_seed_of_the_programs_own_takes_none_of_the_graphs():
         assert _pin("tf.set_random_seed(1)\n" + unread) is None, unread
 
 
+# The sampled losses draw their negative classes with a candidate sampler made inside them (one op
+# seed of TF1's counter): nce_loss, which takes no seed, is given the sampler it makes, seeded; the
+# word2vec tutorial's graph of its own, given to the Session as `graph=graph`, counts from 0.
+SAMPLED = """\
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+graph = tf.Graph()
+with graph.as_default():
+    tf.set_random_seed(5)
+    words = tf.placeholder(tf.int32, [4])
+    labels = tf.placeholder(tf.int32, [4, 1])
+    emb = tf.Variable(tf.random_uniform([20, 3], -1.0, 1.0))
+    nce_w = tf.Variable(tf.truncated_normal([20, 3], stddev=0.5))
+    nce_b = tf.Variable(tf.zeros([20]))
+    embed = tf.nn.embedding_lookup(emb, words)
+    nce = tf.reduce_mean(tf.nn.nce_loss(weights=nce_w, biases=nce_b, labels=labels, inputs=embed,
+                                        num_sampled=5, num_classes=20))
+    softmax = tf.reduce_mean(tf.nn.sampled_softmax_loss(nce_w, nce_b, labels, embed, 5, 20))
+    init = tf.global_variables_initializer()
+with tf.Session(graph=graph) as sess:
+    sess.run(init)
+    feed = {words: [1, 2, 3, 4], labels: [[2], [3], [4], [5]]}
+    print(sess.run(nce, feed), sess.run(softmax, feed))
+    print(sess.run([nce, softmax], feed))
+"""
+
+
 @pytest.mark.parametrize("program, written_seeds", [(PROGRAM, 10), (REUSED, 5), (CELLS, 6), (HELPERS, 14),
-                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5), (ENTRY_ITERATOR, 3), (OWN_SEEDS, 7)],
+                                                    (OWN_GRAPH, 4), (METHOD_HELPER, 5), (ENTRY_ITERATOR, 3), (OWN_SEEDS, 7),
+                                                    (SAMPLED, 4)],
                          ids=["flat", "reused", "cells", "helpers", "own_graph", "method_helper", "entry_iterator",
-                              "own_seeds"])
+                              "own_seeds", "sampled"])
 def test_the_pinned_program_draws_what_tf1_drew(tmp_path, program, written_seeds):
     """TF1's graph mode itself: the program with its seeds written out prints the same draws, run
     after run (the kernels of dense, conv1d, get_variable; dropout, random ops, an initializer;

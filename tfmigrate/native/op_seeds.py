@@ -33,6 +33,9 @@ from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
 from tfmigrate.native.syntax import calls_in, code, names_in
 
+# The sampled losses, each drawing its negative classes with a log-uniform candidate sampler made
+# inside it, and how many of their arguments may be given by position (the seed is not among them).
+SAMPLED_LOSSES = {"nn.nce_loss": 6, "nn.sampled_softmax_loss": 6}
 RANDOM_OPS = ("random_normal", "random_uniform", "truncated_normal", "random.normal", "random.uniform",
               "random.truncated_normal", "random_shuffle", "random.shuffle", "multinomial", "random.categorical")
 # The layers that draw a kernel, and how many arguments each takes before `kernel_initializer`.
@@ -526,6 +529,11 @@ class _Counter:
             if path == "nn.dropout" and _literal_number(self._value(kept) if kept is not None else None) in (0.0, 1.0):
                 raise _Unsure("a dropout of a literal keep_prob 1 or rate 0")
             return self._own(call, call, self._step_kind(path))
+        if path in SAMPLED_LOSSES:  # its candidate sampler (`log_uniform_candidate_sampler`) draws once
+            if "sampled_values" in given or any(a.star for a in call.args) or \
+                    len([a for a in call.args if a.keyword is None]) > SAMPLED_LOSSES[path]:
+                raise _Unsure(f"`tf.{path}` with its sampler or its arguments given by position")
+            return self._own(call, call, _STEP)
         if path == "layers.dropout":
             training = given.get("training")
             positional = [a for a in call.args if a.keyword is None]
@@ -827,6 +835,8 @@ def _own_graphs(module: cst.Module, names: ImportTable) -> Set[str]:
                     entered[key] = entered.get(key, 0) + 1
 
         def visit_Arg(self, node: cst.Arg) -> None:
+            if node.keyword is not None:
+                uses[node.keyword.value] = uses.get(node.keyword.value, 0) - 1  # (a keyword is no use of a name)
             if node.keyword is not None and node.keyword.value == "graph":
                 key = code(node.value)
                 given[key] = given.get(key, 0) + 1
@@ -1006,6 +1016,9 @@ class _Pin(cst.CSTTransformer):
             init = cst.parse_expression(f"{self.tf}.glorot_uniform_initializer(seed={seed})")
             return updated.with_changes(args=joined(updated, [*updated.args, keyword("initializer", init)]))
         number = cst.Name(seed) if isinstance(seed, str) else cst.Integer(str(seed))
+        if path == "nn.nce_loss":  # (no `seed=`: its sampler, written as the loss makes it, given the seed)
+            return updated.with_changes(args=joined(updated, [*updated.args, keyword("sampled_values", _sampler(
+                self.tf, updated, number))]))
         if path in KERNEL_LAYERS or path == "get_variable":
             name = "kernel_initializer" if path in KERNEL_LAYERS else "initializer"
             given = next((a for a in updated.args if a.keyword is not None and a.keyword.value == name), None)
@@ -1015,3 +1028,17 @@ class _Pin(cst.CSTTransformer):
             init = given.value.with_changes(args=joined(given.value, [*given.value.args, keyword("seed", number)]))
             return updated.with_changes(args=[a if a is not given else a.with_changes(value=init) for a in updated.args])
         return updated.with_changes(args=joined(updated, [*updated.args, keyword("seed", number)]))
+
+
+def _sampler(tf: str, loss: cst.Call, seed: cst.BaseExpression) -> cst.BaseExpression:
+    """The sampler `tf.nn.nce_loss(...)` makes when given none (TF 2.21's `_compute_sampled_logits`:
+    the labels as int64, `unique=True`, `range_max=num_classes`), given `seed`."""
+    bound = dict(zip(("weights", "biases", "labels", "inputs", "num_sampled", "num_classes"),
+                     [a.value for a in loss.args if a.keyword is None]))
+    bound.update({a.keyword.value: a.value for a in loss.args if a.keyword is not None})
+    text = cst.Module([]).code_for_node
+    true = bound.get("num_true")
+    return cst.parse_expression(
+        f"{tf}.random.log_uniform_candidate_sampler(true_classes={tf}.cast({text(bound['labels'])}, {tf}.int64), "
+        f"num_true={text(true) if true is not None else '1'}, num_sampled={text(bound['num_sampled'])}, "
+        f"unique=True, range_max={text(bound['num_classes'])}, seed={text(seed)})")

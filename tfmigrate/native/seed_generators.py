@@ -17,7 +17,7 @@ import libcst as cst
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined
 from tfmigrate.native.syntax import calls_in
-from tfmigrate.native.op_seeds import RANDOM_OPS, tf_alias, tf_path
+from tfmigrate.native.op_seeds import RANDOM_OPS, SAMPLED_LOSSES, tf_alias, tf_path
 
 _GENERATED = {"random_normal": "normal", "random.normal": "normal", "random_uniform": "uniform",
               "random.uniform": "uniform", "truncated_normal": "truncated_normal",
@@ -73,7 +73,11 @@ class _TracedDraws(cst.CSTVisitor):
         for call in calls_in(node.body):
             path = tf_path(self.names, call.func) or ""
             seed = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
-            if (path in RANDOM_OPS or path in _GENERATED) and isinstance(seed, cst.Integer):
+            if path in SAMPLED_LOSSES or path == "random.log_uniform_candidate_sampler":
+                sampler = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "sampled_values"), None)
+                seed = seed if sampler is None else next((a.value for a in sampler.args if a.keyword is not None
+                                                          and a.keyword.value == "seed"), None) if isinstance(sampler, cst.Call) else None
+            if (path in RANDOM_OPS or path in _GENERATED or path in SAMPLED_LOSSES) and isinstance(seed, cst.Integer):
                 key = (self.graph, int(seed.value))
                 self.seen[key] = self.seen.get(key, 0) + 1
         return False
