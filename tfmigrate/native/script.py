@@ -417,8 +417,9 @@ class Script:
             if statement.kind is not Kind.TRAIN or statement.optimizer is None:
                 continue
             path = self.optimizer_path(statement) or ""
-            if path.endswith("GradientDescentOptimizer") or not (self.tf1_updates or self._looks_up(statement)):
-                continue
+            if path.endswith("GradientDescentOptimizer") and not (self.tf1_updates and self._looks_up(statement)) \
+                    or not (self.tf1_updates or self._looks_up(statement)):
+                continue  # (tf-keras's SGD, which a pinned module runs, applies a sparse gradient in other last digits)
             self.tf1_optimizers.add(statement.optimizer_name or code(statement.optimizer))
 
     def _looks_up(self, train: Statement) -> bool:
