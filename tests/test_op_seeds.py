@@ -774,6 +774,11 @@ def test_a_float32_draw_in_two_functions_shares_one_generator():
     # ops of two graphs (each seeded again), or of helpers that are not traced functions, are two ops in TF1 too
     assert drawn_apart(doubled.replace("@tf.function\ndef evaluate", "tf.random.set_seed(1)\n\n\n@tf.function\ndef evaluate")) is None
     assert drawn_apart(doubled.replace("@tf.function\n", "")) is None
+    # a sampled loss's candidate sampler is a stateful op too (nce_loss's, given as `sampled_values=`)
+    sampled = text.replace("mu + tf.random.normal(tf.shape(mu), dtype=tf.float32, seed=4)",
+                           "tf.nn.nce_loss(w, b, y, mu, 5, 20, sampled_values=tf.random.log_uniform_candidate_sampler("
+                           "y, 1, 5, True, 20, seed=4))")
+    assert sampled.count("seed=4") == 2 and drawn_apart(sampled) == 4
 
 
 def test_other_libraries_and_positional_layer_arguments():

@@ -44,6 +44,11 @@ def drawn_by_generators(text: str) -> str:
     return text
 
 
+# The stateful draws a pinned rewrite leaves with a literal seed: random ops, dropout, the sampled
+# losses' candidate samplers.
+_SEEDED_OPS = (*RANDOM_OPS, *_GENERATED, *SAMPLED_LOSSES, "random.log_uniform_candidate_sampler")
+
+
 def drawn_apart(text: str) -> Optional[int]:
     """A seed that two draws inside `tf.function`s of the rewrite `text`, after one graph seed, give a
     random op of their own (not a Generator's): the rewrite wrote one TF1 op into each function that
@@ -70,14 +75,10 @@ class _TracedDraws(cst.CSTVisitor):
         if not any(tf_path(self.names, d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                    == "function" for d in node.decorators):
             return True
-        for call in calls_in(node.body):
+        for call in calls_in(node.body):  # (nce_loss's sampler is a call of its own: `sampled_values=`)
             path = tf_path(self.names, call.func) or ""
             seed = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
-            if path in SAMPLED_LOSSES or path == "random.log_uniform_candidate_sampler":
-                sampler = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "sampled_values"), None)
-                seed = seed if sampler is None else next((a.value for a in sampler.args if a.keyword is not None
-                                                          and a.keyword.value == "seed"), None) if isinstance(sampler, cst.Call) else None
-            if (path in RANDOM_OPS or path in _GENERATED or path in SAMPLED_LOSSES) and isinstance(seed, cst.Integer):
+            if path in _SEEDED_OPS and isinstance(seed, cst.Integer):
                 key = (self.graph, int(seed.value))
                 self.seen[key] = self.seen.get(key, 0) + 1
         return False
