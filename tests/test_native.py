@@ -1617,3 +1617,23 @@ def test_a_feed_dict_that_only_passes_values_on_is_written_where_it_is_read():
     assert "feed = {'x': xs[step], 'y': ys}" in feeds_passed_on(text.replace("feed['y'])", "feed['z'])"))
     spread = feeds_passed_on(text.replace("**fd)", "**fd, s=1)"))
     assert "fd = {" in spread and "feed = {" not in spread
+
+
+def test_an_evaluation_only_rewrite_with_an_rnn_stays_eager(tmp_path):
+    """The rewrite of a script that only evaluates an RNN has `tf.function`s and no `GradientTape`:
+    it is TF2 code, not graph code for the compat route to switch v2 behaviour off in (it did:
+    `tf.compat.v1` in front of `tf.keras.initializers.GlorotUniform()` failed with AttributeError).
+    A `get_variable` without an initializer gets TensorFlow's Glorot initializer, which draws from
+    the program's seed (Keras 3's `GlorotUniform()` drew other numbers at each run)."""
+    source = ("import numpy as np\nimport tensorflow as tf\n\nx = tf.placeholder(tf.float32, [None, 3, 2])\n"
+              "cell = tf.nn.rnn_cell.GRUCell(4)\nout, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n"
+              "w = tf.get_variable('w', [4, 1])\ny = tf.matmul(out[:, -1], w)\n"
+              "with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+              "    print(sess.run(y, {x: np.ones((2, 3, 2), np.float32)}).shape)\n")
+    result = fix_source(source.encode("utf-8"), "evaluate.py", ALL, unsafe=True, native=True)
+    fixed = result.fixed.decode("utf-8")
+    assert "disable_v2_behavior" not in fixed and "Session" not in fixed, fixed
+    assert "tf.compat.v1.glorot_uniform_initializer()([4, 1], dtype=tf.float32)" in fixed, fixed
+    (tmp_path / "evaluate.py").write_text(fixed)
+    run = run_python(["evaluate.py"], cwd=tmp_path)
+    assert run.returncode == 0 and run.stdout.strip().endswith("(2, 1)"), run.stderr[-2000:]

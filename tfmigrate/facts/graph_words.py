@@ -72,8 +72,9 @@ GRAPH_ONLY_TEXT = either(GRAPH_ONLY)
 GRAPH_CALLS_TEXT = GRAPH_ONLY_TEXT + "|" + "|".join(TF1_STYLE)  # the program fact's evidence
 RNN_RUNNERS_TEXT = either(RNN_RUNNERS)
 EAGER_ON_CALL = re.compile(rf"\b(?:{either(EAGER_ON)})\s*\(")
-# TF2 training code (`fix --native` writes it): its `tf.compat.v1` RNNs run eagerly, inside `tf.function`s.
-EAGER_TRAINING_CALL = re.compile(r"\bGradientTape\s*\(")
+# TF2 code (`fix --native` writes it: a training step, or only `tf.function`s that evaluate): its
+# `tf.compat.v1` RNNs run eagerly, inside `tf.function`s.
+EAGER_TRAINING_CALL = re.compile(r"\bGradientTape\s*\(|^[ \t]*@[ \t]*(?:\w+\.)*function\b", re.MULTILINE)
 TF1_ONLY_BASE = re.compile("|".join(TF1_ONLY_BASES))  # fullmatch an API path
 V2_OFF_CALL = re.compile(rf"\b(?:{either(V2_OFF)})\s*\(")
 V2_OFF_WORD = re.compile(rf"\b(?:{either(V2_OFF)})\b")

@@ -212,11 +212,12 @@ class ProgramMode:
 
     @cached_property
     def _eager_on(self) -> bool:
-        """It turns eager execution on, or trains with `GradientTape` (TF2 code, `fix --native`'s
-        output among it, whose `dynamic_rnn` runs eagerly)."""
+        """It turns eager execution on, or trains with `GradientTape` or decorates `tf.function`s (TF2
+        code, `fix --native`'s output among it, whose `dynamic_rnn` runs eagerly: an evaluation-only
+        rewrite has no tape)."""
         source = self.source
         return ("enable_" in source and EAGER_ON_CALL.search(source) is not None) or (
-            "GradientTape" in source and EAGER_TRAINING_CALL.search(source) is not None)
+            ("GradientTape" in source or "function" in source) and EAGER_TRAINING_CALL.search(source) is not None)
 
     @cached_property
     def graph(self) -> bool:

@@ -439,7 +439,9 @@ class Emitter:
         if init is None:
             if shape is None:
                 raise Blocked(statement.line, "`get_variable` without a shape or an initializer")
-            value = f"{tf}.keras.initializers.GlorotUniform()({code(shape)}, dtype={dtype})"
+            # (TF1's default; TensorFlow's own initializer draws from the program's seed, where
+            # Keras 3's GlorotUniform() draws other numbers at each run whatever the seed)
+            value = f"{tf}.compat.v1.glorot_uniform_initializer()({code(shape)}, dtype={dtype})"
         elif self._is_initializer(init):
             if shape is None:
                 raise Blocked(statement.line, "`get_variable` with an initializer and no shape")
