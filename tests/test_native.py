@@ -1597,6 +1597,9 @@ def test_the_legacy_keras_switch_goes_below_the_modules_own_import_os():
     own = rewrite("import sys\nimport os\nimport shutil\n" + body).code
     assert own.startswith('import sys\nimport os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")\nimport shutil\n'), own
     assert own.count("import os") == 1
+    # code between `import os` and TensorFlow's import block: the switch goes above that block
+    between = rewrite("import os\nx = 1\nimport numpy as np\n" + body).code
+    assert between.startswith('import os\nx = 1\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")\nimport numpy'), between
     other = rewrite("import numpy as np\nimport os\n" + body).code
     assert other.startswith('import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")\nimport numpy as np\nimport os\n'), other
 

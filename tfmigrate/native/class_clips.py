@@ -120,7 +120,7 @@ def _step(script, statements, apply):
     used = [name for s in statements if not any(s is g for g in gone) and s is not apply for name in names_read(s)]
     if any(name in used for name in {grads, tvars, code(raw)}):
         return None  # (the step's lists are read otherwise)
-    if norm_attr is not None and any(norm_attr in _attrs_read(s) for s in statements if s is not clipped):
+    if norm_attr is not None and any(norm_attr in attrs_of(s)[0] for s in statements if s is not clipped):
         return None  # (the norm read by the graph: the eager step computes it after the build)
     args = [cst.Arg(loss)] + ([cst.Arg(rest[0].value, keyword=cst.Name("global_step"), equal=cst.AssignEqual(
         cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))] if rest else [])
@@ -155,6 +155,3 @@ def _plain(node) -> bool:
     """A name or `self.<attr>`: one optimizer, read twice."""
     return isinstance(node, cst.Name) or self_attr(node) is not None
 
-
-def _attrs_read(statement) -> List[str]:
-    return list(attrs_of(statement)[0])

@@ -92,7 +92,7 @@ class Emitter:
 
     def prepare(self) -> None:
         """What the whole module's writing shares (native.entry_functions writes it in parts)."""
-        self.legacy_keras_at = self._legacy_keras_at() if not self._keras3 else None
+        self.legacy_keras_at, self.legacy_keras_after_os = self._legacy_keras_at() if not self._keras3 else (None, False)
         self.model_class_written = False
         given = {h: p for h, p in self.script.helper_placeholders.items() if p}
         self.pass_placeholders = _PassPlaceholders(given, self.script.builders) if given else None
@@ -124,19 +124,18 @@ class Emitter:
                     self._last = statement.node
         return out
 
-    def _legacy_keras_at(self) -> Optional[int]:
+    def _legacy_keras_at(self) -> Tuple[Optional[int], bool]:
         """The module's first import (after `__future__`) when TensorFlow's comes in that block: the
         legacy Keras switch goes above the imports, as TF 2.21 serves `tf.compat.v1.nn.rnn_cell` from
         tf-keras only when it is set before TensorFlow loads (None: the module sets it already)."""
         if LEGACY_KERAS_SET.search(self.script.source):
-            return None
-        first = None
+            return None, False
+        first, after_os = None, False
         standard = True  # only the standard library imported so far in the block: nothing loaded TensorFlow
-        self.legacy_keras_after_os = False
         for statement in self.script.body:
             node = statement.node
             if not (isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom))):
-                first, standard = None, True  # code between: the switch goes right above TensorFlow's import
+                first, after_os, standard = None, False, True  # code between: right above TensorFlow's import
                 continue
             small = node.body[0]
             modules = [dotted(a.name) for a in small.names] if isinstance(small, cst.Import) else [
@@ -145,13 +144,12 @@ class Emitter:
                 continue
             if standard and len(node.body) == 1 and isinstance(small, cst.Import) and modules == ["os"] \
                     and small.names[0].asname is None:
-                self.legacy_keras_after_os = True  # (below the module's own `import os`, not a second one)
-                first = id(node)
+                first, after_os = id(node), True  # (below the module's own `import os`, not a second one)
             first = first or id(node)
             standard = standard and all((m or "").split(".")[0] in sys.stdlib_module_names for m in modules)
             if any(m == "tensorflow" or (m or "").startswith("tensorflow.") for m in modules):
-                return first
-        return None
+                return first, after_os
+        return None, False
 
     def _legacy_keras_lines(self, statement: Statement, lines: List[str]) -> List[str]:
         """`lines` (the statement's code) with the legacy Keras switch above, or below the

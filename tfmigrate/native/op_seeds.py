@@ -31,7 +31,7 @@ import libcst.matchers as m
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
-from tfmigrate.native.syntax import calls_in, code, names_in
+from tfmigrate.native.syntax import bind, calls_in, code, names_in
 
 # The sampled losses, each drawing its negative classes with a log-uniform candidate sampler made
 # inside it, and how many of their arguments may be given by position (the seed is not among them).
@@ -1033,9 +1033,7 @@ class _Pin(cst.CSTTransformer):
 def _sampler(tf: str, loss: cst.Call, seed: cst.BaseExpression) -> cst.BaseExpression:
     """The sampler `tf.nn.nce_loss(...)` makes when given none (TF 2.21's `_compute_sampled_logits`:
     the labels as int64, `unique=True`, `range_max=num_classes`), given `seed`."""
-    bound = dict(zip(("weights", "biases", "labels", "inputs", "num_sampled", "num_classes"),
-                     [a.value for a in loss.args if a.keyword is None]))
-    bound.update({a.keyword.value: a.value for a in loss.args if a.keyword is not None})
+    bound = bind(loss, ("weights", "biases", "labels", "inputs", "num_sampled", "num_classes", "num_true"))
     text = cst.Module([]).code_for_node
     true = bound.get("num_true")
     return cst.parse_expression(

@@ -417,9 +417,12 @@ class Script:
             if statement.kind is not Kind.TRAIN or statement.optimizer is None:
                 continue
             path = self.optimizer_path(statement) or ""
-            if path.endswith("GradientDescentOptimizer") and not (self.tf1_updates and self._looks_up(statement)) \
-                    or not (self.tf1_updates or self._looks_up(statement)):
-                continue  # (tf-keras's SGD, which a pinned module runs, applies a sparse gradient in other last digits)
+            if path.endswith("GradientDescentOptimizer"):  # (no state: kept only where tf-keras's SGD, which a
+                kept = self.tf1_updates and self._looks_up(statement)  # pinned module runs, applies a sparse
+            else:                                                       # gradient in other last digits)
+                kept = self.tf1_updates or self._looks_up(statement)
+            if not kept:
+                continue
             self.tf1_optimizers.add(statement.optimizer_name or code(statement.optimizer))
 
     def _looks_up(self, train: Statement) -> bool:

@@ -7,7 +7,6 @@ import os
 import sys
 from typing import Callable, Iterator, List, Optional, Sequence
 
-from tfmigrate.atomic import TEMP_SUFFIX
 from tfmigrate.catalogue import INTERNAL_ERROR, make_finding
 from tfmigrate.workspace import signals
 from tfmigrate.workspace.outcome import Outcome
@@ -163,8 +162,6 @@ def _stop(workers: List[_Worker], tasks: Sequence[Task], ledger: Optional[object
         if worker.index is not None and worker.writing:
             _unsure(ledger, tasks[worker.index])
         worker.close(kill=True)
-        if worker.index is not None:
-            _remove_temporaries(tasks[worker.index], worker.process.pid)
     _sweep_temporaries(tasks, {w.process.pid for w in workers if w.process.pid is not None})
     if ledger is not None:
         for index in sorted(ready):
@@ -188,22 +185,6 @@ def _sweep_temporaries(tasks: Sequence[Task], pids: set) -> None:
             os.unlink(leftover)
         except OSError:
             pass
-
-
-def _remove_temporaries(task: Task, pid: Optional[int]) -> None:
-    """The temporary file a killed worker may have left next to the file it was writing."""
-    if pid is None or task.data is not None or task.mode != "fix":
-        return
-    import glob
-
-    target = os.path.realpath(task.path)
-    pattern = os.path.join(glob.escape(os.path.dirname(target)), f".{glob.escape(os.path.basename(target))}.{pid}.*")
-    for leftover in glob.glob(pattern):
-        if leftover.endswith(TEMP_SUFFIX):
-            try:
-                os.unlink(leftover)
-            except OSError:
-                pass
 
 
 def _crashed(task: Task, process, writing: bool = False) -> Outcome:
