@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 import libcst.matchers as matchers
 
-from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
+from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
 from tfmigrate.facts.names import dotted
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
@@ -819,7 +819,21 @@ class Emitter:
         if scope is not None:  # TF1's seed of the cell's kernel, drawn where the cell first runs
             line = "".join(indent + "    " + line for line in self._small_line(statement).splitlines(True))
             return f"{indent}with {code(scope.visit(NativeCalls(self.script)))}:\n{line}"
+        if self._seeded_rnn_run(statement):  # TF1's default initializer, drawn from the graph seed
+            tf = self.tf
+            line = "".join(indent + "    " + line for line in self._small_line(statement).splitlines(True))
+            return (f"{indent}with {tf}.compat.v1.variable_scope({tf}.compat.v1.get_variable_scope(), "
+                    f"initializer={tf}.compat.v1.glorot_uniform_initializer()):\n{line}")
         return "".join(indent + line for line in self._small_line(statement).splitlines(True))
+
+    def _seeded_rnn_run(self, statement: Statement) -> bool:
+        """An RNN run (`dynamic_rnn` & co) in a module that sets a graph seed: its cell's kernels,
+        drawn at the first run, take TF1's default initializer from the seed. Legacy Keras' own
+        default, drawn inside a `tf.function`, ignores it (measured: a GRUCell's kernels changed at
+        each run of the program). A pinned module's cells have TF1's seeds already (op_seeds)."""
+        if self.script.pinned or not self.script.graph_seeded():
+            return False
+        return any(self.script.tf_call(call, *RNN_RUNNERS) for call in calls_in(statement.node))
 
     def _small_line(self, statement: Statement) -> str:
         node = statement.node.body[0]

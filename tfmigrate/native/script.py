@@ -43,6 +43,8 @@ SPARSE_GRADIENTS = ("nn.embedding_lookup", "nn.embedding_lookup_sparse", "gather
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
                 "initialize_local_variables")
 # TF calls a script makes at module level that mean the same eagerly (kept where they are).
+GRAPH_SEEDS = ("set_random_seed", "random.set_random_seed", "random.set_seed", "compat.v1.set_random_seed",
+               "compat.v1.random.set_random_seed")
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
 OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.", "test.",
@@ -255,6 +257,7 @@ class Script:
         # id(statement running an RNN) -> the `tf.variable_scope(tf.get_variable_scope(), initializer=...)`
         # around it: TF1's seed of the cell's kernel (native.op_seeds), kept around it where it runs
         self.scope_initializers: Dict[int, cst.Call] = {}
+        self._graph_seeded: Optional[bool] = None
         self.module = module
         self.source = source
         self.stateful = stateful  # checked modules it imports that make variables (graph_imports)
@@ -336,6 +339,12 @@ class Script:
             if path is not None and (not paths or path in paths):
                 return path
         return None
+
+    def graph_seeded(self) -> bool:
+        """Whether the module sets TensorFlow's graph (global) seed."""
+        if self._graph_seeded is None:
+            self._graph_seeded = any(self.tf_call(call, *GRAPH_SEEDS) for call in calls_in(self.module))
+        return self._graph_seeded
 
     def fresh(self, preferred: str) -> str:
         return fresh_name(self.taken, preferred)
