@@ -27,6 +27,10 @@ class Refused(Exception):
     """Why the function is not written where it is called."""
 
 
+class CalledAgain(Refused):
+    """A function called at more than one place (or at none): `inline_each` writes each call."""
+
+
 @dataclass
 class Inlined:
     module: cst.Module
@@ -51,7 +55,7 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
     if len(uses) > len(calls):
         raise Refused("a function also used as a value (passed or stored, not only called)")
     if len(calls) != 1:
-        raise Refused(f"a function called {len(calls)} times (each call built its own graph state)")
+        raise CalledAgain(f"a function called {len(calls)} times (each call built its own graph state)")
     site, assigned = _site(module, calls[0])
     params = definition.params
     if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg:
@@ -159,11 +163,11 @@ def inline_each(module: cst.Module, name: str) -> Inlined:
     body's graph state again at each call (its locals renamed apart: `batch`, `batch_2`, ...)."""
     try:
         return inline(module, name)
-    except Refused as why:
-        definition = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    except CalledAgain:
+        definition = next(s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name)
         calls = [c for s in module.body if s is not definition for c in calls_in(s)
                  if isinstance(c.func, cst.Name) and c.func.value == name]
-        if definition is None or not 1 < len(calls) <= _MOST_CALLS or "times" not in str(why):
+        if not 1 < len(calls) <= _MOST_CALLS:
             raise
     taken = names_of_module(module)
     copies = {id(call.func): fresh_name(taken, f"{name}_{n}") for n, call in enumerate(calls, 1)}
