@@ -669,26 +669,30 @@ class Script:
     def _graph_with(self, node: cst.With) -> bool:
         """`with graph.as_default():` of the script's one `graph = tf.Graph()`, or `with
         tf.Graph().as_default():`: the graph is built in it (a new graph: TF1's names start
-        afresh), and eager TF2 builds the same without it. More than one graph is refused."""
-        if len(node.items) != 1 or node.items[0].asname is not None:
+        afresh), and eager TF2 builds the same without it; `with tf.Graph().as_default() as g:` names
+        that graph (for `Session(graph=g)`). More than one graph is refused."""
+        if len(node.items) != 1:
             return False
-        item = node.items[0].item
+        item, alias = node.items[0].item, node.items[0].asname
         if not (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
                 and item.func.attr.value == "as_default"):
             return False
         owner = item.func.value
-        if isinstance(owner, cst.Name) and owner.value in self.graph_objects:
+        if alias is None and isinstance(owner, cst.Name) and owner.value in self.graph_objects:
             name = owner.value
-        elif self.tf_call(owner, "Graph") and not owner.args:
-            name = ""
+            self._graph_uses.append(name)
+        elif self.tf_call(owner, "Graph") and not owner.args and (alias is None or isinstance(alias.name, cst.Name)):
+            name = alias.name.value if alias is not None else ""  # (the alias: the graph's one assignment)
+            if name in self._graph_blocks:
+                raise Blocked(self.line_of(node), "more than one graph (`tf.Graph()`), or graph code before it")
+            self._graph_uses.append("")
         else:
             return False
         self._graph_blocks.append(name)
-        self._graph_uses.append(name)
         if len(set(self._graph_blocks)) > 1 or self._graph_blocks.count("") > 1 or self.graph_names():
             raise Blocked(self.line_of(node), "more than one graph (`tf.Graph()`), or graph code before it")
-        if not name:
-            self.graph_objects.add("")
+        if not isinstance(owner, cst.Name):
+            self.graph_objects.add(name)
         self._new_graph()
         return True
 
