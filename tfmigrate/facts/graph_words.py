@@ -107,3 +107,6 @@ HELPER_GRAPH_BYTES = tuple(
     word.encode() for word in HELPER_GRAPH_CALLS + ("feed_dict",)
     if not any(other != word and other in word for other in HELPER_GRAPH_CALLS)
 )
+# TF1's initializer of a variable made without one (`get_variable`, `tf.layers` kernels, RNN cells)
+DEFAULT_INITIALIZERS = ("glorot_uniform_initializer", "compat.v1.glorot_uniform_initializer",
+                        "contrib.layers.xavier_initializer", "initializers.glorot_uniform")

@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
+from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
@@ -699,7 +700,8 @@ class _Counter:
         """Enters `with tf.variable_scope(...)`: its name, and whether its variables are shared."""
         given = {a.keyword.value: a.value for a in scope.args if a.keyword is not None}
         positional = [a.value for a in scope.args if a.keyword is None]
-        if "initializer" in given or len(positional) > 3 or any(a.star for a in scope.args):
+        if "initializer" in given and not self._tf1_default(given["initializer"]) or len(positional) > 3 \
+                or any(a.star for a in scope.args):
             raise _Unsure("a variable scope with an initializer")
         name = self._value(given.get("name_or_scope", positional[0] if positional else cst.Name("None")))
         path = (*self.scope, name.evaluated_value if isinstance(name, cst.SimpleString) else "?")
@@ -715,6 +717,12 @@ class _Counter:
         self.entered.add(path)
         self.scope.append(path[-1])
         self.reusing.append(shared)
+
+    def _tf1_default(self, initializer: cst.BaseExpression) -> bool:
+        """A scope's unseeded `tf.glorot_uniform_initializer()`: the initializer TF1 gives a variable
+        made without one anyway (each draws with its own op seed, counted where it is made)."""
+        return isinstance(initializer, cst.Call) and not initializer.args \
+            and tf_path(self.names, initializer.func) in DEFAULT_INITIALIZERS
 
     def _local_initializer(self, node: cst.BaseExpression) -> Optional[cst.Call]:
         """`initer = tf.truncated_normal_initializer(stddev=0.1)` then `initializer=initer`, in the

@@ -18,6 +18,7 @@ import libcst.matchers as m
 
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.datasets import DatasetNames
+from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS
 from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
@@ -739,13 +740,20 @@ class Script:
         if path is None:
             return False
         if path == "variable_scope" and any(
-                (a.keyword is not None and a.keyword.value not in ("name_or_scope", "reuse")
+                (a.keyword is not None and a.keyword.value not in ("name_or_scope", "reuse", "initializer")
                  or a.keyword is None and a is not call.args[0])
                 or a.keyword is not None and a.keyword.value == "reuse" and not self._literal_reuse(a.value)
+                or a.keyword is not None and a.keyword.value == "initializer" and not self._tf1_default(a.value)
                 for a in call.args):
-            raise Blocked(self.line_of(node), "`tf.variable_scope` with arguments other than a name and "
-                                              "`reuse=True` / `tf.AUTO_REUSE`")
+            raise Blocked(self.line_of(node), "`tf.variable_scope` with arguments other than a name, "
+                                              "`reuse=True` / `tf.AUTO_REUSE` and TF1's default initializer")
         return True
+
+    def _tf1_default(self, initializer: cst.BaseExpression) -> bool:
+        """`tf.glorot_uniform_initializer()` (or contrib's `xavier_initializer()`), unseeded: what TF1
+        gave a variable made without an initializer anyway, and what the eager code gives it
+        (get_variable's Glorot, the model functions' `TF1Model`, Keras' kernels)."""
+        return self.tf_call(initializer, *DEFAULT_INITIALIZERS) is not None and not initializer.args
 
     def _seeded_cell_scope(self, node: cst.With) -> bool:
         """`with tf.variable_scope(tf.get_variable_scope(), initializer=<seeded>):` around one statement,
