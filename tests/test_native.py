@@ -1640,3 +1640,27 @@ def test_an_evaluation_only_rewrite_with_an_rnn_stays_eager(tmp_path):
     (tmp_path / "evaluate.py").write_text(fixed)
     run = run_python(["evaluate.py"], cwd=tmp_path)
     assert run.returncode == 0 and run.stdout.strip().endswith("(2, 1)"), run.stderr[-2000:]
+
+
+def test_dtype_names_are_whole_names_not_prefixes_of_ops():
+    """`tf.bool` is a dtype (a Python object), `tf.boolean_mask` an op: a prefix read the op as a
+    dtype, and its statement as an object made once (a masked loss then "depended on no variable")."""
+    from tfmigrate.native.script import is_object_path
+
+    assert all(is_object_path(p) for p in ("bool", "float32", "int64", "uint8", "string", "complex64", "dtypes.int32"))
+    assert not any(is_object_path(p) for p in ("boolean_mask", "complex", "strings.split", "floor", "invert_permutation"))
+
+
+def test_inlined_function_keeps_a_discarded_underscore():
+    """`def main(_)` calling a function with `out, _ = ...`: the discard stays `_` (renamed, two
+    bindings of it read as a clipped step's global norm fetched by the program)."""
+    import libcst as cst
+
+    from tfmigrate.native.inline import inline
+
+    source = ("def build(x):\n    a, _ = f(x)\n    b, _ = g(a)\n    return b\n\n\n"
+              "def main(_):\n    y = build(1)\n    print(y)\n")
+    text = inline(cst.parse_module(source), "build").module.code
+    assert "a, _ = f(x)" in text and "y, _ = g(a)" in text and "__" not in text
+    read = source.replace("    print(y)\n", "    print(y, _)\n")  # (main reads its `_`: kept apart)
+    assert "a, _ = f(x)" not in inline(cst.parse_module(read), "build").module.code

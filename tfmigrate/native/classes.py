@@ -50,7 +50,7 @@ from tfmigrate.native.class_calls import (built_after, builder_call, check_local
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.control_flow import tracked_control_flow_refused
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
-from tfmigrate.native.script import OBJECT_PREFIXES, OBJECT_SUFFIXES, SCHEDULES, SESSIONS, Blocked
+from tfmigrate.native.script import OBJECT_SUFFIXES, SCHEDULES, SESSIONS, Blocked, is_object_path
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
 
 # What the graph code of a class may not do on this route (model_mapping's list, less what a class
@@ -183,7 +183,7 @@ class ClassScript(ProgramRuns):
                 path = script.api(attr)
                 if path is None:
                     return None
-                if not (path.startswith(OBJECT_PREFIXES) or path.endswith(OBJECT_SUFFIXES)
+                if not (is_object_path(path) or path.endswith(OBJECT_SUFFIXES)
                         or path in CHECKPOINT_FILES  # (`tf.train.latest_checkpoint(folder)`: a file's name)
                         or path.startswith("nn.") and not path.startswith("nn.rnn_cell")):
                     found.append((path, attr))

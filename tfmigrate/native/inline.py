@@ -20,7 +20,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, name_nodes, names_assigned, names_read
+from tfmigrate.native.syntax import (bind, calls_in, code, found_in, fresh_name, name_nodes, names_assigned, names_in,
+                                     names_read)
 
 
 class Refused(Exception):
@@ -111,6 +112,8 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
     given_back = {} if same or not rename else _given_back(returned, targets, local, inner, call)
     same = same or bool(given_back)
     clash = (local & seen) - (set(targets) if same else set()) - set(given_back)
+    if "_" in clash and _only_bound(inner, "_") and all(_only_bound(s, "_") for s in others):
+        clash.discard("_")  # a discard on both sides (`def main(_)`, `out, _ = ...`): it stays `_`
     if clash and not rename:
         raise Refused(f"a function whose local `{sorted(clash)[0]}` clashes with a name where it is called")
     if not rename and (local - set(substituted)) & names_read(call):
@@ -181,6 +184,13 @@ def inline_each(module: cst.Module, name: str) -> Inlined:
     return Inlined(module, targets, done.scope)
 
 
+def _only_bound(node: cst.CSTNode, name: str) -> bool:
+    """Whether `name` occurs in `node` only as a target (`x, _ = ...`, `for _ in ...`), never read."""
+    targets = [*(a.target for a in found_in(node, "visit_AssignTarget")),
+               *(f.target for f in found_in(node, "visit_For")), *(c.target for c in found_in(node, "visit_CompFor"))]
+    return names_in(node).count(name) == sum(names_in(t).count(name) for t in targets)
+
+
 _MOST_CALLS = 8  # (a helper called more often is a library, not one program's builder)
 
 
@@ -210,13 +220,9 @@ def _keyed_reads(module: cst.Module, definition: cst.FunctionDef, returned, targ
     `model["loss"]` (literal keys it has): no dict, each read the name of the function's local it
     holds (a value that is not a name is first given one, after its key; a local's name is the
     caller's alone, renamed where it clashed). (statements, {id(read): name}) or None."""
-    if not (isinstance(returned, cst.Dict) and isinstance(target_node, cst.Name) and len(targets) == 1):
+    keys = _literal_keys(returned)
+    if keys is None or not (isinstance(target_node, cst.Name) and len(targets) == 1):
         return None
-    keys: Dict[str, cst.BaseExpression] = {}
-    for element in returned.elements:
-        if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)):
-            return None
-        keys[element.key.evaluated_value] = element.value
     model = targets[0]
     reads = [n for n in nodes_in_all(module) if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name)
              and n.value.value == model]
@@ -239,6 +245,24 @@ def _keyed_reads(module: cst.Module, definition: cst.FunctionDef, returned, targ
         else:
             return None
     return statements, {id(read): cst.Name(named[read.slice[0].slice.value.evaluated_value]) for read in reads}
+
+
+def _literal_keys(returned) -> Optional[Dict[str, cst.BaseExpression]]:
+    """{key: value} of `{"loss": loss, ...}` or `dict(loss=loss, ...)`; None for another value."""
+    keys: Dict[str, cst.BaseExpression] = {}
+    if isinstance(returned, cst.Call) and isinstance(returned.func, cst.Name) and returned.func.value == "dict":
+        for arg in returned.args:
+            if arg.keyword is None or arg.star:
+                return None
+            keys[arg.keyword.value] = arg.value
+        return keys or None
+    if not isinstance(returned, cst.Dict):
+        return None
+    for element in returned.elements:
+        if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)):
+            return None
+        keys[element.key.evaluated_value] = element.value
+    return keys
 
 
 def nodes_in_all(node) -> List[cst.CSTNode]:

@@ -48,7 +48,10 @@ GRAPH_SEEDS = ("set_random_seed", "random.set_random_seed", "random.set_seed", "
                "compat.v1.random.set_random_seed")
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
-OBJECT_PREFIXES = ("float", "int", "uint", "bool", "string", "complex", "double", "half", "dtypes.", "errors.", "test.",
+# a dtype (`tf.float32`, `tf.bool`): whole names, where a prefix took `tf.boolean_mask` and `tf.complex` for them
+DTYPES = re.compile(r"b?float(16|32|64)|u?int(8|16|32|64)|bool|string|complex(64|128)|double|half|qu?int(8|16|32)"
+                    r"|resource|variant")
+OBJECT_PREFIXES = ("dtypes.", "errors.", "test.",
                    "ConfigProto", "GPUOptions", "examples.", "gfile.", "io.gfile.", "logging.", "app.", "flags",
                    "SparseTensorValue",  # (a namedtuple, what TF1 fed a sparse placeholder)
                    # tf.Example protocol buffers and the record writer: Python objects, no graph
@@ -63,6 +66,11 @@ STATEFUL = ("Variable", "get_variable", "layers.", "placeholder", "Session", "In
             "reset_default_graph", "py_func",
             "data.make_one_shot_iterator", "data.make_initializable_iterator")  # an iterator per call
 OBJECT_SUFFIXES = ("_initializer", "Optimizer")
+
+
+def is_object_path(path: str) -> bool:
+    """A TensorFlow name for a Python object, not a graph op: a dtype, an error class, a config."""
+    return bool(DTYPES.fullmatch(path)) or path.startswith(OBJECT_PREFIXES)
 # Graph calls with a side effect of their own, which would run on every evaluation.
 UNSUPPORTED = {
     "summary.": "TF1 summaries (`tf.summary.*` ops evaluated by `sess.run`)",
@@ -1203,10 +1211,10 @@ class Script:
     def _is_object(self, value, path: Optional[str]) -> bool:
         if isinstance(value, (cst.Attribute, cst.Name)):
             p = self.api(value)
-            return p is not None and p.startswith(OBJECT_PREFIXES)
+            return p is not None and is_object_path(p)
         if path is None:
             return False
-        if path.startswith(OBJECT_PREFIXES):
+        if is_object_path(path):
             return True
         if path in OPTIMIZERS:
             return self._optimizer(value)
@@ -1284,7 +1292,7 @@ class Script:
                 path = script.api(attr)
                 if path is None:
                     return None
-                if not path.startswith(OBJECT_PREFIXES):
+                if not is_object_path(path):
                     found.append(path)
                 return False
 
@@ -1916,7 +1924,7 @@ class Script:
             if path is not None:
                 if path.startswith("nn.rnn_cell."):
                     made = True
-                elif not (path.startswith(OBJECT_PREFIXES) or path.endswith("_initializer")):
+                elif not (is_object_path(path) or path.endswith("_initializer")):
                     return False  # (an initializer object configures a cell)
             elif isinstance(call.func, cst.Name) and call.func.value in self.cell_factories:
                 made = True
@@ -2076,7 +2084,7 @@ class Script:
                     return False
                 path = script.api(attr)
                 if path is not None:
-                    if not path.startswith(OBJECT_PREFIXES) and path not in EAGER_STATEMENTS + checkpoints.CHECKPOINT_FILES:
+                    if not is_object_path(path) and path not in EAGER_STATEMENTS + checkpoints.CHECKPOINT_FILES:
                         raise Blocked(script.line_of(attr), f"`tf.{path}` in Python code outside the graph")
                     return False
                 attr.value.visit(self)
