@@ -43,12 +43,14 @@ SPARSE_GRADIENTS = ("nn.embedding_lookup", "nn.embedding_lookup_sparse", "gather
                     "nn.safe_embedding_lookup_sparse", "contrib.layers.embedding_lookup_unique")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
                 "initialize_local_variables")
-# TF calls a script makes at module level that mean the same eagerly (kept where they are).
+# The calls that set TensorFlow's graph (global) seed.
 GRAPH_SEEDS = ("set_random_seed", "random.set_random_seed", "random.set_seed", "compat.v1.set_random_seed",
                "compat.v1.random.set_random_seed")
+# TF calls a script makes at module level that mean the same eagerly (kept where they are).
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.
-# a dtype (`tf.float32`, `tf.bool`): whole names, where a prefix took `tf.boolean_mask` and `tf.complex` for them
+# A dtype (`tf.float32`, `tf.bool`), matched whole: a prefix took the ops `tf.boolean_mask` and
+# `tf.complex` for dtypes.
 DTYPES = re.compile(r"b?float(16|32|64)|u?int(8|16|32|64)|bool|string|complex(64|128)|double|half|qu?int(8|16|32)"
                     r"|resource|variant")
 OBJECT_PREFIXES = ("dtypes.", "errors.", "test.",
@@ -71,6 +73,8 @@ OBJECT_SUFFIXES = ("_initializer", "Optimizer")
 def is_object_path(path: str) -> bool:
     """A TensorFlow name for a Python object, not a graph op: a dtype, an error class, a config."""
     return bool(DTYPES.fullmatch(path)) or path.startswith(OBJECT_PREFIXES)
+
+
 # Graph calls with a side effect of their own, which would run on every evaluation.
 UNSUPPORTED = {
     "summary.": "TF1 summaries (`tf.summary.*` ops evaluated by `sess.run`)",
