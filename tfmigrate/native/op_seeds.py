@@ -59,7 +59,9 @@ SEEDS = ("set_random_seed", "random.set_random_seed")
 ONE_KERNEL_CELLS = ("BasicLSTMCell", "LSTMCell", "BasicRNNCell")
 CELL_HOMES = ("nn.rnn_cell.", "contrib.rnn.", "rnn_cell.")
 CELL_ARGUMENTS = ("num_units", "forget_bias", "state_is_tuple", "activation", "name", "dtype")
-RNN_RUNS = ("nn.dynamic_rnn", "nn.static_rnn", "contrib.rnn.static_rnn", "contrib.rnn.static_rnn")
+RNN_RUNS = ("nn.dynamic_rnn", "nn.static_rnn", "contrib.rnn.static_rnn", "nn.bidirectional_dynamic_rnn")
+# An RNN over two cells, the forward one built (and its kernel drawn) first
+TWO_CELL_RUNS = ("nn.bidirectional_dynamic_rnn",)
 # TF calls that may draw, or change what a draw's seed is (TF 2.21 draws in random_ops, the candidate
 # samplers, shuffling queues and datasets, fractional pools, `sample_distorted_bounding_box` and
 # k-means; everything else that draws, initializers, layers, dropout, cells, input producers, calls
@@ -193,7 +195,7 @@ class _Counter:
         self.line: Optional[cst.SimpleStatementLine] = None  # the statement whose calls are read
         self.lines: Dict[int, cst.SimpleStatementLine] = {}  # id(an RNN's call) -> its statement
         self.run_cells: Set[int] = set()  # id of the cell constructions an RNN has run
-        self.cells: Dict[int, cst.Call] = {}  # id(an RNN's call) -> its LSTMCell, given the kernel's initializer
+        self.cells: Dict[int, List[cst.Call]] = {}  # id(an RNN's call) -> its LSTMCells, given their kernels' initializers
         self.visiting: Set[int] = set()
         bound = _bound_by_imports(module)
         self.safe_libraries = {name for name, root in bound.items() if root in _NO_GRAPH}
@@ -205,7 +207,7 @@ class _Counter:
         helper's draws seeded per call in `helpers`, `helper_draws` and `site_seeds`."""
         seeds = self._count()
         self._helpers()
-        cells = {id(self.cells[call]): seed for call, seed in seeds.items() if call in self.cells}
+        cells = {id(cell): seed + i for call, seed in seeds.items() for i, cell in enumerate(self.cells.get(call, ()))}
         return {**seeds, **cells, **{id(self.lines[call]): seed for call, seed in seeds.items() if call in self.lines}}
 
     def _count(self) -> Dict[int, int]:
@@ -634,23 +636,40 @@ class _Counter:
         if self.reusing[-1]:
             return None
         positional = [a.value for a in call.args if a.keyword is None]
+        if tf_path(self.names, call.func) in TWO_CELL_RUNS:  # (each cell its own `initializer=`: one scope
+            return self._two_cells(call, positional, given)  # around both would give both one seed)
         cell = self._value(given.get("cell", positional[0] if positional else UNKNOWN))
+        path = self._run_cell(cell)
+        if path.endswith(".LSTMCell") and not any(a.keyword is not None and a.keyword.value == "initializer"
+                                                   for a in cell.args):
+            self.cells[id(call)] = [cell]  # (its `initializer=`: the kernel's alone, anywhere the cell is made)
+            return 1
+        if self.line is None or any(self.lines.get(other) is self.line for other in self.lines):
+            raise _Unsure("an RNN run other than alone in its statement")
+        self.lines[id(call)] = self.line
+        return 1
+
+    def _run_cell(self, cell: cst.BaseExpression) -> str:
+        """The path of a one-kernel cell an RNN runs (once)."""
         path = tf_path(self.names, cell.func) if isinstance(cell, cst.Call) else None
         if path is None or not path.startswith(CELL_HOMES) or path.rsplit(".", 1)[-1] not in ONE_KERNEL_CELLS:
             raise _Unsure("an RNN of a cell that is not known")
         if id(cell) in self.run_cells:
             raise _Unsure("an RNN cell run twice")
         self.run_cells.add(id(cell))
-        if self.reusing[-1]:
-            return None
-        if path.endswith(".LSTMCell") and not any(a.keyword is not None and a.keyword.value == "initializer"
-                                                   for a in cell.args):
-            self.cells[id(call)] = cell  # (its `initializer=`: the kernel's alone, anywhere the cell is made)
-            return 1
-        if self.line is None or any(self.lines.get(other) is self.line for other in self.lines):
-            raise _Unsure("an RNN run other than alone in its statement")
-        self.lines[id(call)] = self.line
-        return 1
+        return path
+
+    def _two_cells(self, call: cst.Call, positional, given) -> int:
+        """`bidirectional_dynamic_rnn(cell_fw, cell_bw, ...)` of two LSTMCells: two kernels drawn, the
+        forward cell's first; each cell is given its seed as its own `initializer=`."""
+        cells = [self._value(given.get(name, positional[i] if len(positional) > i else UNKNOWN))
+                 for i, name in enumerate(("cell_fw", "cell_bw"))]
+        for cell in cells:
+            if not self._run_cell(cell).endswith(".LSTMCell") or any(
+                    a.keyword is not None and a.keyword.value == "initializer" for a in cell.args):
+                raise _Unsure("a bidirectional RNN of other than two LSTMCells without an initializer")
+        self.cells[id(call)] = cells
+        return 2
 
     def _bound(self, function: cst.FunctionDef, call: cst.Call, owner: Optional[str]) -> Dict[str, cst.BaseExpression]:
         """The names of `function`'s body for `call`: each parameter with the value the call gives it
