@@ -729,9 +729,12 @@ class Emitter:
             site.defs[name].summaries is not None for name in site.fetched) or self._helper_structure(site)
 
     def _helper_structure(self, site: RunSite) -> bool:
-        """`sess.run(images)` of `images = convolve(...)`, a helper returning a list of tensors."""
+        """`sess.run(images)` of `images = convolve(...)`, a helper returning a list of tensors, or of
+        `clip_ops = [v.assign(...) for v in c_vars]` (`sess.run` returned a list of arrays)."""
         node = site.defs[site.fetched[0]].node if isinstance(site.fetches, cst.Name) and site.fetched else None
         value = node.body[0].value if isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], cst.Assign) else None
+        if isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.Dict, cst.DictComp)):
+            return True
         return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and any(
             isinstance(d, cst.FunctionDef) and d.name.value == value.func.value and returns_structure(d)
             for d in self.script.module.body)
@@ -1049,6 +1052,19 @@ class _ThroughObjects(cst.CSTTransformer):
         return updated.with_changes(func=cst.Name(name)) if name else updated
 
 
+_CONVERTED_LIST = matchers.Call(func=matchers.Name("to_numpy"), args=[matchers.Arg(value=matchers.Call(), keyword=None)])
+_CONVERTED = matchers.Call(func=matchers.Attribute(value=matchers.Call(), attr=matchers.Name("numpy")), args=[])
+
+
+def _unconverted(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`step()` for the `to_numpy(step())` or `step().numpy()` of a run whose result is discarded."""
+    if matchers.matches(value, _CONVERTED_LIST):
+        return value.args[0].value
+    if matchers.matches(value, _CONVERTED):
+        return value.func.value
+    return value
+
+
 class _Replace(cst.CSTTransformer):
     """Swap given nodes (by identity) for new ones."""
 
@@ -1085,7 +1101,9 @@ class _Replace(cst.CSTTransformer):
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         new = self.replacements.get(id(original.value))
-        return new if isinstance(new, cst.BaseSmallStatement) else updated
+        if isinstance(new, cst.BaseSmallStatement):
+            return new
+        return updated.with_changes(value=_unconverted(updated.value)) if new is not None else updated
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict):
         new = self.replacements.get(id(original))
