@@ -53,6 +53,20 @@ def test_counts_the_graphs_draws_in_the_order_it_builds_them():
     assert "e = tf.layers.dropout(h, rate=0.2)\n" in out  # (training=False: no op)
 
 
+@pytest.mark.parametrize("seed", ["tf.set_random_seed(3)", "tf.random.set_random_seed(3)", "tf.random.set_seed(3)",
+                                  "tf.compat.v1.set_random_seed(3)", "tf.compat.v1.random.set_random_seed(3)"])
+def test_each_spelling_of_the_graph_seed_seeds_the_count(seed):
+    # (in graph mode `tf.random.set_seed(3)` and `tf.compat.v1.set_random_seed(3)` draw the same:
+    # both set the graph's seed)
+    out = _pin(f"""\
+        {seed}
+        a = tf.Variable(tf.random_normal([2]))
+        b = tf.get_variable("b", [2, 2])
+        """)
+    assert out is not None and "tf.random_normal([2], seed=0)" in out
+    assert "tf.glorot_uniform_initializer(seed=1)" in out
+
+
 def test_a_new_graph_counts_from_zero_once_seeded_again():
     out = _pin("""\
         tf.set_random_seed(1)

@@ -34,6 +34,10 @@ TF1_STYLE = (
 # `dynamic_rnn` & co works under TF 2.21 only on the compat route with legacy Keras (TFM214: no
 # per-call fix), so one of them makes the module graph code unless it turns eager execution on.
 RNN_RUNNERS = ("nn.dynamic_rnn", "nn.static_rnn", "nn.bidirectional_dynamic_rnn")
+# The calls that set TensorFlow's graph (global) seed (in graph mode `tf.random.set_seed` sets the
+# same graph seed as TF1's `set_random_seed`).
+GRAPH_SEEDS = ("set_random_seed", "random.set_random_seed", "random.set_seed", "compat.v1.set_random_seed",
+               "compat.v1.random.set_random_seed")
 # contrib.rnn names that TF1 itself re-exported from core (the same objects): TFM214 respells them
 # in graph code, and `fix --native` reads them as the core names (native.contrib_spellings).
 CONTRIB_RNN_CORE = {

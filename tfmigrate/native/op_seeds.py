@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS
+from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS, GRAPH_SEEDS, RNN_RUNNERS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
@@ -52,14 +52,13 @@ RANDOM_INITIALIZERS = ("truncated_normal_initializer", "random_normal_initialize
                        "contrib.layers.xavier_initializer", "contrib.layers.xavier_initializer_conv2d")
 FILLED_INITIALIZERS = ("zeros_initializer", "ones_initializer", "constant_initializer", "initializers.zeros",
                        "initializers.ones", "initializers.constant")
-SEEDS = ("set_random_seed", "random.set_random_seed")
 # The RNN cells that draw one kernel (their biases are zeros), drawn where an RNN first runs them
 # (measured under TF 2.21: `dynamic_rnn` or `static_rnn` of a BasicLSTMCell, LSTMCell or BasicRNNCell
 # makes one `get_seed` call; a GRUCell or a MultiRNNCell of two cells two); the arguments that keep it so.
 ONE_KERNEL_CELLS = ("BasicLSTMCell", "LSTMCell", "BasicRNNCell")
 CELL_HOMES = ("nn.rnn_cell.", "contrib.rnn.", "rnn_cell.")
 CELL_ARGUMENTS = ("num_units", "forget_bias", "state_is_tuple", "activation", "name", "dtype")
-RNN_RUNS = ("nn.dynamic_rnn", "nn.static_rnn", "contrib.rnn.static_rnn", "nn.bidirectional_dynamic_rnn")
+RNN_RUNS = RNN_RUNNERS + ("contrib.rnn.static_rnn",)
 # An RNN over two cells, the forward one built (and its kernel drawn) first
 TWO_CELL_RUNS = ("nn.bidirectional_dynamic_rnn",)
 # TF calls that may draw, or change what a draw's seed is (TF 2.21 draws in random_ops, the candidate
@@ -126,6 +125,10 @@ def _kind(path: Optional[str], call: cst.BaseExpression) -> str:
     return next((f"eager:{kind}" for kind, paths in _INITIALIZER_KINDS.items() if path in paths), _STEP)
 
 
+# What the source must spell to set a graph seed (`GRAPH_SEEDS`): most modules stop here
+_SEEDED = re.compile(r"\bset_(?:random_)?seed\s*\(")
+
+
 class _Unsure(Exception):
     """Where the count of TF1's draws is not certain."""
 
@@ -133,7 +136,7 @@ class _Unsure(Exception):
 def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
     """`module` with TF1's op seeds written into its random draws, or None (no graph seed, no
     unseeded draw, or a count that is not certain)."""
-    if not re.search(r"\bset_random_seed\s*\(", source):
+    if not _SEEDED.search(source):
         return None
     try:
         counter, seeds = _counted(module, source)
@@ -146,7 +149,7 @@ def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
 
 def why_not_pinned(module: cst.Module, source: str) -> Optional[str]:
     """What keeps the count of a graph-seeded module's op seeds from being certain (None: nothing)."""
-    if not re.search(r"\bset_random_seed\s*\(", source):
+    if not _SEEDED.search(source):
         return None
     try:
         _counted(module, source)
@@ -435,7 +438,7 @@ class _Counter:
                 self.walking.pop()
                 self.bodies.pop()
             return
-        if path in SEEDS:
+        if path in GRAPH_SEEDS:
             self.seeded = True
             return
         if path is not None and path.endswith("reset_default_graph"):

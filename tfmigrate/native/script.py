@@ -18,7 +18,7 @@ import libcst.matchers as m
 
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.facts.datasets import DatasetNames
-from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS
+from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS, GRAPH_SEEDS
 from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
@@ -43,9 +43,6 @@ SPARSE_GRADIENTS = ("nn.embedding_lookup", "nn.embedding_lookup_sparse", "gather
                     "nn.safe_embedding_lookup_sparse", "contrib.layers.embedding_lookup_unique")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
                 "initialize_local_variables")
-# The calls that set TensorFlow's graph (global) seed.
-GRAPH_SEEDS = ("set_random_seed", "random.set_random_seed", "random.set_seed", "compat.v1.set_random_seed",
-               "compat.v1.random.set_random_seed")
 # TF calls a script makes at module level that mean the same eagerly (kept where they are).
 EAGER_STATEMENTS = ("set_random_seed", "random.set_seed", "logging.set_verbosity")
 # Values that are Python objects, not tensors: kept at module level, usable anywhere.

@@ -14,6 +14,7 @@ from typing import Dict, Optional
 
 import libcst as cst
 
+from tfmigrate.facts.graph_words import GRAPH_SEEDS
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined
 from tfmigrate.native.syntax import calls_in
@@ -87,7 +88,7 @@ class _TracedDraws(cst.CSTVisitor):
 def _seed_statements(body, names: ImportTable):
     return [s for s in body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
             and isinstance(s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.Call)
-            and (names.api(s.body[0].value.func) or "") in ("random.set_seed", "set_random_seed")]
+            and (names.api(s.body[0].value.func) or "") in GRAPH_SEEDS]
 
 
 def _generators_after_seed(owner, names: ImportTable):
