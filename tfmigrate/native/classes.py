@@ -50,7 +50,7 @@ from tfmigrate.native.class_calls import (built_after, builder_call, check_local
 from tfmigrate.native.class_runs import ProgramRuns
 from tfmigrate.native.control_flow import tracked_control_flow_refused
 from tfmigrate.native.model_mapping import MAKES_VARIABLES, local_names, variable_as_get_variable
-from tfmigrate.native.script import OBJECT_SUFFIXES, SCHEDULES, SESSIONS, Blocked, is_object_path
+from tfmigrate.native.script import OBJECT_SUFFIXES, SCHEDULES, SESSIONS, STEP_MAKERS, Blocked, is_object_path
 from tfmigrate.native.syntax import bind, calls_in, code, names_assigned, names_read
 
 # What the graph code of a class may not do on this route (model_mapping's list, less what a class
@@ -654,9 +654,11 @@ class ClassScript(ProgramRuns):
             path = self.tf_call(value) if value is not None else None
             reads, writes = attrs_of(statement)
             local_reads = names_read(statement)
-            if path == "Variable" and target is not None and self._state_variable(value) \
+            if target is not None and (path == "Variable" and self._state_variable(value) or path in STEP_MAKERS
+                                       and not value.args) \
                     and not reads & cls.graph_attrs and not local_reads & graph_locals:
                 cls.python.append(statement)  # a counter (the global step): state made once, in `__init__`
+                # (eagerly `get_or_create_global_step()` makes the one `global_step` too, or finds it)
                 cls.state.add(target)
                 continue
             if id(statement) in self.python_statements:
