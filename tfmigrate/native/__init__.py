@@ -9,6 +9,7 @@ a `Blocker` that names the construct, and the module keeps the compat route.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,6 +46,11 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         from tfmigrate.native.groups import member_outcome
 
         return Outcome(*member_outcome(source, group, rewrite, unsafe))
+    from tfmigrate.native.global_steps import named
+
+    stepped = named(source)  # `global_step=tf.train.get_global_step()`: the step by one name
+    if stepped is not None:
+        return _lines_of(source, stepped, rewrite(stepped, stateful, eager, unsafe, keras3))
     outcome = _with_tf1_seeds(source, stateful, eager, unsafe, keras3)
     if outcome is None:
         outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe)
@@ -64,6 +70,16 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         return Outcome(None, Blocker(blocker.line, f"{blocker.construct}; written where it is called, the module "
                                                    f"stops at line {line}: {inlined.blocker.construct}"))
     return inlined
+
+
+def _lines_of(source: str, changed: str, outcome: Outcome) -> Outcome:
+    """`outcome` of the rewrite of `changed` (a line added to `source`), its blocker at the line of
+    `source` it names."""
+    if outcome.blocker is None:
+        return outcome
+    from tfmigrate.native.inline import original_line
+
+    return Outcome(None, dataclasses.replace(outcome.blocker, line=original_line(source, changed, outcome.blocker.line)))
 
 
 def _own_seed_named(source: str, outcome: Outcome, unsafe: bool) -> Outcome:

@@ -1,0 +1,154 @@
+"""The global step made inside another call, and found again by `tf.train.get_global_step()`: one name.
+
+TF1 code often makes the step where a schedule reads it, `lr = tf.train.polynomial_decay(2.0,
+tf.train.get_or_create_global_step(), 500, 0.01)`, then finds it where `minimize` counts it
+(`global_step=tf.train.get_global_step()`) or where it is fetched (`sess.run(tf.train.get_global_step())`).
+Each call returns the graph's one step variable, so the module means the same with
+`global_step = tf.train.get_or_create_global_step()` on a line of its own before the first use and
+the name at each: the shape the script route rewrites (its `global_step.assign_add(1)` after each step).
+"""
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from tfmigrate.facts.names import ImportTable
+from tfmigrate.native.script import STEP_MAKERS
+from tfmigrate.native.syntax import code
+
+NAME = "global_step"
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def named(source: str) -> Optional[str]:
+    """`source` with its global step made on a line of its own and read by name, or None where it
+    has no such call, or where one name for them all is not certain (a step made twice, or in two
+    functions, a `get_global_step()` before the step is made, a `"global_step"` of its own)."""
+    if "get_global_step" not in source and not re.search(r"[(,=]\s*[\w.]*get_or_create_global_step\(", source):
+        return None
+    if re.search(r"""["']global_step["']""", source):
+        return None  # a variable named so may be the one `get_or_create_global_step` finds
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except Exception:  # noqa: BLE001 - the caller reports unparsable files itself
+        return None
+    module = wrapper.module
+    names = ImportTable(module, source)
+    lines, parents = wrapper.resolve(PositionProvider), wrapper.resolve(ParentNodeProvider)
+
+    def path(call: cst.Call) -> Optional[str]:
+        found = names.api(call.func)
+        return found[len("compat.v1."):] if found is not None and found.startswith("compat.v1.") else found
+
+    calls = [n for n in lines if isinstance(n, cst.Call) and not n.args]
+    makers = [c for c in calls if path(c) in STEP_MAKERS]
+    finders = [c for c in calls if path(c) == "train.get_global_step"]
+    if len(makers) != 1:
+        return None
+    maker = makers[0]
+    statement, bound = _statement_of(maker, parents)
+    if statement is None or len({_scope(c, parents) for c in [maker, *finders]}) != 1:
+        return None
+    made_at = lines[statement].start.line
+    if any(lines[c].start.line <= made_at for c in finders):
+        return None  # (TF1's `get_global_step()` returned None before the step was made)
+    if bound is not None:
+        if not finders or _assigned(module).count(bound) != 1:
+            return None
+        return module.visit(_Named({id(c): bound for c in finders}, None)).code
+    if not _free(module):
+        return None
+    made = cst.parse_statement(f"{NAME} = {code(maker)}\n")
+    return module.visit(_Named({id(c): NAME for c in [maker, *finders]}, (statement, made))).code
+
+
+def _statement_of(call: cst.Call, parents) -> Tuple[Optional[cst.SimpleStatementLine], Optional[str]]:
+    """The line of `call`, and the name it is bound to where the line is `name = call`."""
+    node = call
+    while not isinstance(node, cst.SimpleStatementLine):
+        node = parents.get(node)
+        if node is None or isinstance(node, (cst.BaseCompoundStatement, *_SCOPES)):
+            return None, None
+    if len(node.body) != 1:
+        return None, None
+    small = node.body[0]
+    if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
+            and isinstance(small.targets[0].target, cst.Name):
+        return node, small.targets[0].target.value
+    return node, None
+
+
+def _scope(node: cst.CSTNode, parents) -> Optional[int]:
+    """The function, class or lambda `node` is in (None: module level)."""
+    node = parents.get(node)
+    while node is not None and not isinstance(node, _SCOPES):
+        node = parents.get(node)
+    return None if node is None else id(node)
+
+
+def _assigned(module: cst.Module) -> List[str]:
+    """Each name the module binds by assignment, as often as it does."""
+    found: List[str] = []
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.extend(n.value for n in _names(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.extend(n.value for n in _names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            found.extend(n.value for n in _names(node.target))
+
+    module.visit(_Targets())
+    return found
+
+
+def _names(target: cst.CSTNode) -> List[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    return []
+
+
+def _free(module: cst.Module) -> bool:
+    """Whether no code of the module names `global_step` (a keyword argument so named is not a name)."""
+    used = []
+
+    class _Uses(cst.CSTVisitor):
+        def visit_Arg(self, node: cst.Arg) -> Optional[bool]:
+            node.value.visit(self)  # (not its keyword)
+            return False
+
+        def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+            node.value.visit(self)  # (not `.global_step` of an object)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == NAME:
+                used.append(node)
+
+    module.visit(_Uses())
+    return not used
+
+
+class _Named(cst.CSTTransformer):
+    """Each step call by its name, and the step's line before the line that made it inline."""
+
+    def __init__(self, replaced, insert):
+        super().__init__()
+        self.replaced, self.insert = replaced, insert
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        name = self.replaced.get(id(original))
+        return updated if name is None else cst.Name(name)
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if self.insert is None or original is not self.insert[0]:
+            return updated
+        made = self.insert[1].with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([made, updated.with_changes(leading_lines=())])
