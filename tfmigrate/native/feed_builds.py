@@ -77,3 +77,69 @@ def escape_reason(name: str) -> str:
 def _named(node, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
 
+
+
+def keys_added_before(top: cst.CSTNode, run: cst.Call, name: str) -> List[str]:
+    """The keys `name.update({k: v})` and `name[k] = v` add on the lines just before `run`'s, in its
+    block, after that block binds `name` anew (`fd = dict(base)`): fed at that run for certain. None
+    found (a list of no keys) where the block does not bind `name` before the run."""
+    found: List[List[str]] = []
+
+    class _Blocks(cst.CSTVisitor):
+        def visit_IndentedBlock(self, block: cst.IndentedBlock) -> None:
+            self._body(block.body)
+
+        def visit_Module(self, module: cst.Module) -> None:
+            self._body(module.body)
+
+        def _body(self, body) -> None:
+            at = next((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+                       and any(c is run for c in _calls(s))), None)
+            if at is None:
+                return
+            keys: List[str] = []
+            for statement in reversed(body[:at]):
+                small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) \
+                    and len(statement.body) == 1 else None
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and _named(small.targets[0].target, name):
+                    found.append(keys)
+                    return
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Subscript) \
+                        and _named(small.targets[0].target.value, name):
+                    key = set_key(small.targets[0].target)
+                    keys += [key.value] if isinstance(key, cst.Name) else []
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                        and isinstance(small.value.func, cst.Attribute) and _named(small.value.func.value, name) \
+                        and small.value.func.attr.value == "update" and len(small.value.args) == 1 \
+                        and isinstance(small.value.args[0].value, cst.Dict):
+                    keys += [e.key.value for e in small.value.args[0].value.elements
+                             if isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)]
+                elif _mentions(statement, name):
+                    return  # (any other use of the dict: nothing certain)
+
+    top.visit(_Blocks())
+    return found[0] if found else []
+
+
+def _calls(node: cst.CSTNode) -> List[cst.Call]:
+    calls: List[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            calls.append(call)
+
+    node.visit(_Calls())
+    return calls
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    found: List[cst.Name] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, ref: cst.Name) -> None:
+            if ref.value == name:
+                found.append(ref)
+
+    node.visit(_Names())
+    return bool(found)

@@ -25,7 +25,7 @@ import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
 import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.optimizers import KEPT_TF1, OPTIMIZERS, keras_optimizer, learning_rate_of
-from tfmigrate.native.feed_builds import escape_reason, feed_uses, set_key, update_dict
+from tfmigrate.native.feed_builds import escape_reason, feed_uses, keys_added_before, set_key, update_dict
 from tfmigrate.native.control_flow import CONTROL_FLOW, control_flow_differs
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
                                      names_in, names_read)
@@ -2141,22 +2141,31 @@ class Script:
         """`feed = {x: a, y: b}` then `sess.run(..., feed_dict=feed)`: the dict literals of tensors
         assigned to a name in this statement, each name's kept in `feed_dicts` (ids returned)."""
         found: Dict[str, List[cst.Dict]] = {}
+        copies: Dict[str, List[cst.Call]] = {}  # `fd = dict(base)` of a feed built ahead: its keys, its copy
         feedable = (Kind.PLACEHOLDER, Kind.GRAPH, Kind.NEXT)
         for assign in assignments_in(node):
             value = assign.value
-            if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) \
-                    and isinstance(value, cst.Dict) and value.elements and all(
+            if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+                continue
+            if isinstance(value, cst.Dict) and value.elements and all(
                     isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)
                     and self.kinds.get(e.key.value) in feedable for e in value.elements):
                 found.setdefault(assign.targets[0].target.value, []).append(value)
+            copied = _copied_dict(value)
+            if copied in self.feed_dicts and copied not in self.feed_added:
+                found.setdefault(assign.targets[0].target.value, []).extend(self.feed_dicts[copied])
+                copies.setdefault(assign.targets[0].target.value, []).append(value)
+        earlier = [name for name in self.feed_dicts if name not in found]
         self.feed_dicts.update(found)
-        literals = [literal for group in found.values() for literal in group]
+        literals = [literal for name, group in found.items() if name not in copies for literal in group]
         for name, group in found.items():
-            literals += self._feed_extended(node, name, group)
+            literals += self._feed_extended(node, name, [*group, *copies.get(name, [])])
+        for name in earlier:  # (`fd = dict(base)` on one line, `fd[mask] = m` on the next)
+            literals += self._feed_extended(node, name, [])
         self.feed_literals += literals
         return {id(literal) for literal in literals}
 
-    def _feed_extended(self, node, name: str, group: List[cst.Dict]) -> List[cst.Dict]:
+    def _feed_extended(self, node, name: str, group: List[cst.BaseExpression]) -> List[cst.Dict]:
         """`feed.update({y: b})` and `feed[y] = b` in this statement (native.feed_builds): their keys
         are fed by some runs only (the dict literals of the updates returned)."""
         targets = {id(a.targets[0].target) for a in assignments_in(node) if any(a.value is d for d in group)}
@@ -2355,6 +2364,7 @@ class Script:
         state, fed once there is one) is an optional argument: None computes it as TF1 did."""
         keys = [[e.key.value for e in literal.elements] for literal in self.feed_dicts[feed]]
         always = set.intersection(*map(set, keys))
+        always |= set(keys_added_before(self.module, call, feed))  # (`fd = dict(base)`, `fd[mask] = m`, the run)
         keys.append(self.feed_added.get(feed, []))  # (`feed.update({k: v})`, `feed[k] = v`: some runs)
         feeds: Dict[str, cst.BaseExpression] = {}
         for key in dict.fromkeys(k for group in keys for k in group):
@@ -2399,6 +2409,15 @@ class Script:
             self._check_supported(fetches, at)  # `sess.run(tf.round(y))`: an expression of the graph
             return sorted(reads & graph)
         raise Blocked(at, f"the fetch `{code(fetches)}`")
+
+
+def _copied_dict(value: cst.BaseExpression) -> Optional[str]:
+    """`base` of `dict(base)`, a copy of the dict it names."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" \
+            and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star \
+            and isinstance(value.args[0].value, cst.Name):
+        return value.args[0].value.value
+    return None
 
 
 def _assigns_only(block) -> bool:
