@@ -852,6 +852,8 @@ def test_a_seeded_program_with_random_draws_is_rewritten_only_as_an_unsafe_fix()
     assert "\n".join(PINNED_NOTE) + "\ntf.random.set_seed(3)\n" in converted.code
     assert "tf.random_normal([2, 1], seed=0)" in converted.code
     assert rewrite(converted.code, unsafe=True).code is None  # eager already: nothing more to rewrite, no second note
+    spelled = rewrite(SEEDED.replace("tf.set_random_seed(3)", "tf.random.set_seed(3)"), unsafe=True)
+    assert "tf.random_normal([2, 1], seed=0)" in spelled.code  # (TF2's spelling sets the graph's seed alike)
     # where it is not (a draw in a loop), the numbers change, and the note says so
     looped = SEEDED.replace("w = tf.Variable(tf.random_normal([2, 1]))\n",
                             "ws = [tf.Variable(tf.random_normal([2, 1])) for _ in range(2)]\nw = ws[0]\n")

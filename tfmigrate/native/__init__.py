@@ -151,7 +151,7 @@ def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, ke
     (native.op_seeds), so that it draws TF1's numbers; None where the seeds cannot be written out
     or the script route does not take them (the module is then rewritten as it is). Unsafe all
     the same: a draw at each step is TF1's only while one `tf.function`, traced once, evaluates it."""
-    if not unsafe or "set_random_seed" not in source:
+    if not unsafe or ("set_random_seed" not in source and "set_seed" not in source):  # (GRAPH_SEEDS)
         return None
     from tfmigrate.native.op_seeds import pinned
     from tfmigrate.native.seed_generators import drawn_apart, drawn_by_generators
