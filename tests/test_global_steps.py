@@ -46,6 +46,9 @@ def test_a_step_already_named_is_read_by_that_name():
     ("the name is taken", "global_step = 3\nlr = f(tf.train.get_or_create_global_step())\n"),
     ("in two functions", "def a():\n    lr = f(tf.train.get_or_create_global_step())\n"
                          "def b():\n    return tf.train.get_global_step()\n"),
+    ("bound to an attribute (the class route reads it)",
+     "class M:\n    def __init__(self):\n        self.global_step = tf.train.get_or_create_global_step()\n"
+     "        self.op = opt.minimize(loss, global_step=self.global_step)\n"),
     ("made inside a compound statement's header", "for _ in f(tf.train.get_or_create_global_step()):\n    pass\n"),
 ])
 def test_left_as_it_is_where_one_name_is_not_certain(why, body):

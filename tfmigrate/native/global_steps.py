@@ -75,9 +75,9 @@ def _statement_of(call: cst.Call, parents) -> Tuple[Optional[cst.SimpleStatement
     if len(node.body) != 1:
         return None, None
     small = node.body[0]
-    if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
-            and isinstance(small.targets[0].target, cst.Name):
-        return node, small.targets[0].target.value
+    if isinstance(small, cst.Assign) and small.value is call:  # (`self.global_step = ...`: not ours to name)
+        target = small.targets[0].target if len(small.targets) == 1 else None
+        return (node, target.value) if isinstance(target, cst.Name) else (None, None)
     return node, None
 
 
