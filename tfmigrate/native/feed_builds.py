@@ -11,6 +11,8 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
+from tfmigrate.native.syntax import calls_in, names_in
+
 
 @dataclass
 class FeedUses:
@@ -94,7 +96,7 @@ def keys_added_before(top: cst.CSTNode, run: cst.Call, name: str) -> List[str]:
 
         def _body(self, body) -> None:
             at = next((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-                       and any(c is run for c in _calls(s))), None)
+                       and any(c is run for c in calls_in(s))), None)
             if at is None:
                 return
             keys: List[str] = []
@@ -115,31 +117,8 @@ def keys_added_before(top: cst.CSTNode, run: cst.Call, name: str) -> List[str]:
                         and isinstance(small.value.args[0].value, cst.Dict):
                     keys += [e.key.value for e in small.value.args[0].value.elements
                              if isinstance(e, cst.DictElement) and isinstance(e.key, cst.Name)]
-                elif _mentions(statement, name):
+                elif name in names_in(statement):
                     return  # (any other use of the dict: nothing certain)
 
     top.visit(_Blocks())
     return found[0] if found else []
-
-
-def _calls(node: cst.CSTNode) -> List[cst.Call]:
-    calls: List[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            calls.append(call)
-
-    node.visit(_Calls())
-    return calls
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    found: List[cst.Name] = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, ref: cst.Name) -> None:
-            if ref.value == name:
-                found.append(ref)
-
-    node.visit(_Names())
-    return bool(found)

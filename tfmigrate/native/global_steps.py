@@ -10,14 +10,14 @@ the name at each: the shape the script route rewrites (its `global_step.assign_a
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.script import STEP_MAKERS
-from tfmigrate.native.syntax import code
+from tfmigrate.native.syntax import bound_names, code, names_in
 
 NAME = "global_step"
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -56,10 +56,10 @@ def named(source: str) -> Optional[str]:
     if any(lines[c].start.line <= made_at for c in finders):
         return None  # (TF1's `get_global_step()` returned None before the step was made)
     if bound is not None:
-        if not finders or _assigned(module).count(bound) != 1:
+        if not finders or [n.value for n in bound_names(module)].count(bound) != 1:
             return None
         return module.visit(_Named({id(c): bound for c in finders}, None)).code
-    if not _free(module):
+    if NAME in names_in(module):  # (a keyword argument so named is not a name)
         return None
     made = cst.parse_statement(f"{NAME} = {code(maker)}\n")
     return module.visit(_Named({id(c): NAME for c in [maker, *finders]}, (statement, made))).code
@@ -87,53 +87,6 @@ def _scope(node: cst.CSTNode, parents) -> Optional[int]:
     while node is not None and not isinstance(node, _SCOPES):
         node = parents.get(node)
     return None if node is None else id(node)
-
-
-def _assigned(module: cst.Module) -> List[str]:
-    """Each name the module binds by assignment, as often as it does."""
-    found: List[str] = []
-
-    class _Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.extend(n.value for n in _names(node.target))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.extend(n.value for n in _names(node.target))
-
-        def visit_For(self, node: cst.For) -> None:
-            found.extend(n.value for n in _names(node.target))
-
-    module.visit(_Targets())
-    return found
-
-
-def _names(target: cst.CSTNode) -> List[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names(e.value)]
-    return []
-
-
-def _free(module: cst.Module) -> bool:
-    """Whether no code of the module names `global_step` (a keyword argument so named is not a name)."""
-    used = []
-
-    class _Uses(cst.CSTVisitor):
-        def visit_Arg(self, node: cst.Arg) -> Optional[bool]:
-            node.value.visit(self)  # (not its keyword)
-            return False
-
-        def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
-            node.value.visit(self)  # (not `.global_step` of an object)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == NAME:
-                used.append(node)
-
-    module.visit(_Uses())
-    return not used
 
 
 class _Named(cst.CSTTransformer):

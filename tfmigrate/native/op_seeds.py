@@ -32,7 +32,7 @@ from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS, GRAPH_SEEDS, RNN_R
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
-from tfmigrate.native.syntax import bind, calls_in, code, names_in
+from tfmigrate.native.syntax import bind, bound_names, calls_in, code, names_in
 
 # The sampled losses, each drawing its negative classes with a log-uniform candidate sampler made
 # inside it, and how many of their arguments may be given by position (the seed is not among them).
@@ -508,7 +508,7 @@ class _Counter:
             if {id(c) for c in calls} != sites or any(set(self.per_site[d]) != sites for d in draws):
                 raise _Unsure(f"`{function.name.value}`, whose draws take a seed per call, called where the count "
                               "did not follow")
-            taken = {p.name.value for p in function.params.params} | {n.value for n in _assigned_names(function)}
+            taken = {p.name.value for p in function.params.params} | {n.value for n in bound_names(function)}
             params: List[str] = []
             for draw in sorted(draws, key=lambda d: min(self.per_site[d].values())):
                 name = "tf1_seed" if not params else f"tf1_seed_{len(params)}"
@@ -694,7 +694,7 @@ class _Counter:
             for argument in call.args:
                 if argument.keyword is not None:
                     names[argument.keyword.value] = self._value(argument.value)
-        assigned = [n.value for n in _assigned_names(function.body)]
+        assigned = [n.value for n in bound_names(function.body)]
         for name in assigned:
             names[name] = UNKNOWN
         for name, value in _single_assignments(function.body.body).items():
@@ -896,7 +896,7 @@ def _methods(cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
 def _constants(module: cst.Module) -> Dict[str, cst.BaseExpression]:
     """The module-level names bound once in the whole module (in any scope), each to its value."""
     counts: Dict[str, int] = {}
-    for name in _assigned_names(module):
+    for name in bound_names(module):
         counts[name.value] = counts.get(name.value, 0) + 1
     return {name: value for name, value in _single_assignments(module.body).items() if counts.get(name) == 1}
 
@@ -911,46 +911,6 @@ def _single_assignments(body) -> Dict[str, cst.BaseExpression]:
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                 values[small.targets[0].target.value] = small.value
     return values
-
-
-def _assigned_names(node: cst.CSTNode) -> List[cst.Name]:
-    """The names `node` binds (assignments, loops, `with ... as`, augmented assignments, globals)."""
-    found: List[cst.Name] = []
-
-    class _Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, target) -> None:
-            found.extend(n for n in _names_of(target.target))
-
-        def visit_AugAssign(self, node) -> None:
-            found.extend(_names_of(node.target))
-
-        def visit_AnnAssign(self, node) -> None:
-            found.extend(_names_of(node.target))
-
-        def visit_For(self, node) -> None:
-            found.extend(_names_of(node.target))
-
-        def visit_AsName(self, node) -> None:
-            found.extend(_names_of(node.name))
-
-        def visit_Global(self, node) -> None:
-            found.extend(item.name for item in node.names)
-
-        def visit_NamedExpr(self, node) -> None:
-            found.extend(_names_of(node.target))
-
-    node.visit(_Targets())
-    return found
-
-
-def _names_of(target: cst.BaseExpression) -> List[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for element in target.elements for n in _names_of(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names_of(target.value)
-    return []
 
 
 def _one_shot_iterator(call: cst.Call, path: Optional[str]) -> bool:

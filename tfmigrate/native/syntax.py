@@ -139,3 +139,43 @@ def returns_structure(function: cst.FunctionDef) -> bool:
     returns = found_in(function, "visit_Return")
     return any(isinstance(r.value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp))
                or (isinstance(r.value, cst.Name) and r.value.value in bound) for r in returns)
+
+
+def bound_names(node: cst.CSTNode) -> List[cst.Name]:
+    """The names `node` binds (assignments, loops, `with ... as`, augmented assignments, globals)."""
+    found: List[cst.Name] = []
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, target) -> None:
+            found.extend(n for n in target_names(target.target))
+
+        def visit_AugAssign(self, node) -> None:
+            found.extend(target_names(node.target))
+
+        def visit_AnnAssign(self, node) -> None:
+            found.extend(target_names(node.target))
+
+        def visit_For(self, node) -> None:
+            found.extend(target_names(node.target))
+
+        def visit_AsName(self, node) -> None:
+            found.extend(target_names(node.name))
+
+        def visit_Global(self, node) -> None:
+            found.extend(item.name for item in node.names)
+
+        def visit_NamedExpr(self, node) -> None:
+            found.extend(target_names(node.target))
+
+    node.visit(_Targets())
+    return found
+
+
+def target_names(target: cst.BaseExpression) -> List[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
