@@ -51,6 +51,11 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     stepped = named(source)  # `global_step=tf.train.get_global_step()`: the step by one name
     if stepped is not None:
         return _lines_of(source, stepped, rewrite(stepped, stateful, eager, unsafe, keras3))
+    from tfmigrate.native.outside_trains import moved
+
+    trained = moved(source)  # `net = Net()` then `minimize(net.loss)`: the train op moved into the class
+    if trained is not None:
+        return _lines_of(source, trained, rewrite(trained, stateful, eager, unsafe, keras3))
     outcome = _with_tf1_seeds(source, stateful, eager, unsafe, keras3)
     if outcome is None:
         outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe)
