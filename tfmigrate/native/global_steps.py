@@ -38,14 +38,9 @@ def named(source: str) -> Optional[str]:
     module = wrapper.module
     names = ImportTable(module, source)
     lines, parents = wrapper.resolve(PositionProvider), wrapper.resolve(ParentNodeProvider)
-
-    def path(call: cst.Call) -> Optional[str]:
-        found = names.api(call.func)
-        return found[len("compat.v1."):] if found is not None and found.startswith("compat.v1.") else found
-
     calls = [n for n in lines if isinstance(n, cst.Call) and not n.args]
-    makers = [c for c in calls if path(c) in STEP_MAKERS]
-    finders = [c for c in calls if path(c) == "train.get_global_step"]
+    makers = [c for c in calls if names.api(c.func) in STEP_MAKERS]  # (`compat.v1.` read alike)
+    finders = [c for c in calls if names.api(c.func) == "train.get_global_step"]
     if len(makers) != 1:
         return None
     maker = makers[0]

@@ -10,6 +10,7 @@ module means the same with both statements at the end of `__init__` (`self.train
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
@@ -17,11 +18,14 @@ import libcst as cst
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.syntax import bind, bound_names, calls_in, code, found_in, names_in
 
+# `.minimize(net.loss` (or `loss=net.loss`): the loss an attribute of an object
+_TRAINS_AN_ATTRIBUTE = re.compile(r"\.minimize\(\s*(?:loss\s*=\s*)?\w+\.\w+\s*[,)]")
+
 
 def moved(source: str) -> Optional[str]:
     """`source` with one such train op (and its global step) moved into the class, or None."""
-    if ".minimize(" not in source:
-        return None
+    if not _TRAINS_AN_ATTRIBUTE.search(source):
+        return None  # (most modules stop here: no `minimize(net.loss)`)
     try:
         module = cst.parse_module(source)
     except Exception:  # noqa: BLE001 - the caller reports unparsable files itself
@@ -29,9 +33,13 @@ def moved(source: str) -> Optional[str]:
     names = ImportTable(module, source)
     tf = {alias for alias, full in names.aliases.items() if full in ("tensorflow", "tensorflow.compat.v1")}
     classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef) and _init(s) is not None}
+    if not classes:
+        return None
+    module_names = [n.value for n in bound_names(module)]
+    params = {p.name.value for p in found_in(module, "visit_Param")}
     bodies = [module.body] + [s.body.body for s in module.body if isinstance(s, cst.FunctionDef)]
     for body in bodies:
-        found = _train_outside(body, classes, tf, module)
+        found = _train_outside(body, classes, tf, module, module_names, params)
         if found is not None:
             return _moved(module, classes[found.cls], found).code
     return None
@@ -42,11 +50,10 @@ class _Found:
         self.cls, self.instance, self.train, self.step = cls, instance, train, step
 
 
-def _train_outside(body: Sequence[cst.BaseStatement], classes: Dict[str, cst.ClassDef], tf, module) -> Optional[_Found]:
+def _train_outside(body: Sequence[cst.BaseStatement], classes: Dict[str, cst.ClassDef], tf, module, module_names,
+                   params) -> Optional[_Found]:
     """In `body`: `inst = Cls(...)`, then statements that build nothing (an unread global step
     variable allowed), then `train = <optimizer>.minimize(inst.loss[, global_step=step])`."""
-    module_names = [n.value for n in bound_names(module)]
-    params = {p.name.value for p in found_in(module, "visit_Param")}
     for index, statement in enumerate(body):
         small = _assign(statement)
         if small is None or not isinstance(small.value, cst.Call) or not isinstance(small.value.func, cst.Name) \
