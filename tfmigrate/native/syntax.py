@@ -172,6 +172,8 @@ def bound_names(node: cst.CSTNode) -> List[cst.Name]:
 
 
 def target_names(target: cst.BaseExpression) -> List[cst.Name]:
+    """Names an assignment target binds (`a`, `a, b`, `*b`); unlike facts.functions.target_names,
+    `d["k"] = v` binds nothing (it changes `d`; the seed count asks which names are bound anew)."""
     if isinstance(target, cst.Name):
         return [target]
     if isinstance(target, (cst.Tuple, cst.List)):
