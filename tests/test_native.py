@@ -762,6 +762,37 @@ def test_a_gradient_source_setup_does_not_make_itself_is_refused_at_setup():
     assert "`T.setUp`: `tf.gradients` with respect to `self.x`, which `setUp` does not make" in outcome.blocker.construct
 
 
+_BASE_AND_SUBCLASS = (
+    "import tensorflow as tf\n\n\nclass Base(tf.test.TestCase):\n\n    def setUp(self):\n"
+    "        super(Base, self).setUp()\n        self.x = tf.constant([1.0, 2.0])\n\n\n"
+    "class T(Base):\n\n    def setUp(self):\n{setup}\n\n    def testGrad(self):\n"
+    "        with self.test_session() as sess:\n            g = tf.gradients(self.y, [self.x])\n"
+    "            self.assertAllClose(sess.run(g[0]), [3.0, 3.0])\n")
+
+
+@pytest.mark.parametrize("setup, construct", [
+    # the base's setUp runs after the subclass made `y`: nothing recorded it on the base's tape
+    ("        self.y = 3.0 * tf.constant([1.0, 2.0])\n        super(T, self).setUp()",
+     "with respect to `self.x`, which `setUp` does not make"),
+    # no `super().setUp()`: `self.x` is not the base's
+    ("        self.y = self.x * 3.0", "with respect to `self.x`, which `setUp` does not make"),
+])
+def test_gradients_of_a_base_classes_tensors_need_its_setup_first(setup, construct):
+    """native.setup_tapes.module_tapes: a subclass records on its base's tape only when its
+    `setUp` starts with `super().setUp()` (else the file keeps the compat route)."""
+    outcome = rewrite(_BASE_AND_SUBCLASS.format(setup=setup))
+    assert outcome.code is None, outcome.code
+    assert construct in outcome.blocker.construct, outcome.blocker.construct
+
+
+def test_gradients_of_a_base_classes_tensors_record_on_its_tape():
+    outcome = rewrite(_BASE_AND_SUBCLASS.format(setup="        super(T, self).setUp()\n        self.y = self.x * 3.0"))
+    assert outcome.code is not None, outcome.blocker
+    assert "        with tf.GradientTape(persistent=True) as self.tape:\n            self.x = tf.constant" in outcome.code
+    assert "        super(T, self).setUp()\n        with self.tape:\n            self.y = self.x * 3.0" in outcome.code
+    assert "self.tape.gradient(self.y, [self.x])" in outcome.code
+
+
 def test_a_test_file_that_cannot_be_eager_takes_the_compat_route_itself_and_passes(tmp_path):
     """The hard negative: its own `disable_v2_behavior()` at its top, TFM216 naming the method
     and the construct, and its tests pass after `fix --unsafe-fixes --native`."""
@@ -792,6 +823,9 @@ OPS_TEST = ("import tensorflow as tf\nfrom ops import scaled\n\n\nclass OpsTest(
     # a docstring's example and a comment run nothing
     ('import tensorflow as tf\n\n\ndef scaled(t):\n    """with tf.Session() as s: s.run(y, feed_dict={x: 1})"""\n'
      "    return t * 3.0  # not t.name\n", True),
+    # TF1's `Dimension.value`, which the same fix reads as TF2 does (TFM111) before the test runs
+    ("import tensorflow as tf\n\n\ndef scaled(t):\n    n = t.get_shape()[0].value\n    return t * (n + 1.0)\n",
+     True),
 ])
 def test_a_test_file_calls_a_module_of_its_project_only_if_that_module_runs_eagerly(tmp_path, helper, eager):
     """project.graph_imports.eager_imports: the module a test calls has no construct that runs

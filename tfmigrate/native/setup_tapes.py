@@ -11,7 +11,7 @@ before each), each source watched just after it is made; a test that computes `y
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 import libcst.matchers as m
@@ -28,23 +28,67 @@ class SetupTape:
     """The tape `setUp` records on (`self.<attribute>`) and the `self` tensors it watches."""
     attribute: str
     sources: FrozenSet[str]
+    inherited: bool = False  # the tape is the base's: `setUp` re-enters it after `super().setUp()`
 
 
-def class_tape(node: cst.ClassDef, names) -> Optional[SetupTape]:
-    """The class's tape when it defines `setUp` and a method takes `tf.gradients` with respect to
-    tensors kept on `self` only (None otherwise: those gradients stay refused as before)."""
-    methods = [s for s in node.body.body if isinstance(s, cst.FunctionDef)]
-    if not any(f.name.value == SETUP for f in methods):
-        return None
+def module_tapes(classes: Dict[str, cst.ClassDef], names) -> Dict[str, SetupTape]:
+    """Each test class's tape (`classes`: the module's test classes by name), where a subclass's
+    `setUp` starts with `super().setUp()` and takes gradients with respect to tensors its base's
+    `setUp` made (trfl's shape: the base makes the inputs, each subclass the op on them). The base
+    then records on the tape, watching those too, and the subclass's `setUp` goes on recording on
+    it (`with self.tape:`): one tape name for the family."""
+    tapes: Dict[str, SetupTape] = {}
+    family: Dict[str, Set[str]] = {}  # base -> the sources its subclasses need from it
+    for name, node in classes.items():
+        sources = _gradient_sources(node, names)
+        setup = _setup(node)
+        if not sources or setup is None:
+            continue
+        base = _only_base(node, classes)
+        own = self_assigned(setup)
+        if base is not None and sources - own and _starts_with_super(setup) and \
+                sources - own <= self_assigned(_setup(classes[base]) or cst.Pass()):
+            family.setdefault(base, set()).update(sources - own)
+            tapes[name] = SetupTape("", frozenset(sources), inherited=True)
+        else:
+            tapes[name] = SetupTape("", frozenset(sources))
+    for base, sources in family.items():
+        before = tapes.get(base)
+        tapes[base] = SetupTape("", frozenset(sources | (before.sources if before else set())))
+    taken = {a.attr.value for node in classes.values() for a in m.findall(node, m.Attribute(value=m.Name("self")))}
+    attribute = fresh_name(taken, "tape")
+    return {name: SetupTape(attribute, tape.sources, tape.inherited) for name, tape in tapes.items()}
+
+
+def _gradient_sources(node: cst.ClassDef, names) -> Set[str]:
     sources: Set[str] = set()
-    for method in methods:
-        for call in calls_in(method):
-            if names.api(call.func) == "gradients":
-                sources.update(self_sources(call, method) or ())
-    if not sources:
-        return None
-    taken = {a.attr.value for a in m.findall(node, m.Attribute(value=m.Name("self")))}
-    return SetupTape(fresh_name(taken, "tape"), frozenset(sources))
+    for method in node.body.body:
+        if isinstance(method, cst.FunctionDef):
+            for call in calls_in(method):
+                if names.api(call.func) == "gradients":
+                    sources.update(self_sources(call, method) or ())
+    return sources
+
+
+def _setup(node: cst.ClassDef) -> Optional[cst.FunctionDef]:
+    return next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == SETUP), None)
+
+
+def _only_base(node: cst.ClassDef, classes: Dict[str, cst.ClassDef]) -> Optional[str]:
+    """The test class of the module `node` derives from, when it is one (other bases: mixins
+    such as `parameterized.TestCase` do not set up tensors)."""
+    found = [b.value.value for b in node.bases if isinstance(b.value, cst.Name) and b.value.value in classes]
+    return found[0] if len(found) == 1 else None
+
+
+def _starts_with_super(setup: cst.FunctionDef) -> bool:
+    """`super(...).setUp()` is the first statement (after a docstring)."""
+    for statement in setup.body.body:
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])):
+            continue
+        return m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.Call(
+            func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name(SETUP)), args=[]))]))
+    return False
 
 
 def self_sources(gradient: cst.Call, function: cst.FunctionDef) -> Optional[List[str]]:
@@ -110,16 +154,22 @@ def taped_setup(setup: cst.FunctionDef, tape: SetupTape, tf: str, stop) -> cst.F
                 stop(statement, f"`tf.gradients` with respect to `self.{name}`, assigned twice in `setUp`")
             made[name] = index
     missing = sorted(tape.sources - set(made))
-    if missing:
+    if missing and not tape.inherited:  # (an inherited tape's base made the others: module_tapes)
         stop(setup, f"`tf.gradients` with respect to `self.{missing[0]}`, which `setUp` does not make")
-    start = min(made.values())
+    if tape.inherited:  # (the base's tape, made by `super().setUp()`: all that follows it recorded)
+        start = next(i for i, s in enumerate(body) if _starts_with_super(setup.with_changes(
+            body=setup.body.with_changes(body=[s])))) + 1
+        if start == len(body):
+            return setup
+    else:
+        start = min(made.values())
     inner: List[cst.BaseStatement] = []
     for index, statement in enumerate(body[start:], start):
         inner.append(statement if index != start else statement.with_changes(leading_lines=[]))
         inner.extend(cst.parse_statement(f"self.{tape.attribute}.watch(self.{name})\n")
                      for name in sorted(n for n, at in made.items() if at == index))
-    header = cst.parse_statement(
-        f"with {tf}.GradientTape(persistent=True) as self.{tape.attribute}:\n    pass\n")
+    header = cst.parse_statement(f"with self.{tape.attribute}:\n    pass\n" if tape.inherited else
+                                 f"with {tf}.GradientTape(persistent=True) as self.{tape.attribute}:\n    pass\n")
     block = header.with_changes(body=header.body.with_changes(body=inner, indent=None),
                                 leading_lines=body[start].leading_lines)
     return setup.with_changes(body=setup.body.with_changes(body=[*body[:start], block]))

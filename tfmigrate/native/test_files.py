@@ -27,7 +27,7 @@ import libcst.matchers as m
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.script import Blocked
 import tfmigrate.native.setup_tapes as setup_tapes
-from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, class_tape, self_sources, taped_setup
+from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
 from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, names_assigned, names_in, names_read
 
@@ -84,10 +84,12 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
                for f in c.body.body if isinstance(f, cst.FunctionDef)}
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
                  frozenset(defined), frozenset(traced_helpers(module, classes, names)))
+    tapes = module_tapes({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
+                          and c.name.value in classes}, names)
     new_body = []
     for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
         if isinstance(node, cst.ClassDef):
-            new_body.append(_rewritten_class(node, node.name.value in classes, file))
+            new_body.append(_rewritten_class(node, node.name.value in classes, tapes.get(node.name.value), file))
         elif isinstance(node, cst.FunctionDef):
             new_body.append(_Method(node, node.name.value, False, file).rewritten())
         else:
@@ -197,9 +199,9 @@ class _File:
     traced_helpers: FrozenSet[str] = frozenset()  # those called only inside shape traces (traced_helpers)
 
 
-def _rewritten_class(node: cst.ClassDef, is_test: bool, file: _File) -> cst.ClassDef:
+def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File) -> cst.ClassDef:
+    """`tape`: the one the test class's `setUp` records on (native.setup_tapes), if any."""
     body = []
-    tape = class_tape(node, file.names) if is_test else None  # (native.setup_tapes)
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"

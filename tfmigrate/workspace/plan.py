@@ -137,11 +137,25 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     # not make the modules it imports graph code, so the fact is not transitive there.
     importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir, transitive=not native)
     stateful = stateful_imports(files, read or read_regular) if native else {}
-    eager = eager_imports(files, read or read_regular) if native else {}
+    eager = eager_imports(files, _as_fixed(read or read_regular)) if native else {}
     groups = class_groups(files, read or read_regular, star) if native else {}
     if native:
         importers = _unless_rewritten(files, star, importers, read, stateful, eager, unsafe, groups)
     return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups)
+
+
+def _as_fixed(read: Callable[[str], bytes]) -> Callable[[str], bytes]:
+    """`read`, giving a module's text as `fix` leaves it where that decides whether it runs
+    eagerly: TF1's `Dimension.value` (`x.get_shape()[1].value`) read as TF2 spells it (TFM111)."""
+    def fixed(path: str) -> bytes:
+        data = read(path)
+        if not data or b".value" not in data:
+            return data
+        from tfmigrate.core import engine
+
+        result = engine.fix_source(data, path, ["TFM111"])
+        return result.fixed if result.fixed is not None else data
+    return fixed
 
 
 def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: str, unsafe: Optional[bool] = None,
