@@ -727,7 +727,7 @@ def _test_file(*lines: str) -> str:
                        "    def testShape(self):\n        p = tf.placeholder(tf.float32, [2])\n"
                        "        self.assertRankChecked(p)\n\n    def testIt(self):\n")
      + "        self.assertRankChecked(tf.constant([1.0, 2.0]))\n",
-     "`T.assertRankChecked`: `self.assertRaises`: an error a graph raised when run"),
+     "`self.assertRankChecked(...)` given the test in a shape test"),
     (TEST_HEAD.replace("    def testIt(self):\n", "    def _checkRank(self, x):\n"
                        "        self.assertAllEqual(tf.rank(x), 1)\n\n    def testIt(self):\n")
      + "        p = tf.placeholder(tf.float32, [None])\n        self._checkRank(p)\n",

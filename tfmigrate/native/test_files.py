@@ -83,7 +83,7 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     defined = {f.name.value for c in module.body if isinstance(c, cst.ClassDef) and c.name.value in classes
                for f in c.body.body if isinstance(f, cst.FunctionDef)}
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
-                 frozenset(defined), frozenset(traced_helpers(module, classes, names)))
+                 frozenset(defined), frozenset(traced_helpers(module, classes, names)), _graph_tests(module, names))
     tapes = module_tapes({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
                           and c.name.value in classes}, names)
     new_body = []
@@ -151,6 +151,15 @@ def traced_helpers(module: cst.Module, classes: Set[str], names: ImportTable) ->
                     for function, is_call in callers[name])}
 
 
+def _graph_tests(module: cst.Module, names: ImportTable) -> bool:
+    """The file's tests build and run graphs (a test session, a placeholder, `tf.gradients`, an
+    initializer): TF1 tests, not tests already written for eager TF2 (left as they are)."""
+    return any((names.api(c.func) or "").split(".")[-1] in ("placeholder", "placeholder_with_default",
+                                                             "gradients", *INITIALIZERS)
+               or (isinstance(c.func, cst.Attribute) and names.api(c.func) is None
+                   and c.func.attr.value in SESSION_METHODS) for c in calls_in(module))
+
+
 def _is_import(node) -> bool:
     return isinstance(node, cst.SimpleStatementLine) and all(
         isinstance(small, (cst.Import, cst.ImportFrom)) for small in node.body)
@@ -197,6 +206,7 @@ class _File:
     makes_variables: bool  # (its initializer runs are kept, as a no-op eagerly)
     methods: FrozenSet[str] = frozenset()  # the methods its test classes define
     traced_helpers: FrozenSet[str] = frozenset()  # those called only inside shape traces (traced_helpers)
+    graph_tests: bool = True  # it runs graphs (a test session, placeholders...): not yet eager TF2
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File) -> cst.ClassDef:
@@ -280,6 +290,7 @@ class _Method:
         self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
         self.makes_variables = file.makes_variables
         self.methods, self.traced_helpers = file.methods, file.traced_helpers
+        self.graph_tests = file.graph_tests
         self.sessions: Set[str] = set()
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
@@ -308,13 +319,20 @@ class _Method:
             if shaped:
                 return self._shape_test(shaped)
         placeholders = self._placeholders()
+        raising = self._construction_errors() if self.is_test and self.graph_tests and \
+            self.function.name.value not in self.traced_helpers else {}
         handled = [call for call, _ in runs] + gradients + [
-            c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()]
+            c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()] + [
+            check for check, _ in raising.values()]
         traced = self.is_test and self.function.name.value in self.traced_helpers
         _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled,
                      build_errors=traced)
+        built = {key: build for key, (_, build) in raising.items()}
         if not (runs or gradients or initializers or placeholders or self.sessions):
-            return self.function
+            if not built:
+                return self.function
+            body = [statement.visit(_Replace(built)) for statement in self.statements]
+            return self.function.with_changes(body=self.function.body.with_changes(body=body))
         if not self.is_test:
             self.stop(self.function, "a graph run outside a `tf.test.TestCase`")
         constants = self._fed_constants(placeholders, runs)
@@ -326,6 +344,7 @@ class _Method:
         gradients = [g for g in gradients if g not in of_setup]
         region = self._tape_region(body, gradients) if gradients else None
         builders = {id(call): self._evaluate(call) for call, _ in runs}
+        builders.update(built)
         builders.update({id(g): lambda updated, tape=tape: _tape_gradient(tape, updated) for g in gradients})
         recordings = self._setup_gradients(body, of_setup, builders, region) if of_setup else {}
         body = [statement.visit(_Replace(builders, self.nested)) for statement in body]
@@ -334,6 +353,34 @@ class _Method:
         if recordings:
             body = [made for i, s in enumerate(body) for made in [*recordings.get(i, []), s]]
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
+
+    def _construction_errors(self) -> Dict[int, Tuple[cst.Call, object]]:
+        """`with self.assertRaises(ValueError):` around one call that runs nothing (a check of
+        the arguments, shape inference): TF1 raised it while building the graph, eagerly an op
+        may raise another error (`InvalidArgumentError`) when run. The call is traced instead,
+        `tf.function(lambda: call, autograph=False).get_concrete_function()`, which builds the
+        same ops in a graph and raises what TF1 raised. id(the call) -> (the check, its builder)."""
+        found = {}
+        for block in m.findall(self.function, m.With(items=[m.WithItem(item=m.Call(
+                func=m.Attribute(value=m.Name("self"), attr=m.Name())), asname=None)])):
+            check = block.items[0].item
+            if not (check.func.attr.value.startswith("assertRaises") and check.args
+                    and m.matches(check.args[0].value, m.Name("ValueError") | m.Name("TypeError"))):
+                continue
+            inner = block.body.body
+            if len(inner) != 1 or not isinstance(inner[0], cst.SimpleStatementLine) or len(inner[0].body) != 1:
+                continue
+            small = inner[0].body[0]
+            call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if not isinstance(call, cst.Call) or m.matches(call.func, m.Attribute(attr=m.Name("get_concrete_function"))) \
+                    or any(
+                    isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval", "evaluate")
+                    or (self.names.api(c.func) or "").split(".")[-1] in ("placeholder", "placeholder_with_default")
+                    for c in calls_in(call)):
+                continue
+            found[id(call)] = (check, lambda updated, tf=self.tf: cst.parse_expression(
+                f"{tf}.function(lambda: {code(updated)}, autograph=False).get_concrete_function()"))
+        return found
 
     # -- sessions and their runs ------------------------------------------------------------
     def _session_with(self, statement) -> bool:
