@@ -710,8 +710,6 @@ def _test_file(*lines: str) -> str:
      + "        xs = [self.x]\n        xs.append(tf.constant(2.0))\n        g = tf.gradients([self.y], xs)\n",
      "`tf.gradients` of other than names"),
     # (shape_traces.named_placeholders names a placeholder given straight to a top-level call; not these)
-    (_test_file("with self.assertRaises(ValueError):", "    tf.matmul(tf.placeholder(tf.float32, [2]), tf.ones([2, 2]))"),
-     "`tf.placeholder(...)` other than assigned to a name"),
     (_test_file("ps = [tf.square(tf.placeholder(tf.float32, [n])) for n in (1, 2)]",
                 "self.assertEqual(ps[1].shape.as_list(), [2])"), "`tf.placeholder(...)` other than assigned to a name"),
     # (a list comprehension of placeholders is traced in a shape test; a run cannot feed it)
@@ -748,6 +746,16 @@ def test_what_keeps_a_test_file_on_the_compat_route_is_named(source, construct):
     assert outcome.code is None, outcome.code
     assert construct in outcome.blocker.construct, outcome.blocker.construct
     assert "the test method `T." in outcome.blocker.construct or "top level" in outcome.blocker.construct
+
+
+def test_a_placeholder_written_inside_a_checked_call_becomes_a_parameter_of_its_trace():
+    """`with self.assertRaises(ValueError):` around a call on an inline placeholder: TF1 raised
+    the shape error building the graph; the call is traced from the placeholder's spec."""
+    outcome = rewrite(_test_file("with self.assertRaises(ValueError):",
+                                 "    tf.matmul(tf.placeholder(tf.float32, [2]), tf.ones([2, 2]))"))
+    assert outcome.code is not None, outcome.blocker
+    assert ("            tf.function(lambda t: tf.matmul(t, tf.ones([2, 2])), autograph=False)"
+            ".get_concrete_function(tf.TensorSpec([2], tf.float32))\n") in outcome.code
 
 
 def test_a_gradient_source_setup_does_not_make_itself_is_refused_at_setup():

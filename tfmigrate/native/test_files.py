@@ -83,7 +83,8 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     defined = {f.name.value for c in module.body if isinstance(c, cst.ClassDef) and c.name.value in classes
                for f in c.body.body if isinstance(f, cst.FunctionDef)}
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
-                 frozenset(defined), frozenset(traced_helpers(module, classes, names)), _graph_tests(module, names))
+                 frozenset(defined), frozenset(traced_helpers(module, classes, names)), _graph_tests(module, names),
+                 frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)})
     tapes = module_tapes({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
                           and c.name.value in classes}, names)
     new_body = []
@@ -207,6 +208,7 @@ class _File:
     methods: FrozenSet[str] = frozenset()  # the methods its test classes define
     traced_helpers: FrozenSet[str] = frozenset()  # those called only inside shape traces (traced_helpers)
     graph_tests: bool = True  # it runs graphs (a test session, placeholders...): not yet eager TF2
+    project: FrozenSet[str] = frozenset()  # its own functions, and names it imports from modules outside PLAIN_MODULES
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File) -> cst.ClassDef:
@@ -290,7 +292,10 @@ class _Method:
         self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
         self.makes_variables = file.makes_variables
         self.methods, self.traced_helpers = file.methods, file.traced_helpers
-        self.graph_tests = file.graph_tests
+        self.graph_tests, self.project = file.graph_tests, file.project
+        self.taken = set(names_in(function))  # (names a rewrite adds inside it must not take)
+        self.inline: Set[int] = set()  # placeholders written inside a traced call (`_traced`)
+        self.traced_calls: Set[int] = set()
         self.sessions: Set[str] = set()
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
@@ -312,22 +317,28 @@ class _Method:
         runs = self._runs()
         gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients"]
         initializers = self._initializer_statements()
-        if self.is_test and not (runs or gradients or initializers or self.sessions or self.nested):
+        quiet = not (runs or gradients or initializers or self.sessions or self.nested)
+        tracing = self.is_test and self.graph_tests and self.function.name.value not in self.traced_helpers
+        raising = self._construction_errors() if tracing else {}
+        self.traced_calls = set(raising)
+        built = {key: build for key, (_, build) in raising.items()}
+        built.update(self._dropped_builds() if tracing and quiet else {})
+        if self.is_test and quiet:
             self.statements = named_placeholders(
-                self.statements, lambda call: self.names.api(call.func) == "placeholder", set(names_in(self.function)))
+                self.statements, lambda call: self.names.api(call.func) == "placeholder" and id(call) not in self.inline,
+                set(names_in(self.function)))
             shaped = self._placeholder_list()
             if shaped:
+                if self.inline:
+                    self.stop(self.function, "placeholders written inside a call beside placeholders given names")
                 return self._shape_test(shaped)
         placeholders = self._placeholders()
-        raising = self._construction_errors() if self.is_test and self.graph_tests and \
-            self.function.name.value not in self.traced_helpers else {}
         handled = [call for call, _ in runs] + gradients + [
             c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()] + [
-            check for check, _ in raising.values()]
+            check for check, _ in raising.values()] + [c for c in calls_in(self.function) if id(c) in built]
         traced = self.is_test and self.function.name.value in self.traced_helpers
         _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled,
                      build_errors=traced)
-        built = {key: build for key, (_, build) in raising.items()}
         if not (runs or gradients or initializers or placeholders or self.sessions):
             if not built:
                 return self.function
@@ -373,13 +384,62 @@ class _Method:
             small = inner[0].body[0]
             call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
             if not isinstance(call, cst.Call) or m.matches(call.func, m.Attribute(attr=m.Name("get_concrete_function"))) \
-                    or any(
-                    isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval", "evaluate")
-                    or (self.names.api(c.func) or "").split(".")[-1] in ("placeholder", "placeholder_with_default")
-                    for c in calls_in(call)):
+                    or any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval", "evaluate")
+                           or self.names.api(c.func) == "placeholder_with_default" for c in calls_in(call)):
                 continue
-            found[id(call)] = (check, lambda updated, tf=self.tf: cst.parse_expression(
-                f"{tf}.function(lambda: {code(updated)}, autograph=False).get_concrete_function()"))
+            found.update({key: (check, build) for key, build in self._traced(call).items()})
+        return found
+
+    def _traced(self, call: cst.Call) -> Dict[int, object]:
+        """Builders tracing `call` (`tf.function(lambda ...: call, autograph=False)
+        .get_concrete_function(...)`), each placeholder written inside it a parameter of the
+        lambda, traced from a `tf.TensorSpec` of its shape and dtype: TF1 built the ops on a
+        fresh placeholder and ran nothing. id(each call replaced) -> its builder."""
+        builders, params, specs = {}, [], []
+        for inline in calls_in(call):
+            if self.names.api(inline.func) != "placeholder":
+                continue
+            try:
+                bound = _bound(inline, PLACEHOLDER_PARAMS)
+            except ValueError as error:
+                self.stop(inline, f"`{code(inline)}`: {error}")
+            if "dtype" not in bound:
+                self.stop(inline, "a placeholder without a dtype")
+            name = fresh_name(self.taken, "t")
+            params.append(name)
+            shape = code(bound["shape"]) if "shape" in bound else "None"
+            specs.append(f"{self.tf}.TensorSpec({shape}, {code(bound['dtype'])})")
+            builders[id(inline)] = lambda updated, name=name: cst.Name(name)
+            self.inline.add(id(inline))
+        head = f"lambda {', '.join(params)}:" if params else "lambda:"
+        builders[id(call)] = lambda updated: cst.parse_expression(
+            f"{self.tf}.function({head} {code(updated)}, autograph=False).get_concrete_function({', '.join(specs)})")
+        return builders
+
+    def _dropped_builds(self) -> Dict[int, object]:
+        """In a test that runs nothing and writes its placeholders inside calls in a loop or a
+        block (`f(tf.placeholder(tf.float32, sizes["q"]))` for each `sizes`), each statement
+        there that only calls the project or TensorFlow, its result dropped, is traced
+        (`_traced`): TF1 built those ops and never ran them (eagerly an op given an index out
+        of range would raise). Only when no other placeholder is left."""
+        tops = {id(s) for s in self.statements}
+        calls = []
+        for statement in m.findall(self.function, m.SimpleStatementLine(body=[m.Expr(value=m.Call())])):
+            call = statement.body[0].value
+            root = (dotted(call.func) or "").split(".")[0]
+            top_placeholders = id(statement) in tops and any(
+                self.names.api(c.func) == "placeholder" for c in calls_in(call))  # (named: shape_traces)
+            if not top_placeholders and root != "self" and id(call) not in self.traced_calls and (
+                    self.names.api(call.func) is not None or root in self.project):
+                calls.append(call)
+        covered = self.inline | {id(c) for call in calls for c in calls_in(call)}
+        placeholders = [c for c in calls_in(self.function) if (self.names.api(c.func) or "").split(".")[-1]
+                        in ("placeholder", "placeholder_with_default")]
+        if not any(id(p) in covered for p in placeholders) or any(id(p) not in covered for p in placeholders):
+            return {}
+        found = {}
+        for call in calls:
+            found.update(self._traced(call))
         return found
 
     # -- sessions and their runs ------------------------------------------------------------
@@ -529,7 +589,8 @@ class _Method:
         found, seen = [], set()
         tops = {id(s) for s in self.statements}
         for call in calls_in(self.function):
-            if (self.names.api(call.func) or "").split(".")[-1] not in ("placeholder", "placeholder_with_default"):
+            if (self.names.api(call.func) or "").split(".")[-1] not in ("placeholder", "placeholder_with_default") \
+                    or id(call) in self.inline:
                 continue
             statement = next((s for s in self.statements if isinstance(s, cst.SimpleStatementLine)
                               and any(c is call for c in _placeholder_calls(s))), None)
