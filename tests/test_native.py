@@ -703,7 +703,7 @@ def _test_file(*lines: str) -> str:
      "`self.build(...)` in a test taking `tf.gradients` of what `setUp` made"),
     (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
                        "        self.y = self.x * 2.0\n\n    def testIt(self):\n")
-     + "        z = self.y * self.x\n        g = tf.gradients([z + self.y], self.x)\n",
+     + "        if self.x is not None:\n            z = self.y * self.x\n        g = tf.gradients([z + self.y], self.x)\n",
      "computed from both `setUp`'s and the test's own"),
     (TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.x = tf.constant(1.0)\n"
                        "        self.y = self.x * 2.0\n\n    def testIt(self):\n")

@@ -296,6 +296,8 @@ class _Method:
         self.taken = set(names_in(function))  # (names a rewrite adds inside it must not take)
         self.inline: Set[int] = set()  # placeholders written inside a traced call (`_traced`)
         self.traced_calls: Set[int] = set()
+        self.recorded: Dict[int, List[int]] = {}  # gradient statement's index -> the test's statements recorded with it
+        self.moved_any: Set[int] = set()
         self.sessions: Set[str] = set()
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
@@ -362,7 +364,15 @@ class _Method:
         if region is not None:
             body = self._taped(body, region, tape)
         if recordings:
-            body = [made for i, s in enumerate(body) for made in [*recordings.get(i, []), s]]
+            moved = {j for indices in self.recorded.values() for j in indices}
+            for index, indices in self.recorded.items():  # (the test's part of `ys`, recorded too)
+                first = recordings[index][0]
+                inner = [body[j].with_changes(leading_lines=[]) if k == 0 else body[j] for k, j in enumerate(indices)]
+                kept = [s for s in first.body.body if not m.matches(s, m.SimpleStatementLine(body=[m.Pass()]))]
+                recordings[index][0] = first.with_changes(
+                    body=first.body.with_changes(body=[*inner, *kept]),
+                    leading_lines=body[indices[0]].leading_lines)
+            body = [made for i, s in enumerate(body) if i not in moved for made in [*recordings.get(i, []), s]]
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
 
     def _construction_errors(self) -> Dict[int, Tuple[cst.Call, object]]:
@@ -773,16 +783,36 @@ class _Method:
             index = next((i for i, s in enumerate(body) if _contains(s, gradient)), None)
             if index is None or not isinstance(body[index], cst.SimpleStatementLine):
                 self.stop(gradient, "`tf.gradients` of what `setUp` made, in a loop or a branch")
-            if not setup_tapes.ys_reads_only_self(ys, self.tf):
-                self.stop(gradient, "`tf.gradients` of tensors computed from both `setUp`'s and the test's own")
+            own = self._own_part(body, index, ys, gradient) if not setup_tapes.ys_reads_only_self(ys, self.tf) else []
             name = None
             if setup_tapes.recorded(ys):
                 name = fresh_name(taken, "ys")
                 recordings.setdefault(index, []).append(
                     setup_tapes.recording(self.tape.attribute, name, gradient, body[index].leading_lines))
+            elif own:  # (`ys` a name the test's part computes: only that part recorded)
+                recordings.setdefault(index, []).append(cst.parse_statement(f"with self.{self.tape.attribute}:\n    pass\n"))
+            if own:
+                self.recorded[index] = own
             builders[id(gradient)] = lambda updated, name=name: setup_tapes.tape_gradient(
                 self.tape.attribute, updated, name)
         return recordings
+
+    def _own_part(self, body, index: int, ys, gradient) -> List[int]:
+        """The statements just before the gradient's that compute the test's part of `ys` from
+        what `setUp` kept (`log_prob = f(self.x, self.mu)` then `tf.gradients(tf.reduce_sum(
+        log_prob), self.mu)`): recorded on the tape with `ys` (they move into its `with`). Plain
+        statements in a straight line, from the first one `ys` needs to the gradient's."""
+        needed = names_read(ys) - {"self", self.tf}
+        first = None
+        for j in range(index - 1, -1, -1):
+            if names_assigned(body[j]) & needed:
+                needed |= names_read(body[j]) - {"self", self.tf}
+                first = j
+        if first is None or any(j in self.moved_any for j in range(first, index)) or not all(
+                isinstance(body[j], cst.SimpleStatementLine) for j in range(first, index)):
+            self.stop(gradient, "`tf.gradients` of tensors computed from both `setUp`'s and the test's own")
+        self.moved_any.update(range(first, index))
+        return list(range(first, index))
 
     def _tape_region(self, body: List[cst.BaseStatement], gradients: List[cst.Call]) -> Tuple[int, int, List[str], bool]:
         """(start, end, sources, several): the straight-line statements from the last source made
