@@ -86,9 +86,13 @@ def _starts_with_super(setup: cst.FunctionDef) -> bool:
     for statement in setup.body.body:
         if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])):
             continue
-        return m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.Call(
-            func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name(SETUP)), args=[]))]))
+        return _is_super_setup(statement)
     return False
+
+
+def _is_super_setup(statement: cst.BaseStatement) -> bool:
+    return m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.Call(
+        func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name(SETUP)), args=[]))]))
 
 
 def self_sources(gradient: cst.Call, function: cst.FunctionDef) -> Optional[List[str]]:
@@ -157,8 +161,7 @@ def taped_setup(setup: cst.FunctionDef, tape: SetupTape, tf: str, stop) -> cst.F
     if missing and not tape.inherited:  # (an inherited tape's base made the others: module_tapes)
         stop(setup, f"`tf.gradients` with respect to `self.{missing[0]}`, which `setUp` does not make")
     if tape.inherited:  # (the base's tape, made by `super().setUp()`: all that follows it recorded)
-        start = next(i for i, s in enumerate(body) if _starts_with_super(setup.with_changes(
-            body=setup.body.with_changes(body=[s])))) + 1
+        start = next(i for i, s in enumerate(body) if _is_super_setup(s)) + 1
         if start == len(body):
             return setup
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
@@ -144,13 +145,16 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups)
 
 
+_DIMENSION_VALUE = re.compile(rb"\.value\b")
+
+
 def _as_fixed(read: Callable[[str], bytes]) -> Callable[[str], bytes]:
     """`read`, giving a module's text as `fix` leaves it where that decides whether it runs
     eagerly: TF1's `Dimension.value` (`x.get_shape()[1].value`) read as TF2 spells it (TFM111)."""
     def fixed(path: str) -> bytes:
         data = read(path)
-        if not data or b".value" not in data:
-            return data
+        if not data or b"shape" not in data or not _DIMENSION_VALUE.search(data):
+            return data  # (TFM111 reads a shape's `.value`; `.values` and other files are not parsed twice)
         from tfmigrate.core import engine
 
         result = engine.fix_source(data, path, ["TFM111"])
