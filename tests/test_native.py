@@ -676,13 +676,8 @@ def _test_file(*lines: str) -> str:
     (_test_file("with self.assertRaises(ValueError):",  # (run eagerly before the placeholders: not traced)
                 "    tf.reshape(tf.ones([3]), [2])", "y = tf.placeholder(tf.float32, [2])",
                 "self.assertEqual(y.get_shape().as_list(), [2])"), "`self.assertRaises`: an error a graph raised"),
-    (_test_file("x = tf.placeholder(tf.float32, [None])", "with self.test_session() as sess:",
-                "    y = x * 2", "    self.assertEqual(y.shape.as_list(), [None])", "    sess.run(y, {x: [1.0]})"),
-     "a static shape read"),
-    (_test_file("x = tf.placeholder(tf.float32)", "y = x * 2", "v = self.value",
-                "with self.test_session() as sess:", "    sess.run(y, {x: v})"), "not known where the placeholder is used"),
     (_test_file("with self.test_session():", "    with self.assertRaises(tf.errors.InvalidArgumentError):",
-                "        tf.debugging.assert_positive(tf.constant(-1.0)).run()"), "`self.assertRaises`"),
+                "        tf.debugging.assert_positive(tf.constant(-1.0)).run()"), "other than a test session's run"),
     (_test_file("v = tf.Variable(1.0)", "with self.test_session() as sess:", "    sess.run(v.assign_add(1.0))"),
      "`.assign_add(...)`, which changes state"),
     (_test_file("with self.test_session() as sess:", "    r = tf.random_normal([2])",
@@ -738,14 +733,75 @@ def _test_file(*lines: str) -> str:
     (_test_file("with self.test_session() as sess:", "    print(sess.graph)"), "used other than by `run`"),
     (_test_file("with self.test_session() as sess:", "    t = tf.constant(1.0)", "    self.assertEqual(t.name, 'Const:0')"),
      "`.name`, which eager tensors do not have"),
-    (_test_file("x = tf.placeholder(tf.float32)", "y = x * 2", "v = np.random.rand(3)",
-                "with self.test_session() as sess:", "    sess.run(y, {x: v})"), "not known where the placeholder is used"),
 ])
 def test_what_keeps_a_test_file_on_the_compat_route_is_named(source, construct):
     outcome = rewrite(source)
     assert outcome.code is None, outcome.code
     assert construct in outcome.blocker.construct, outcome.blocker.construct
     assert "the test method `T." in outcome.blocker.construct or "top level" in outcome.blocker.construct
+
+
+def test_a_graph_run_with_several_feeds_becomes_a_traced_function_called_per_run():
+    """native.graph_functions: placeholders fed by two runs (no constant stands for them) become
+    the parameters of a `tf.function` traced from their specs; each run calls it with its feed,
+    by keyword in the feed's order; static shapes read before the runs come from the trace."""
+    outcome = rewrite(_test_file("x = tf.placeholder(tf.float32, [None])", "y = 2.0 * x",
+                                 "self.assertEqual(y.shape.as_list(), [None])",
+                                 "with self.test_session() as sess:",
+                                 "    self.assertAllClose(sess.run(y, {x: [1.0]}), [2.0])",
+                                 "    out = y.eval(feed_dict={x: np.ones(2)})"))
+    assert outcome.code is not None, outcome.blocker
+    assert ("        @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.float32)])\n"
+            "        def graph(x):\n            y = 2.0 * x\n            return y\n\n"
+            "        y = graph.get_concrete_function().structured_outputs\n"
+            "        self.assertEqual(y.shape.as_list(), [None])\n"
+            "        y = graph(x=[1.0])\n        self.assertAllClose(self.evaluate(y), [2.0])\n"
+            "        y = graph(x=np.ones(2))\n        out = self.evaluate(y)\n") in outcome.code
+
+
+@pytest.mark.parametrize("lines", [
+    # a static shape read of what the placeholder made, then a run
+    ("x = tf.placeholder(tf.float32, [None])", "with self.test_session() as sess:", "    y = x * 2",
+     "    self.assertEqual(y.shape.as_list(), [None])", "    sess.run(y, {x: [1.0]})"),
+    # fed a value that is not known where the placeholder is made (read, or drawn, in between)
+    ("x = tf.placeholder(tf.float32)", "y = x * 2", "v = self.value", "with self.test_session() as sess:",
+     "    sess.run(y, {x: v})"),
+    ("x = tf.placeholder(tf.float32)", "y = x * 2", "v = np.random.rand(3)", "with self.test_session() as sess:",
+     "    sess.run(y, {x: v})"),
+])
+def test_what_no_constant_can_feed_is_fed_to_a_traced_function(lines):
+    outcome = rewrite(_test_file(*lines))
+    assert outcome.code is not None, outcome.blocker
+    assert "input_signature=" in outcome.code and "placeholder" not in outcome.code and "sess" not in outcome.code
+
+
+_FED_TWICE = ("x = tf.placeholder(tf.float32, [2])", "w = tf.placeholder(tf.float32, [2])", "y = x * w")
+
+
+@pytest.mark.parametrize("lines", [
+    # a run feeding only some of the graph's placeholders
+    _FED_TWICE + ("with self.test_session() as sess:", "    sess.run(y, {x: [1.0, 2.0], w: [1.0, 1.0]})",
+                  "    sess.run(y, {x: [1.0, 2.0]})"),
+    # the graph's tensor read beside the run (eagerly it would be a value)
+    _FED_TWICE + ("with self.test_session() as sess:", "    print(y, sess.run(y, {x: [1.0, 2.0], w: [1.0, 1.0]}))",
+                  "    sess.run(y, {x: [1.0, 2.0], w: [1.0, 1.0]})"),
+    # built from the placeholders after a run of them
+    _FED_TWICE + ("with self.test_session() as sess:", "    sess.run(y, {x: [1.0, 2.0], w: [1.0, 1.0]})",
+                  "    z = y + x", "    sess.run(z, {x: [1.0, 2.0], w: [1.0, 1.0]})"),
+    # a feed drawn at random after another draw of the same statement (the draws would swap)
+    _FED_TWICE + ("with self.test_session() as sess:",
+                  "    self.assertAllClose(np.random.rand(2), sess.run(y, {x: np.random.rand(2), w: [1.0, 1.0]}))",
+                  "    sess.run(y, {x: [1.0, 2.0], w: [1.0, 1.0]})"),
+    # what the graph reads changed between its build and its last run's trace point
+    ("x = tf.placeholder(tf.float32, [2])", "k = 2.0", "y = x * k", "k = 3.0", "z = y + 1.0",
+     "with self.test_session() as sess:", "    sess.run(z, {x: [1.0, 2.0]})", "    sess.run(z, {x: [1.0, 3.0]})"),
+    # a variable made from the placeholders
+    ("x = tf.placeholder(tf.float32, [2])", "v = tf.Variable(x)", "with self.test_session() as sess:",
+     "    sess.run(v, {x: [1.0, 2.0]})", "    sess.run(v, {x: [1.0, 3.0]})"),
+])
+def test_a_graph_run_that_a_traced_function_would_change_keeps_the_compat_route(lines):
+    outcome = rewrite(_test_file(*lines))
+    assert outcome.code is None, outcome.code
 
 
 def test_a_placeholder_written_inside_a_checked_call_becomes_a_parameter_of_its_trace():
@@ -755,7 +811,31 @@ def test_a_placeholder_written_inside_a_checked_call_becomes_a_parameter_of_its_
                                  "    tf.matmul(tf.placeholder(tf.float32, [2]), tf.ones([2, 2]))"))
     assert outcome.code is not None, outcome.blocker
     assert ("            tf.function(lambda t: tf.matmul(t, tf.ones([2, 2])), autograph=False)"
-            ".get_concrete_function(tf.TensorSpec([2], tf.float32))\n") in outcome.code
+            ".get_concrete_function(\n                tf.TensorSpec([2], tf.float32))\n") in outcome.code
+
+
+def test_a_placeholder_named_just_before_a_checked_call_becomes_a_parameter_of_its_trace():
+    """A loop over shapes naming its placeholder, then the check (native.test_files._named_for):
+    the name becomes the lambda's parameter and its statement goes, its comment kept."""
+    outcome = rewrite(_test_file("for shape in ([None], [3]):", "    # rank 1", "    x = tf.placeholder(tf.float32, shape)",
+                                 "    with self.assertRaises(ValueError):", "        tf.matmul(x, x)"))
+    assert outcome.code is not None, outcome.blocker
+    assert ("        for shape in ([None], [3]):\n            # rank 1\n            with self.assertRaises(ValueError):\n"
+            "                tf.function(lambda x: tf.matmul(x, x), autograph=False).get_concrete_function(\n"
+            "                    tf.TensorSpec(shape, tf.float32))\n") in outcome.code
+
+
+@pytest.mark.parametrize("lines", [
+    # read outside the check too
+    ("for shape in ([None], [3]):", "    x = tf.placeholder(tf.float32, shape)", "    print(x)",
+     "    with self.assertRaises(ValueError):", "        tf.matmul(x, x)"),
+    # its shape changed between the placeholder and the check
+    ("for shape in ([None], [3]):", "    x = tf.placeholder(tf.float32, shape)", "    shape = [2]",
+     "    with self.assertRaises(ValueError):", "        tf.matmul(x, x)"),
+])
+def test_a_named_placeholder_the_trace_cannot_take_alone_is_refused(lines):
+    outcome = rewrite(_test_file(*lines))
+    assert outcome.code is None, outcome.code
 
 
 def test_a_gradient_source_setup_does_not_make_itself_is_refused_at_setup():

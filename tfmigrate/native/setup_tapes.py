@@ -29,6 +29,9 @@ class SetupTape:
     attribute: str
     sources: FrozenSet[str]
     inherited: bool = False  # the tape is the base's: `setUp` re-enters it after `super().setUp()`
+    # sources `setUp` sets to a Python number (`self.lambda_ = 0.65`): a tape cannot watch one, and
+    # TF1's gradient with respect to it (a new constant) is None, as the tape's of a tensor of it
+    numbers: FrozenSet[str] = frozenset()
 
 
 def module_tapes(classes: Dict[str, cst.ClassDef], names) -> Dict[str, SetupTape]:
@@ -57,7 +60,22 @@ def module_tapes(classes: Dict[str, cst.ClassDef], names) -> Dict[str, SetupTape
         tapes[base] = SetupTape("", frozenset(sources | (before.sources if before else set())))
     taken = {a.attr.value for node in classes.values() for a in m.findall(node, m.Attribute(value=m.Name("self")))}
     attribute = fresh_name(taken, "tape")
-    return {name: SetupTape(attribute, tape.sources, tape.inherited) for name, tape in tapes.items()}
+    numbers = frozenset(_numbers(classes.values()))
+    return {name: SetupTape(attribute, tape.sources, tape.inherited, numbers & tape.sources)
+            for name, tape in tapes.items()}
+
+
+def _numbers(classes) -> Set[str]:
+    """`x` of each `self.x = <number>` in a `setUp` of `classes`."""
+    found = set()
+    for node in classes:
+        setup = _setup(node)
+        for assign in assignments_in(setup) if setup is not None else ():
+            value = assign.value.expression if isinstance(assign.value, cst.UnaryOperation) else assign.value
+            if isinstance(value, (cst.Integer, cst.Float)) and len(assign.targets) == 1 \
+                    and _self_attribute(assign.targets[0].target):
+                found.add(assign.targets[0].target.attr.value)
+    return found
 
 
 def _gradient_sources(node: cst.ClassDef, names) -> Set[str]:
@@ -170,7 +188,7 @@ def taped_setup(setup: cst.FunctionDef, tape: SetupTape, tf: str, stop) -> cst.F
     for index, statement in enumerate(body[start:], start):
         inner.append(statement if index != start else statement.with_changes(leading_lines=[]))
         inner.extend(cst.parse_statement(f"self.{tape.attribute}.watch(self.{name})\n")
-                     for name in sorted(n for n, at in made.items() if at == index))
+                     for name in sorted(n for n, at in made.items() if at == index and n not in tape.numbers))
     header = cst.parse_statement(f"with self.{tape.attribute}:\n    pass\n" if tape.inherited else
                                  f"with {tf}.GradientTape(persistent=True) as self.{tape.attribute}:\n    pass\n")
     block = header.with_changes(body=header.body.with_changes(body=inner, indent=None),
@@ -207,16 +225,23 @@ def ys_reads_only_self(ys: cst.BaseExpression, tf: str) -> bool:
     return names_read(ys) <= {"self", tf}
 
 
-def tape_gradient(attribute: str, gradient: cst.Call, ys_name: Optional[str]) -> cst.BaseExpression:
-    """`tf.gradients(ys, xs)` as `self.<tape>.gradient(...)`, in the same list structure."""
+def tape_gradient(attribute: str, gradient: cst.Call, ys_name: Optional[str], numbers=frozenset(),
+                  tf: str = "tf") -> cst.BaseExpression:
+    """`tf.gradients(ys, xs)` as `self.<tape>.gradient(...)`, in the same list structure (a source
+    that is a Python number, `numbers`, given as the tensor TF1 made of it)."""
     bound = bind(gradient, ("ys", "xs"))
     ys = ys_name or code(bound["ys"])
     xs = bound["xs"]
+
+    def source(node) -> str:
+        if _self_attribute(node) and node.attr.value in numbers:
+            return f"{tf}.convert_to_tensor({code(node)})"
+        return code(node)
     if isinstance(xs, (cst.List, cst.Tuple)):
-        return cst.parse_expression(f"self.{attribute}.gradient({ys}, [{', '.join(code(e.value) for e in xs.elements)}])")
+        return cst.parse_expression(f"self.{attribute}.gradient({ys}, [{', '.join(source(e.value) for e in xs.elements)}])")
     if isinstance(xs, cst.Name):  # (a name bound to a list of sources: a list of gradients)
         return cst.parse_expression(f"self.{attribute}.gradient({ys}, {xs.value})")
-    return cst.parse_expression(f"[self.{attribute}.gradient({ys}, {code(xs)})]")
+    return cst.parse_expression(f"[self.{attribute}.gradient({ys}, {source(xs)})]")
 
 
 def recording(attribute: str, ys_name: str, gradient: cst.Call, leading) -> cst.With:

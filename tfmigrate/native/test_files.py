@@ -25,11 +25,13 @@ import libcst as cst
 import libcst.matchers as m
 
 from tfmigrate.facts.names import ImportTable, dotted
+from tfmigrate.native.graph_functions import graphed
 from tfmigrate.native.script import Blocked
 import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
-from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, names_assigned, names_in, names_read
+from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, name_nodes,
+                                     names_assigned, names_in, names_read)
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
@@ -217,8 +219,7 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"
-            method = _Method(statement, where, is_test, file, tape)
-            rewritten = method.rewritten()
+            rewritten, method = _rewritten_method(statement, where, is_test, file, tape)
             if tape is not None and statement.name.value == SETUP:
                 rewritten = taped_setup(rewritten, tape, file.tf, method.stop)
             body.append(rewritten)
@@ -236,7 +237,7 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
     def stop(at, what):
         raise Blocked(line_of(at), f"{where}: {what}")
 
-    allowed_ids = {id(call) for call in allowed}
+    allowed_ids = {id(call) for call in allowed} | _errors_of_runs(node, names)
     for call in calls_in(node):
         if id(call) in allowed_ids:
             continue
@@ -269,6 +270,26 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
     node.visit(_Attributes())
 
 
+def _errors_of_runs(node: cst.CSTNode, names: ImportTable) -> Set[int]:
+    """`with self.assertRaises*(tf.errors.InvalidArgumentError, ...):` around statements that build
+    tensors and then run them: TF1 raised the op's error at the run, eagerly the same op raises it
+    when built, inside the same block. (Not for errors TF1 raised while building: a shape function's
+    ValueError may be an op's InvalidArgumentError eagerly.) The ids of those checks."""
+    found = set()
+    for block in m.findall(node, m.With(items=[m.WithItem(item=m.Call(
+            func=m.Attribute(value=m.Name("self"), attr=m.Name())), asname=None)])):
+        check = block.items[0].item
+        if not (check.func.attr.value.startswith("assertRaises") and check.args
+                and (names.api(check.args[0].value) or "").startswith("errors.")):
+            continue
+        inner = block.body.body if isinstance(block.body, cst.IndentedBlock) else [block.body]
+        if all(isinstance(s, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for s in inner) and any(
+                isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval", "evaluate")
+                and names.api(c.func) is None for c in calls_in(inner[-1])):
+            found.add(id(check))
+    return found
+
+
 def _random_initial_value(call: cst.Call, scope: cst.CSTNode, names: ImportTable) -> bool:
     """A random draw that only gives a `tf.Variable` its initial value (drawn once either way)."""
     if not RANDOM_API.search(names.api(call.func) or ""):
@@ -280,6 +301,24 @@ def _random_initial_value(call: cst.Call, scope: cst.CSTNode, names: ImportTable
 def _contains(node: cst.CSTNode, call: cst.Call) -> bool:
     """Whether `call` (this very node) is under `node`."""
     return any(found is call for found in calls_in(node))
+
+
+def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file: _File,
+                      tape: Optional[SetupTape] = None) -> Tuple[cst.FunctionDef, "_Method"]:
+    """The function rewritten, and the `_Method` that did it. A test whose placeholders no
+    constant can stand for (fed more than once, in a loop, drawn at random, their shapes read)
+    is tried again with its graphs as `tf.function`s (native.graph_functions)."""
+    method = _Method(function, where, is_test, file, tape)
+    try:
+        return method.rewritten(), method
+    except Blocked:
+        if not is_test:
+            raise
+        graphed = _Method(function, where, is_test, file, tape).graph_functions()
+        if graphed is None:
+            raise
+    again = _Method(graphed, where, is_test, file, tape)
+    return again.rewritten(), again
 
 
 class _Method:
@@ -295,6 +334,7 @@ class _Method:
         self.graph_tests, self.project = file.graph_tests, file.project
         self.taken = set(names_in(function))  # (names a rewrite adds inside it must not take)
         self.inline: Set[int] = set()  # placeholders written inside a traced call (`_traced`)
+        self.dropped: Set[int] = set()  # `x = tf.placeholder(...)` statements whose `x` a trace takes
         self.traced_calls: Set[int] = set()
         self.recorded: Dict[int, List[int]] = {}  # gradient statement's index -> the test's statements recorded with it
         self.moved_any: Set[int] = set()
@@ -317,7 +357,9 @@ class _Method:
     def rewritten(self) -> cst.FunctionDef:
         self.statements = self._opened(list(self.function.body.body))
         runs = self._runs()
-        gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients"]
+        traced = {id(c) for d in functions_in(self.function) if d is not self.function and _is_tf_function(d, self.tf)
+                  for c in calls_in(d)}  # (a graph function's gradients are a graph's, native.graph_functions)
+        gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients" and id(c) not in traced]
         initializers = self._initializer_statements()
         quiet = not (runs or gradients or initializers or self.sessions or self.nested)
         tracing = self.is_test and self.graph_tests and self.function.name.value not in self.traced_helpers
@@ -344,7 +386,7 @@ class _Method:
         if not (runs or gradients or initializers or placeholders or self.sessions):
             if not built:
                 return self.function
-            body = [statement.visit(_Replace(built)) for statement in self.statements]
+            body = _replaced(self.statements, _Replace(built, dropped=self.dropped))
             return self.function.with_changes(body=self.function.body.with_changes(body=body))
         if not self.is_test:
             self.stop(self.function, "a graph run outside a `tf.test.TestCase`")
@@ -360,7 +402,7 @@ class _Method:
         builders.update(built)
         builders.update({id(g): lambda updated, tape=tape: _tape_gradient(tape, updated) for g in gradients})
         recordings = self._setup_gradients(body, of_setup, builders, region) if of_setup else {}
-        body = [statement.visit(_Replace(builders, self.nested)) for statement in body]
+        body = _replaced(body, _Replace(builders, self.nested, self.dropped))
         if region is not None:
             body = self._taped(body, region, tape)
         if recordings:
@@ -375,13 +417,25 @@ class _Method:
             body = [made for i, s in enumerate(body) if i not in moved for made in [*recordings.get(i, []), s]]
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
 
+    def graph_functions(self) -> Optional[cst.FunctionDef]:
+        """The test with its placeholders' graphs as `tf.function`s, None where that is not exact."""
+        try:
+            self.statements = self._opened(list(self.function.body.body))
+            runs = self._runs()
+        except Blocked:
+            return None
+        if not runs:
+            return None
+        return graphed(self.function, self.statements, lambda call: self.names.api(call.func) == "placeholder",
+                       runs, self.feed_statements, self.tf, self.taken)
+
     def _construction_errors(self) -> Dict[int, Tuple[cst.Call, object]]:
         """`with self.assertRaises(ValueError):` around one call that runs nothing (a check of
         the arguments, shape inference): TF1 raised it while building the graph, eagerly an op
         may raise another error (`InvalidArgumentError`) when run. The call is traced instead,
         `tf.function(lambda: call, autograph=False).get_concrete_function()`, which builds the
         same ops in a graph and raises what TF1 raised. id(the call) -> (the check, its builder)."""
-        found = {}
+        checked = []
         for block in m.findall(self.function, m.With(items=[m.WithItem(item=m.Call(
                 func=m.Attribute(value=m.Name("self"), attr=m.Name())), asname=None)])):
             check = block.items[0].item
@@ -397,34 +451,89 @@ class _Method:
                     or any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval", "evaluate")
                            or self.names.api(c.func) == "placeholder_with_default" for c in calls_in(call)):
                 continue
-            found.update({key: (check, build) for key, build in self._traced(call).items()})
+            checked.append((block, check, call))
+        named = self._named_for([(block, call) for block, _, call in checked])
+        found = {}
+        for block, check, call in checked:
+            found.update({key: (check, build) for key, build in self._traced(call, named.get(id(call), [])).items()})
         return found
 
-    def _traced(self, call: cst.Call) -> Dict[int, object]:
+    def _named_for(self, checked: List[Tuple[cst.With, cst.Call]]) -> Dict[int, List[Tuple[str, cst.Call]]]:
+        """id(checked call) -> (name, its placeholder) of each `x = tf.placeholder(...)` written
+        in the same block just before the check (`for shape in shapes: x = tf.placeholder(tf.float32,
+        shape)` then `with self.assertRaises(ValueError): f(x)`), when nothing but such checked
+        calls reads `x`: `x` becomes a parameter of their trace, and its statement goes."""
+        reads: Dict[str, int] = {}
+        for node in name_nodes(self.function):
+            reads[node.value] = reads.get(node.value, 0) + 1
+        inside: Dict[str, int] = {}
+        for _, call in checked:
+            for name in names_in(call):
+                inside[name] = inside.get(name, 0) + 1
+        found: Dict[int, List[Tuple[str, cst.Call]]] = {}
+        for suite in m.findall(self.function, m.IndentedBlock()):
+            body = list(suite.body)
+            for index, statement in enumerate(body):
+                name, placeholder = _assigned_target(statement), _assigned_call(statement)
+                if name is None or placeholder is None or self.names.api(placeholder.func) != "placeholder":
+                    continue
+                assignments = sum(1 for a in assignments_in(self.function) for t in a.targets
+                                  if isinstance(t.target, cst.Name) and t.target.value == name)
+                if assignments != 1 or reads.get(name, 0) != 1 + inside.get(name, 0):
+                    continue  # (read elsewhere, or assigned again: not this trace's alone)
+                users = [(block, call) for block, call in checked if name in names_in(call)]
+                later = body[index + 1:]
+                if not users or not all(any(block is s for s in later) for block, _ in users):
+                    continue
+                between = later[:max(later.index(block) for block, _ in users)]
+                if names_assigned(cst.Module(body=between)) & names_read(placeholder):
+                    continue  # (its shape or dtype would be read after they changed)
+                self.dropped.add(id(statement))
+                for _, call in users:
+                    found.setdefault(id(call), []).append((name, placeholder))
+        return found
+
+    def _traced(self, call: cst.Call, named: Sequence[Tuple[str, cst.Call]] = ()) -> Dict[int, object]:
         """Builders tracing `call` (`tf.function(lambda ...: call, autograph=False)
         .get_concrete_function(...)`), each placeholder written inside it a parameter of the
         lambda, traced from a `tf.TensorSpec` of its shape and dtype: TF1 built the ops on a
         fresh placeholder and ran nothing. id(each call replaced) -> its builder."""
         builders, params, specs = {}, [], []
+        for name, placeholder in named:  # (written before the check, given a name: native._named_for)
+            params.append(name)
+            specs.append(self._spec(placeholder))
+            builders[id(placeholder)] = lambda updated: updated
+            self.inline.add(id(placeholder))
         for inline in calls_in(call):
             if self.names.api(inline.func) != "placeholder":
                 continue
-            try:
-                bound = _bound(inline, PLACEHOLDER_PARAMS)
-            except ValueError as error:
-                self.stop(inline, f"`{code(inline)}`: {error}")
-            if "dtype" not in bound:
-                self.stop(inline, "a placeholder without a dtype")
+            spec = self._spec(inline)
             name = fresh_name(self.taken, "t")
             params.append(name)
-            shape = code(bound["shape"]) if "shape" in bound else "None"
-            specs.append(f"{self.tf}.TensorSpec({shape}, {code(bound['dtype'])})")
+            specs.append(spec)
             builders[id(inline)] = lambda updated, name=name: cst.Name(name)
             self.inline.add(id(inline))
         head = f"lambda {', '.join(params)}:" if params else "lambda:"
-        builders[id(call)] = lambda updated: cst.parse_expression(
-            f"{self.tf}.function({head} {code(updated)}, autograph=False).get_concrete_function({', '.join(specs)})")
+
+        def build(updated: cst.Call) -> cst.BaseExpression:
+            traced = f"{self.tf}.function({head} {code(updated)}, autograph=False).get_concrete_function("
+            arguments = ", ".join(specs)
+            if len(traced) + len(arguments) > 90 and specs:  # (the specs on a line of their own)
+                arguments = f"\n    {arguments}"
+            return cst.parse_expression(f"{traced}{arguments})")
+        builders[id(call)] = build
         return builders
+
+    def _spec(self, placeholder: cst.Call) -> str:
+        """`tf.TensorSpec(shape, dtype)` of the placeholder."""
+        try:
+            bound = _bound(placeholder, PLACEHOLDER_PARAMS)
+        except ValueError as error:
+            self.stop(placeholder, f"`{code(placeholder)}`: {error}")
+        if "dtype" not in bound:
+            self.stop(placeholder, "a placeholder without a dtype")
+        shape = code(bound["shape"]) if "shape" in bound else "None"
+        return f"{self.tf}.TensorSpec({shape}, {code(bound['dtype'])})"
 
     def _dropped_builds(self) -> Dict[int, object]:
         """In a test that runs nothing and writes its placeholders inside calls in a loop or a
@@ -780,6 +889,9 @@ class _Method:
                 ys = _bound(gradient, ("ys", "xs"))["ys"]
             except (ValueError, KeyError):
                 self.stop(gradient, "`tf.gradients` given other than `ys` and `xs`")
+            if isinstance(bind(gradient, ("ys", "xs")).get("xs"), cst.Name) and \
+                    set(self_sources(gradient, self.function) or ()) & self.tape.numbers:
+                self.stop(gradient, "`tf.gradients` with respect to a list holding a Python number `setUp` set")
             index = next((i for i, s in enumerate(body) if _contains(s, gradient)), None)
             if index is None or not isinstance(body[index], cst.SimpleStatementLine):
                 self.stop(gradient, "`tf.gradients` of what `setUp` made, in a loop or a branch")
@@ -794,7 +906,7 @@ class _Method:
             if own:
                 self.recorded[index] = own
             builders[id(gradient)] = lambda updated, name=name: setup_tapes.tape_gradient(
-                self.tape.attribute, updated, name)
+                self.tape.attribute, updated, name, self.tape.numbers, self.tf)
         return recordings
 
     def _own_part(self, body, index: int, ys, gradient) -> List[int]:
@@ -858,6 +970,11 @@ class _Method:
         block = header.with_changes(body=header.body.with_changes(body=inner, indent=None),
                                     leading_lines=first.leading_lines)
         return [*body[:start], block, *body[end:]]
+
+
+def _is_tf_function(function: cst.FunctionDef, tf: str) -> bool:
+    return any(isinstance(d.decorator, cst.Call) and dotted(d.decorator.func) == f"{tf}.function"
+               for d in function.decorators)
 
 
 def _tape_gradient(tape: str, gradient: cst.Call) -> cst.BaseExpression:
@@ -969,11 +1086,39 @@ def _attributes(node) -> List[cst.Attribute]:
     return list(m.findall(node, m.Attribute()))
 
 
+def _replaced(body: List[cst.BaseStatement], replace: "_Replace") -> List[cst.BaseStatement]:
+    """The statements of a function's body, each rewritten by `replace` (the block's own
+    leave_IndentedBlock: what it drops goes, its comments kept above the next)."""
+    block = cst.IndentedBlock(body=[statement.visit(replace) for statement in body])
+    return list(replace.leave_IndentedBlock(block, block).body)
+
+
 class _Replace(cst.CSTTransformer):
     """Replaces the calls given by identity, each built from the call as rewritten inside it."""
 
-    def __init__(self, builders: Dict[int, object], opened: Set[int] = frozenset()):
-        self.builders, self.opened = builders, opened
+    def __init__(self, builders: Dict[int, object], opened: Set[int] = frozenset(), dropped: Set[int] = frozenset()):
+        self.builders, self.opened, self.dropped = builders, opened, dropped
+        self.gone: Set[int] = set()
+
+    def leave_SimpleStatementLine(self, original, updated):
+        """A statement given by identity goes; its comments stay, above the next (leave_IndentedBlock)."""
+        if id(original) not in self.dropped:
+            return updated
+        gone = updated.with_changes(body=[cst.Pass()])
+        self.gone.add(id(gone))
+        return gone
+
+    def leave_IndentedBlock(self, original, updated):
+        body, comments = [], []
+        for statement in updated.body:
+            if id(statement) in self.gone:
+                comments.extend(line for line in statement.leading_lines if line.comment is not None)
+                continue
+            if comments:
+                statement = statement.with_changes(leading_lines=[*comments, *statement.leading_lines])
+                comments = []
+            body.append(statement)
+        return updated.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
 
     def leave_With(self, original: cst.With, updated: cst.With):
         """A test session's `with` given by identity is replaced by its body."""
