@@ -1149,6 +1149,27 @@ def test_a_library_module_names_the_program_that_holds_it(tmp_path):
     assert "orphan.py" not in found, found
 
 
+def test_a_library_of_ops_is_held_by_its_importer_and_names_its_own_graph_state(tmp_path):
+    """A library whose functions open `tf.name_scope` (called by no code of its own) is held by
+    the test file that imports it, not by "a function called 0 times"; one that assigns a
+    variable says so, since an eager test could not call it either."""
+    (tmp_path / "ops.py").write_text("import tensorflow as tf\n\n\ndef td(v, r):\n    with tf.name_scope('td'):\n"
+                                     "        return r - v\n")
+    (tmp_path / "state.py").write_text("import tensorflow as tf\n\n\ndef bump(v):\n    with tf.name_scope('bump'):\n"
+                                       "        return v.assign_add(1.0)\n")
+    (tmp_path / "ops_test.py").write_text(
+        "import tensorflow as tf\nimport ops\nimport state\n\n\nclass T(tf.test.TestCase):\n\n"
+        "    def testIt(self):\n        tf.set_random_seed(1)\n        x = tf.placeholder(tf.float32, [])\n"
+        "        with self.test_session() as sess:\n            sess.run(ops.td(x, 2.0), {x: 1.0})\n")
+    native = _run("check", "--native", "--no-cache", "--select", "TFM216", "--output-format", "json", ".",
+                  cwd=tmp_path)
+    found = {f["path"]: f["message"] for f in json.loads(native.stdout)}
+    assert "`tf.set_random_seed`" in found["ops_test.py"], found
+    assert "the graph module `ops_test.py` imports, and `ops_test.py` keeps the compat route:" in found["ops.py"]
+    assert "called 0 times" not in found["ops.py"]
+    assert "it uses `.assign_add` itself" in found["state.py"], found["state.py"]
+
+
 def test_a_module_imported_from_its_package_is_judged_alone(tmp_path):
     """`from pkg import base` in the module a test calls: it calls `pkg/base.py`, and only runs
     `pkg/__init__.py`'s own code, so another module the package imports (one that makes variables)

@@ -68,6 +68,10 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     try:
         text = inline.inline_each(cst.parse_module(source), blocker.function).module.code
     except inline.Refused as why:
+        if str(why).startswith("a function called 0 times") and _library(source):
+            from tfmigrate.native.script import LIBRARY_MODULE
+
+            return Outcome(None, Blocker(1, LIBRARY_MODULE))  # (its callers are elsewhere: TFM216 names them)
         return Outcome(None, Blocker(blocker.line, f"{blocker.construct}, not written where it is called: {why}"))
     inlined = rewrite(text, stateful, eager, unsafe, keras3)
     if inlined.blocker is not None:  # both: the function, and what stops the module with it written in place
@@ -75,6 +79,12 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         return Outcome(None, Blocker(blocker.line, f"{blocker.construct}; written where it is called, the module "
                                                    f"stops at line {line}: {inlined.blocker.construct}"))
     return inlined
+
+
+def _library(source: str) -> bool:
+    """A module of functions for others to call: no Session, placeholder or `__main__` at its top level."""
+    return not re.search(r"^(?:[^\s#].*\b(?:Session|InteractiveSession|placeholder\w*)\(|if\s+__name__\b)",
+                         source, re.MULTILINE)
 
 
 def _lines_of(source: str, changed: str, outcome: Outcome) -> Outcome:

@@ -171,6 +171,13 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     return found
 
 
+def not_eager_construct(data: bytes) -> Optional[str]:
+    """The first construct of the module that runs otherwise eagerly (`.assign(`, `.name`), which
+    keeps an eager test from calling it (eager_imports), else None."""
+    found = _NOT_EAGER.search(_code_only(data))
+    return found.group(0).decode("utf-8", "replace").rstrip("( \t") if found else None
+
+
 def _code_only(data: bytes) -> bytes:
     """The module's code without its comments and strings (a docstring's `with tf.Session() as
     sess:` example runs nothing), and without `self.name` (an object's own attribute); the bytes

@@ -67,7 +67,7 @@ class NotNative(Rule):
                                     f"a tracked layer (it runs under tf-keras): {why}.", None, debt=True)
             return
         blocker = outcome.blocker
-        construct = _construct(blocker.construct, self.ctx.imported_by)
+        construct = _construct(blocker.construct, self.ctx.imported_by, self.ctx.source)
         graph = self.ctx.fact(ProgramMode).graph
         how = next((text for key, text in _HOW.items() if key in construct), None) if graph else None
         advice = f" To migrate that part by hand, {how}." if how else ""
@@ -93,14 +93,21 @@ def _star_import(node: cst.Module):
     return None
 
 
-def _construct(construct: str, importer) -> str:
+def _construct(construct: str, importer, source: str) -> str:
     """A library module is held back by the program that imports it (issue 21: across files, all
     or nothing), which the run names (`imported_by`: a checked graph module the native rewrite
-    leaves on the compat route); its own TFM216 says what holds it."""
+    leaves on the compat route); its own TFM216 says what holds it. When the module itself uses
+    what an eager test could not call through (`.assign(`), that is named too: it holds the test."""
     from tfmigrate.native.script import LIBRARY_MODULE  # imported with the rewrite, under --native only
+    from tfmigrate.project.graph_imports import not_eager_construct
 
     if construct != LIBRARY_MODULE or not importer:
         return construct
+    own = not_eager_construct(source.encode("utf-8", "surrogateescape"))
+    if own is not None:
+        return (f"a library module that the graph module `{importer}` imports, and `{importer}` keeps the compat "
+                f"route; it uses `{own.strip()}` itself, graph state that runs otherwise eagerly, so an eager "
+                f"`{importer}` could not call it either: migrate that part by hand first")
     return (f"a library module that the graph module `{importer}` imports, and `{importer}` keeps the compat "
             "route: a library module goes eager only with the programs that use it (follow the imports to the "
             "program whose TFM216 names what holds it there)")
