@@ -804,6 +804,40 @@ def test_a_graph_run_that_a_traced_function_would_change_keeps_the_compat_route(
     assert outcome.code is None, outcome.code
 
 
+def test_a_gradient_the_tape_cannot_take_is_built_in_a_traced_function():
+    """native.graph_functions.gradient_graphs: `tf.gradients` of an element (`returns[0]`), with
+    the statements it needs, in a `tf.function` called once where they were."""
+    outcome = rewrite(_test_file("r = tf.constant([1.0, 2.0])", "out = tf.cumsum(r)", "g = tf.gradients(out[1], r)[0]",
+                                 "with self.test_session() as sess:", "    self.assertAllClose(sess.run(g), [1.0, 1.0])"))
+    assert outcome.code is not None, outcome.blocker
+    assert ("        @tf.function(autograph=False)\n        def graph():\n            r = tf.constant([1.0, 2.0])\n"
+            "            out = tf.cumsum(r)\n            g = tf.gradients(out[1], r)[0]\n            return g\n\n"
+            "        g = graph()\n        self.assertAllClose(self.evaluate(g), [1.0, 1.0])\n") in outcome.code
+
+
+_SETUP_TWO = TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.a = tf.constant(1.0)\n"
+                               "        self.b = self.a * 2.0\n\n    def testIt(self):\n")
+
+
+@pytest.mark.parametrize("source", [
+    # the gradient's ys made outside the loop: the function would see it as a constant
+    _test_file("x = tf.constant(1.0)", "y = x * 2.0", "for k in (1.0, 2.0):", "    g = tf.gradients(y * k, x)[0]",
+               "    self.assertAllClose(self.evaluate(g), 2.0 * k)"),
+    # sources given by a call: which tensors, unknown
+    _test_file("x = tf.constant(1.0)", "for k in (1.0, 2.0):", "    g = tf.gradients(x * k, list([x]))[0]",
+               "    self.assertAllClose(self.evaluate(g), k)"),
+    # two sources made outside (one may depend on the other)
+    _SETUP_TWO + "        for k in (1.0, 2.0):\n            g = tf.gradients(self.a * self.b * k, [self.a, self.b])\n"
+    "            self.assertAllClose(self.evaluate(g[0]), 2.0 * k)\n",
+    # a tensor of setUp's read that is not the source (its path to the source would be lost)
+    _SETUP_TWO + "        for k in (1.0, 2.0):\n            g = tf.gradients(self.b * k, self.a)[0]\n"
+    "            self.assertAllClose(self.evaluate(g), 2.0 * k)\n",
+])
+def test_a_gradient_a_traced_function_would_lose_a_path_of_is_refused(source):
+    outcome = rewrite(source)
+    assert outcome.code is None, outcome.code
+
+
 def test_a_placeholder_written_inside_a_checked_call_becomes_a_parameter_of_its_trace():
     """`with self.assertRaises(ValueError):` around a call on an inline placeholder: TF1 raised
     the shape error building the graph; the call is traced from the placeholder's spec."""

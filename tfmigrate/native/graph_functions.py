@@ -336,3 +336,163 @@ class _Writer(cst.CSTTransformer):
             if isinstance(body[k - 1], cst.FunctionDef) and body[k - 1].decorators and not body[k].leading_lines:
                 body[k] = body[k].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         return updated.with_changes(body=body)
+
+
+def gradient_graphs(function: cst.FunctionDef, statements: Sequence[cst.BaseStatement], is_gradient: Callable,
+                    is_tensor_call: Callable, runs: Sequence[Run], tf: str, taken: Set[str]) -> Optional[cst.FunctionDef]:
+    """`function` with each `tf.gradients` a tape cannot take (of `returns[0]`, in a loop over
+    settings) built in a `tf.function` of no parameters, with the statements it needs (the
+    tensors it reads, made in the same block), called once where the last of them was: its
+    gradients are a graph's, as TF1's were, and what the test reads later are their values.
+    `statements`: the body with the test sessions' `with`s opened; each `for` body is a block too."""
+    blocks = [list(statements)] + [list(loop.body.body) for loop in _loops(function)
+                                   if isinstance(loop.body, cst.IndentedBlock)]
+    run_calls = [call for call, feed in runs if feed is None]
+    if len(run_calls) != len(runs):
+        return None
+    replaced: Dict[int, object] = {}
+    for block in blocks:
+        try:
+            made = _gradient_block(function, block, is_gradient, is_tensor_call, run_calls, tf, taken)
+        except _Refused:
+            return None
+        replaced.update(made)
+    if not replaced:
+        return None
+    for call in calls_in(function):  # (a gradient no block took: left to the tape, which refused it)
+        if is_gradient(call) and not any(_contains(s, call) for s in _all_statements(replaced, blocks)):
+            return None
+    return function.visit(_Writer(replaced, {}, set()))
+
+
+def _gradient_block(function, block, is_gradient, is_tensor_call, run_calls, tf: str, taken: Set[str]) -> Dict[int, object]:
+    roots = [i for i, s in enumerate(block) if not isinstance(s, cst.For)  # (a loop's body is a block itself)
+             and any(is_gradient(c) for c in calls_in(s))]
+    if not roots:
+        return {}
+    if any(not _is_build(block[i]) or any(_contains(block[i], r) for r in run_calls) for i in roots):
+        raise _Refused  # (a gradient inside a run, an assertion or a compound statement)
+    made_tensors: Set[int] = set()
+    tensor_names: Set[str] = set()
+    for index, statement in enumerate(block):
+        if _is_build(statement) and not any(_contains(statement, r) for r in run_calls) and (
+                any(is_tensor_call(c) for c in calls_in(statement)) or names_read(statement) & tensor_names):
+            made_tensors.add(index)
+            tensor_names |= names_assigned(statement)
+        else:
+            tensor_names -= names_assigned(statement)
+    taken_in: Set[int] = set()
+    for root in roots:
+        needed = {n.value for n in _loads(block[root])}
+        taken_in.add(root)
+        for index in range(root - 1, -1, -1):
+            assigned = names_assigned(block[index])
+            if not assigned & needed:
+                continue
+            needed -= assigned
+            if index in made_tensors:
+                taken_in.add(index)
+                needed |= {n.value for n in _loads(block[index])}
+    first, last = min(taken_in), max(taken_in)
+    inside = [block[i] for i in sorted(taken_in)]
+    assigned = set().union(*(names_assigned(s) for s in inside))
+    read = set().union(*(names_read(s) for s in inside))
+    _check_sources(function, [block[i] for i in roots], inside, assigned, is_gradient, is_tensor_call)
+    for index in range(first, last):
+        if index not in taken_in and (names_assigned(block[index]) & (assigned | read)
+                                      or names_read(block[index]) & assigned):
+            raise _Refused  # (a statement in between that the moved ones would see change, or that reads them)
+    moved = {id(node) for statement in inside for node in _loads(statement)}
+    wanted = {node.value for node in _loads(function.body) if id(node) not in moved}  # (read elsewhere)
+    outputs = [name for name in _in_order(inside) if name in wanted]
+    if not outputs:
+        raise _Refused
+    name = fresh_name(taken, "graph")
+    header = cst.parse_statement(f"@{tf}.function(autograph=False)\ndef {name}():\n    pass\n")
+    body = [s if k else s.with_changes(leading_lines=[]) for k, s in enumerate(inside)]
+    body.append(cst.parse_statement(f"return {', '.join(outputs)}\n"))
+    definition = header.with_changes(body=header.body.with_changes(body=body),
+                                     leading_lines=block[first].leading_lines)
+    called = cst.parse_statement(f"{', '.join(outputs)} = {name}()\n")
+    replaced: Dict[int, object] = {id(block[i]): [] for i in taken_in if i != last}
+    replaced[id(block[last])] = [definition, called]
+    return replaced
+
+
+def _check_sources(function, roots, inside, assigned: Set[str], is_gradient, is_tensor_call) -> None:
+    """Refused unless every tensor the moved statements read from outside is a gradient source,
+    at most one a gradient: a tensor made outside is captured as a constant of the function, so a
+    path to the source through one (or through another source) would be lost."""
+    outside: Set[str] = set()  # sources made outside the function: `x` or `self.x`
+    for root in roots:
+        for call in calls_in(root):
+            if not is_gradient(call):
+                continue
+            try:
+                xs = bind(call, ("ys", "xs")).get("xs")
+            except ValueError:
+                raise _Refused
+            elements = [e.value for e in xs.elements] if isinstance(xs, (cst.List, cst.Tuple)) else [xs]
+            if not all(isinstance(e, cst.Name) or _self_attribute(e) for e in elements):
+                raise _Refused  # (`nest.flatten(...)`: which tensors, unknown here)
+            mine = {code(e) for e in elements if not (isinstance(e, cst.Name) and e.value in assigned)}
+            if len(mine) > 1:
+                raise _Refused
+            outside |= mine
+    tensors: Set[str] = set()  # names a TensorFlow or project call, or a tensor, gave a value anywhere
+    for statement in _simple_statements(function):
+        if any(is_tensor_call(c) for c in calls_in(statement)) or names_read(statement) & tensors:
+            tensors |= names_assigned(statement)
+    for statement in inside:
+        for node in _loads(statement):
+            if node.value in tensors and node.value not in assigned and node.value not in outside:
+                raise _Refused  # (a tensor made outside, which the function would see as a constant)
+        for attribute in _self_reads(statement):
+            if attribute not in outside and not _called(statement, attribute):
+                raise _Refused
+
+
+def _self_attribute(node) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _self_reads(statement) -> List[str]:
+    """`self.x` of each attribute of `self` the statement reads."""
+    found: List[str] = []
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if _self_attribute(node):
+                found.append(code(node))
+
+    statement.visit(_Reads())
+    return found
+
+
+def _called(statement, attribute: str) -> bool:
+    """`self.assertX(...)`-like: the attribute is a method the statement calls, not a tensor."""
+    return any(code(c.func) == attribute for c in calls_in(statement))
+
+
+def _simple_statements(function) -> List[cst.SimpleStatementLine]:
+    found: List[cst.SimpleStatementLine] = []
+    function.visit(type("Lines", (cst.CSTVisitor,), {
+        "visit_SimpleStatementLine": lambda self, node: found.append(node)})())
+    return found
+
+
+def _in_order(statements) -> List[str]:
+    found: List[str] = []
+    for statement in statements:
+        found.extend(sorted(names_assigned(statement) - set(found)))
+    return found
+
+
+def _loops(function: cst.FunctionDef) -> List[cst.For]:
+    found: List[cst.For] = []
+    function.visit(type("Loops", (cst.CSTVisitor,), {"visit_For": lambda self, node: found.append(node)})())
+    return found
+
+
+def _all_statements(replaced: Dict[int, object], blocks) -> List[cst.BaseStatement]:
+    return [s for block in blocks for s in block if id(s) in replaced]

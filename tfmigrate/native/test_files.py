@@ -25,7 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from tfmigrate.facts.names import ImportTable, dotted
-from tfmigrate.native.graph_functions import graphed
+from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked
 import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
@@ -89,10 +89,13 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
                  frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)})
     tapes = module_tapes({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
                           and c.name.value in classes}, names)
+    bases = {b.value.value for c in module.body if isinstance(c, cst.ClassDef) for b in c.bases
+             if isinstance(b.value, cst.Name)}
     new_body = []
     for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
         if isinstance(node, cst.ClassDef):
-            new_body.append(_rewritten_class(node, node.name.value in classes, tapes.get(node.name.value), file))
+            new_body.append(_rewritten_class(node, node.name.value in classes, tapes.get(node.name.value), file,
+                                             node.name.value in bases))
         elif isinstance(node, cst.FunctionDef):
             new_body.append(_Method(node, node.name.value, False, file).rewritten())
         else:
@@ -213,19 +216,27 @@ class _File:
     project: FrozenSet[str] = frozenset()  # its own functions, and names it imports from modules outside PLAIN_MODULES
 
 
-def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File) -> cst.ClassDef:
-    """`tape`: the one the test class's `setUp` records on (native.setup_tapes), if any."""
-    body = []
+def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File,
+                     is_base: bool = False) -> cst.ClassDef:
+    """`tape`: the one the test class's `setUp` records on (native.setup_tapes), if any; `setUp`
+    records on it only when a method reads it (each gradient it was for may have gone into a graph
+    function instead), or when the class is another test class's base (a subclass may read it)."""
+    body, setup = [], None
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"
             rewritten, method = _rewritten_method(statement, where, is_test, file, tape)
             if tape is not None and statement.name.value == SETUP:
-                rewritten = taped_setup(rewritten, tape, file.tf, method.stop)
+                setup = (len(body), method)
             body.append(rewritten)
         else:
             _check_eager(statement, f"the class `{node.name.value}`", file.names, file.outside, file.line_of)
             body.append(statement)
+    if setup is not None:
+        index, method = setup
+        read = any(f"self.{tape.attribute}" in code(s) for k, s in enumerate(body) if k != index)
+        if read or is_base or tape.inherited:
+            body[index] = taped_setup(body[index], tape, file.tf, method.stop)
     return node.with_changes(body=node.body.with_changes(body=body))
 
 
@@ -424,10 +435,14 @@ class _Method:
             runs = self._runs()
         except Blocked:
             return None
-        if not runs:
-            return None
-        return graphed(self.function, self.statements, lambda call: self.names.api(call.func) == "placeholder",
-                       runs, self.feed_statements, self.tf, self.taken)
+        is_placeholder = lambda call: self.names.api(call.func) == "placeholder"  # noqa: E731
+        if any(is_placeholder(c) for c in calls_in(self.function)):
+            return graphed(self.function, self.statements, is_placeholder, runs, self.feed_statements, self.tf,
+                           self.taken) if runs else None
+        return gradient_graphs(
+            self.function, self.statements, lambda call: self.names.api(call.func) == "gradients",
+            lambda call: self.names.api(call.func) is not None or (dotted(call.func) or "").split(".")[0] in self.project,
+            runs, self.tf, self.taken)
 
     def _construction_errors(self) -> Dict[int, Tuple[cst.Call, object]]:
         """`with self.assertRaises(ValueError):` around one call that runs nothing (a check of
