@@ -838,6 +838,22 @@ def test_a_gradient_a_traced_function_would_lose_a_path_of_is_refused(source):
     assert outcome.code is None, outcome.code
 
 
+@pytest.mark.parametrize("lines, construct", [
+    (("a = tf.random_normal([2], seed=1)", "b = tf.random_normal([2], seed=1)", "with self.test_session() as sess:",
+      "    sess.run([a, b])"), "two draws of one kind with the same seed"),
+    (("for _ in range(2):", "    a = tf.random_uniform([2], seed=1)", "    self.evaluate(a)"), "in a loop"),
+    (("a = tf.random_normal([2], seed=1)", "b = a * 2.0", "with self.test_session() as sess:", "    sess.run(a)",
+      "    sess.run(b)"), "random tensors run more than once"),
+    (("a = tf.random_normal([2])", "with self.test_session() as sess:", "    sess.run(a)"), "`tf.random_normal`"),
+])
+def test_a_draw_eager_tf2_cannot_repeat_keeps_the_compat_route(lines, construct):
+    """native.test_files.op_seed: only the first draw of each kind and seed of its own, run once,
+    is TF1's number eagerly."""
+    outcome = rewrite(_test_file(*lines))
+    assert outcome.code is None, outcome.code
+    assert construct in outcome.blocker.construct, outcome.blocker.construct
+
+
 def test_a_placeholder_written_inside_a_checked_call_becomes_a_parameter_of_its_trace():
     """`with self.assertRaises(ValueError):` around a call on an inline placeholder: TF1 raised
     the shape error building the graph; the call is traced from the placeholder's spec."""
@@ -1193,12 +1209,12 @@ def test_a_library_of_ops_is_held_by_its_importer_and_names_its_own_graph_state(
                                        "        return v.assign_add(1.0)\n")
     (tmp_path / "ops_test.py").write_text(
         "import tensorflow as tf\nimport ops\nimport state\n\n\nclass T(tf.test.TestCase):\n\n"
-        "    def testIt(self):\n        tf.set_random_seed(1)\n        x = tf.placeholder(tf.float32, [])\n"
-        "        with self.test_session() as sess:\n            sess.run(ops.td(x, 2.0), {x: 1.0})\n")
+        "    def testIt(self):\n        v = tf.Variable(1.0)\n        x = tf.placeholder(tf.float32, [])\n"
+        "        with self.test_session() as sess:\n            sess.run([ops.td(x, 2.0), v.assign_add(1.0)], {x: 1.0})\n")
     native = _run("check", "--native", "--no-cache", "--select", "TFM216", "--output-format", "json", ".",
                   cwd=tmp_path)
     found = {f["path"]: f["message"] for f in json.loads(native.stdout)}
-    assert "`tf.set_random_seed`" in found["ops_test.py"], found
+    assert "`.assign_add(...)`" in found["ops_test.py"], found
     assert "the graph module `ops_test.py` imports, and `ops_test.py` keeps the compat route:" in found["ops.py"]
     assert "called 0 times" not in found["ops.py"]
     assert "it uses `.assign_add` itself" in found["state.py"], found["state.py"]

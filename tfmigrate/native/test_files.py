@@ -47,6 +47,9 @@ NOT_EAGER_API = re.compile(
     r"test\.compute_gradient\w*|disable_\w+|enable_v2_behavior)$"
     r"|^(?:train|summary|layers|contrib|keras|data|estimator|nn\.rnn_cell|nn\.\w*rnn|random|"
     r"compat\.v1\.(?:train|summary|layers))\.")
+SEEDED_DRAWS = {"random_normal": "normal", "random_uniform": "uniform", "truncated_normal": "truncated_normal",
+                "random_truncated_normal": "truncated_normal"}  # (TF1's and TF2's names of a kind)
+GRAPH_SEEDS = ("set_random_seed", "set_seed")  # (eagerly they set the global seed, the graph's in TF1)
 RANDOM_API = re.compile(r"(?:^|\.)(?:random\w*|truncated_normal|multinomial)$|^random\.")
 # Methods of tensors and variables that change state, or read what eager tensors do not have.
 NOT_EAGER_METHODS = ("assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
@@ -222,10 +225,13 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
     records on it only when a method reads it (each gradient it was for may have gone into a graph
     function instead), or when the class is another test class's base (a subclass may read it)."""
     body, setup = [], None
+    setup_function = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == SETUP), None)
+    drawn = _Draws.of(setup_function, file.names) if setup_function is not None else _Draws()
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"
-            rewritten, method = _rewritten_method(statement, where, is_test, file, tape)
+            rewritten, method = _rewritten_method(statement, where, is_test, file, tape,
+                                                  drawn if statement is not setup_function else _Draws())
             if tape is not None and statement.name.value == SETUP:
                 setup = (len(body), method)
             body.append(rewritten)
@@ -253,7 +259,8 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
         if id(call) in allowed_ids:
             continue
         api = names.api(call.func)
-        if api is not None and NOT_EAGER_API.search(api) and not _random_initial_value(call, node, names):
+        if api is not None and NOT_EAGER_API.search(api) and not _random_initial_value(call, node, names) \
+                and not op_seed(call, names) and api.split(".")[-1] not in GRAPH_SEEDS:
             stop(call, f"`{code(call.func)}`, which does not run the same eagerly")
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
@@ -301,6 +308,67 @@ def _errors_of_runs(node: cst.CSTNode, names: ImportTable) -> Set[int]:
     return found
 
 
+@dataclass(frozen=True)
+class _Draws:
+    """The draws with seeds of their own a function makes: (kind, seed) of each, and the names
+    (`x`, `self.x`) given what is computed from them."""
+    pairs: Tuple[Tuple[str, str], ...] = ()
+    names: FrozenSet[str] = frozenset()
+
+    @staticmethod
+    def of(function: cst.FunctionDef, names: ImportTable) -> "_Draws":
+        pairs = tuple(p for p in (op_seed(c, names) for c in calls_in(function)) if p is not None)
+        if not pairs:
+            return _Draws()
+        drawn: Set[str] = set()
+        for statement in m.findall(function, m.SimpleStatementLine()):
+            if any(op_seed(c, names) for c in calls_in(statement)) or set(names_in(statement)) & drawn or {
+                    code(a) for a in _attributes(statement)} & drawn:
+                drawn |= names_assigned(statement) | {code(t.target) for a in assignments_in(statement)
+                                                      for t in a.targets if isinstance(t.target, cst.Attribute)}
+        return _Draws(pairs, frozenset(drawn))
+
+
+def _holds(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`node` (this very node) is under `statement`."""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, each) -> bool:
+            if each is node:
+                found.append(each)
+            return not found
+
+    statement.visit(_Find())
+    return bool(found)
+
+
+def _once(function: cst.FunctionDef, call: cst.Call) -> bool:
+    """`call` is not under a loop, a comprehension, a lambda or a nested function of `function`
+    (but a graph function, native.graph_functions: measured, its seeded draw is TF1's)."""
+    repeated = m.For() | m.While() | m.ListComp() | m.SetComp() | m.DictComp() | m.GeneratorExp() | m.Lambda()
+    for node in m.findall(function.body, repeated | m.FunctionDef()):
+        if isinstance(node, cst.FunctionDef) and any(
+                m.matches(d.decorator, m.Call(func=m.Attribute(attr=m.Name("function")))) for d in node.decorators):
+            continue
+        if any(found is call for found in calls_in(node)):
+            return False
+    return True
+
+
+def op_seed(call: cst.Call, names: ImportTable) -> Optional[Tuple[str, str]]:
+    """(kind, seed) of a draw given a seed of its own as a number (`tf.random_normal([3], seed=1)`).
+    Measured under TF 2.21: the first draw of each kind and seed in a test is the same number in
+    TF1's test graph and eagerly, with or without `tf.set_random_seed` (TF1's pair is (graph seed
+    or default, op seed) in both); a second op of that kind and seed, or a second run of it,
+    draws otherwise (`_Method._draws_once`)."""
+    kind = SEEDED_DRAWS.get((names.api(call.func) or "").replace("random.", "random_"))
+    seed = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
+    if kind is None or not isinstance(seed, cst.Integer):
+        return None
+    return kind, seed.value
+
+
 def _random_initial_value(call: cst.Call, scope: cst.CSTNode, names: ImportTable) -> bool:
     """A random draw that only gives a `tf.Variable` its initial value (drawn once either way)."""
     if not RANDOM_API.search(names.api(call.func) or ""):
@@ -315,20 +383,20 @@ def _contains(node: cst.CSTNode, call: cst.Call) -> bool:
 
 
 def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file: _File,
-                      tape: Optional[SetupTape] = None) -> Tuple[cst.FunctionDef, "_Method"]:
+                      tape: Optional[SetupTape] = None, drawn: "_Draws" = None) -> Tuple[cst.FunctionDef, "_Method"]:
     """The function rewritten, and the `_Method` that did it. A test whose placeholders no
     constant can stand for (fed more than once, in a loop, drawn at random, their shapes read)
     is tried again with its graphs as `tf.function`s (native.graph_functions)."""
-    method = _Method(function, where, is_test, file, tape)
+    method = _Method(function, where, is_test, file, tape, drawn)
     try:
         return method.rewritten(), method
     except Blocked:
         if not is_test:
             raise
-        graphed = _Method(function, where, is_test, file, tape).graph_functions()
+        graphed = _Method(function, where, is_test, file, tape, drawn).graph_functions()
         if graphed is None:
             raise
-    again = _Method(graphed, where, is_test, file, tape)
+    again = _Method(graphed, where, is_test, file, tape, drawn)
     return again.rewritten(), again
 
 
@@ -336,8 +404,9 @@ class _Method:
     """One function of the test file, read and rewritten (a test method when `is_test`)."""
 
     def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, file: _File,
-                 tape: Optional[SetupTape] = None):
+                 tape: Optional[SetupTape] = None, drawn: "_Draws" = None):
         self.function, self.where, self.is_test = function, where, is_test
+        self.drawn = drawn or _Draws()  # what its class's `setUp` drew with seeds of their own
         self.tape = tape  # the tape `setUp` records on, when its class has one (native.setup_tapes)
         self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
         self.makes_variables = file.makes_variables
@@ -345,6 +414,7 @@ class _Method:
         self.graph_tests, self.project = file.graph_tests, file.project
         self.taken = set(names_in(function))  # (names a rewrite adds inside it must not take)
         self.inline: Set[int] = set()  # placeholders written inside a traced call (`_traced`)
+        self.session_calls: List[cst.Call] = []  # `tf.Session()` of a session `with` (opened like a test session's)
         self.dropped: Set[int] = set()  # `x = tf.placeholder(...)` statements whose `x` a trace takes
         self.traced_calls: Set[int] = set()
         self.recorded: Dict[int, List[int]] = {}  # gradient statement's index -> the test's statements recorded with it
@@ -372,12 +442,15 @@ class _Method:
                   for c in calls_in(d)}  # (a graph function's gradients are a graph's, native.graph_functions)
         gradients = [c for c in calls_in(self.function) if self.names.api(c.func) == "gradients" and id(c) not in traced]
         initializers = self._initializer_statements()
+        self._draws_once(runs)
         quiet = not (runs or gradients or initializers or self.sessions or self.nested)
         tracing = self.is_test and self.graph_tests and self.function.name.value not in self.traced_helpers
         raising = self._construction_errors() if tracing else {}
         self.traced_calls = set(raising)
         built = {key: build for key, (_, build) in raising.items()}
         built.update(self._dropped_builds() if tracing and quiet else {})
+        built.update({id(c): lambda updated: updated.with_changes(func=cst.parse_expression(f"{self.tf}.random.set_seed"))
+                      for c in calls_in(self.function) if self.names.api(c.func) == "set_random_seed"})
         if self.is_test and quiet:
             self.statements = named_placeholders(
                 self.statements, lambda call: self.names.api(call.func) == "placeholder" and id(call) not in self.inline,
@@ -388,7 +461,7 @@ class _Method:
                     self.stop(self.function, "placeholders written inside a call beside placeholders given names")
                 return self._shape_test(shaped)
         placeholders = self._placeholders()
-        handled = [call for call, _ in runs] + gradients + [
+        handled = [call for call, _ in runs] + gradients + self.session_calls + [
             c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()] + [
             check for check, _ in raising.values()] + [c for c in calls_in(self.function) if id(c) in built]
         traced = self.is_test and self.function.name.value in self.traced_helpers
@@ -427,6 +500,31 @@ class _Method:
                     leading_lines=body[indices[0]].leading_lines)
             body = [made for i, s in enumerate(body) if i not in moved for made in [*recordings.get(i, []), s]]
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
+
+    def _draws_once(self, runs) -> None:
+        """Each draw with a seed of its own (`op_seed`) is the first of its kind and seed in the
+        test (its `setUp` included), written once (not in a loop, a comprehension or a function),
+        and what is computed from it is run once: then eager TF2 draws TF1's numbers."""
+        here = _Draws.of(self.function, self.names)
+        pairs = list(self.drawn.pairs) + list(here.pairs)
+        if len(set(pairs)) != len(pairs):
+            self.stop(self.function, "two draws of one kind with the same seed of their own (eagerly the second "
+                                     "continues the first's numbers, where TF1's started again)")
+        for call in calls_in(self.function):
+            if op_seed(call, self.names) and not _once(self.function, call):
+                self.stop(call, f"`{code(call.func)}(...)` in a loop, a comprehension or a function (drawn "
+                                "more than once: eagerly the draws continue, TF1 drew each run anew)")
+        random = set(here.names) | set(self.drawn.names)
+        if not random:
+            return
+        fetched = 0
+        for call, _ in runs:
+            fetch = call.func.value if call.func.attr.value == "eval" else call.args[0].value
+            if set(names_in(fetch)) & random or {code(a) for a in _attributes(fetch)} & random:
+                fetched += 1
+        if fetched > 1:
+            self.stop(self.function, "random tensors run more than once (TF1 drew anew at each run, eagerly "
+                                     "they are drawn once)")
 
     def graph_functions(self) -> Optional[cst.FunctionDef]:
         """The test with its placeholders' graphs as `tf.function`s, None where that is not exact."""
@@ -498,9 +596,11 @@ class _Method:
                     continue  # (read elsewhere, or assigned again: not this trace's alone)
                 users = [(block, call) for block, call in checked if name in names_in(call)]
                 later = body[index + 1:]
-                if not users or not all(any(block is s for s in later) for block, _ in users):
+                holders = [next((k for k, s in enumerate(later) if s is block or _holds(s, block)), None)
+                           for block, _ in users]  # (the check, or the loop or block it is in)
+                if not users or None in holders:
                     continue
-                between = later[:max(later.index(block) for block, _ in users)]
+                between = later[:max(holders) + (0 if all(later[k] is b for k, (b, _) in zip(holders, users)) else 1)]
                 if names_assigned(cst.Module(body=between)) & names_read(placeholder):
                     continue  # (its shape or dtype would be read after they changed)
                 self.dropped.add(id(statement))
@@ -583,11 +683,13 @@ class _Method:
         if len(statement.items) != 1:
             return False
         call = statement.items[0].item
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-                and dotted(call.func.value) == "self" and call.func.attr.value in SESSION_METHODS):
+        if isinstance(call, cst.Call) and self.names.api(call.func) == "Session" and not call.args:
+            self.session_calls.append(call)  # (`with tf.Session() as sess:` in a test: one of the test's graph)
+        elif not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                  and dotted(call.func.value) == "self" and call.func.attr.value in SESSION_METHODS):
             return False
         if any(arg.keyword is None or arg.keyword.value not in ("use_gpu", "force_gpu") for arg in call.args):
-            self.stop(statement, f"`self.{call.func.attr.value}(...)` given a graph or config")
+            self.stop(statement, f"`{code(call.func)}(...)` given a graph or config")
         asname = statement.items[0].asname
         if asname is not None:
             if not isinstance(asname.name, cst.Name):

@@ -17,6 +17,7 @@ from typing import Container, Dict, Iterable, List, Optional
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
+from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
@@ -134,13 +135,6 @@ def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     return found
 
 
-# What runs otherwise eagerly when a test calls it: graph constructs, `tf.gradients`, state changed
-# when a graph ran. A module without any of them is one an eager test may call (native.test_files).
-_NOT_EAGER = re.compile(rb"\.(?:placeholder\w*|Session|InteractiveSession|get_variable|variable_scope|get_collection\w*|"
-                        rb"add_to_collection|\w*initializer|gradients|assign\w*|scatter_\w+|py_func|Graph|"
-                        rb"get_default_graph|disable_\w+|make_template|Print)\s*\(|\bfeed_dict\s*=|\.(?:name|op|graph|value)\b")
-
-
 def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     """path -> the modules it imports (as written, `from a import b` as `a.b` too) that are
     checked files without a construct that runs otherwise eagerly, nor such a module imported in
@@ -153,8 +147,8 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         if path not in clean:
             data = read(path) or b""
             followed, packages = _called_modules(data, path, known)
-            clean[path] = not _NOT_EAGER.search(_code_only(data)) and all(
-                not _NOT_EAGER.search(_code_only(read(package) or b"")) for package in packages) and all(
+            clean[path] = not NOT_EAGER.search(code_only(data)) and all(
+                not NOT_EAGER.search(code_only(read(package) or b"")) for package in packages) and all(
                 target in seen or eager(target, seen | {target}) for target in followed)
         return clean[path]
 
@@ -169,30 +163,6 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         if names:
             found[path] = tuple(sorted(set(names)))
     return found
-
-
-def not_eager_construct(data: bytes) -> Optional[str]:
-    """The first construct of the module that runs otherwise eagerly (`.assign(`, `.name`), which
-    keeps an eager test from calling it (eager_imports), else None."""
-    found = _NOT_EAGER.search(_code_only(data))
-    return found.group(0).decode("utf-8", "replace").rstrip("( \t") if found else None
-
-
-def _code_only(data: bytes) -> bytes:
-    """The module's code without its comments and strings (a docstring's `with tf.Session() as
-    sess:` example runs nothing), and without `self.name` (an object's own attribute); the bytes
-    as they are when they do not tokenize."""
-    import io
-    import tokenize
-
-    try:
-        tokens = [t for t in tokenize.tokenize(io.BytesIO(data).readline)
-                  if t.type not in (tokenize.COMMENT, tokenize.STRING)]
-        text = tokenize.untokenize((t.type, t.string) for t in tokens)
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return data
-    text = text if isinstance(text, bytes) else text.encode("utf-8")
-    return re.sub(rb"\bself\s*\.\s*name\b", b"self_name", text)
 
 
 def _called_modules(data: bytes, path: str, known: Dict[str, str]):

@@ -99,7 +99,7 @@ def _construct(construct: str, importer, source: str) -> str:
     leaves on the compat route); its own TFM216 says what holds it. When the module itself uses
     what an eager test could not call through (`.assign(`), that is named too: it holds the test."""
     from tfmigrate.native.script import LIBRARY_MODULE  # imported with the rewrite, under --native only
-    from tfmigrate.project.graph_imports import not_eager_construct
+    from tfmigrate.facts.eager_calls import not_eager_construct
 
     if construct != LIBRARY_MODULE or not importer:
         return construct
