@@ -829,6 +829,9 @@ _SETUP_TWO = TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\
     # two sources made outside (one may depend on the other)
     _SETUP_TWO + "        for k in (1.0, 2.0):\n            g = tf.gradients(self.a * self.b * k, [self.a, self.b])\n"
     "            self.assertAllClose(self.evaluate(g[0]), 2.0 * k)\n",
+    # a helper of the test class in the moved statements (it may read other tensors of setUp's)
+    _SETUP_TWO + "        for k in (1.0, 2.0):\n            g = tf.gradients(self._scaled(self.a) * k, self.a)[0]\n"
+    "            self.assertAllClose(self.evaluate(g), 2.0 * k)\n",
     # a tensor of setUp's read that is not the source (its path to the source would be lost)
     _SETUP_TWO + "        for k in (1.0, 2.0):\n            g = tf.gradients(self.b * k, self.a)[0]\n"
     "            self.assertAllClose(self.evaluate(g), 2.0 * k)\n",

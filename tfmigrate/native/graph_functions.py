@@ -470,8 +470,9 @@ def _self_reads(statement) -> List[str]:
 
 
 def _called(statement, attribute: str) -> bool:
-    """`self.assertX(...)`-like: the attribute is a method the statement calls, not a tensor."""
-    return any(code(c.func) == attribute for c in calls_in(statement))
+    """`self.assertX(...)`: an assertion the statement calls, not a tensor (a helper method, which may
+    read other tensors of `self`, is refused like one)."""
+    return attribute.startswith("self.assert") and any(code(c.func) == attribute for c in calls_in(statement))
 
 
 def _simple_statements(function) -> List[cst.SimpleStatementLine]:
