@@ -798,8 +798,16 @@ _FED_TWICE = ("x = tf.placeholder(tf.float32, [2])", "w = tf.placeholder(tf.floa
     # a variable made from the placeholders
     ("x = tf.placeholder(tf.float32, [2])", "v = tf.Variable(x)", "with self.test_session() as sess:",
      "    sess.run(v, {x: [1.0, 2.0]})", "    sess.run(v, {x: [1.0, 3.0]})"),
+    # a named placeholder read outside its check too (native.test_files._named_for)
+    ("for shape in ([None], [3]):", "    x = tf.placeholder(tf.float32, shape)", "    print(x)",
+     "    with self.assertRaises(ValueError):", "        tf.matmul(x, x)"),
+    # its shape changed between the placeholder and the check
+    ("for shape in ([None], [3]):", "    x = tf.placeholder(tf.float32, shape)", "    shape = [2]",
+     "    with self.assertRaises(ValueError):", "        tf.matmul(x, x)"),
 ])
 def test_a_graph_run_that_a_traced_function_would_change_keeps_the_compat_route(lines):
+    """Graph functions (native.graph_functions) and traced checks (test_files._named_for) refuse
+    what a trace would say otherwise than the graph."""
     outcome = rewrite(_test_file(*lines))
     assert outcome.code is None, outcome.code
 
@@ -876,19 +884,6 @@ def test_a_placeholder_named_just_before_a_checked_call_becomes_a_parameter_of_i
     assert ("        for shape in ([None], [3]):\n            # rank 1\n            with self.assertRaises(ValueError):\n"
             "                tf.function(lambda x: tf.matmul(x, x), autograph=False).get_concrete_function(\n"
             "                    tf.TensorSpec(shape, tf.float32))\n") in outcome.code
-
-
-@pytest.mark.parametrize("lines", [
-    # read outside the check too
-    ("for shape in ([None], [3]):", "    x = tf.placeholder(tf.float32, shape)", "    print(x)",
-     "    with self.assertRaises(ValueError):", "        tf.matmul(x, x)"),
-    # its shape changed between the placeholder and the check
-    ("for shape in ([None], [3]):", "    x = tf.placeholder(tf.float32, shape)", "    shape = [2]",
-     "    with self.assertRaises(ValueError):", "        tf.matmul(x, x)"),
-])
-def test_a_named_placeholder_the_trace_cannot_take_alone_is_refused(lines):
-    outcome = rewrite(_test_file(*lines))
-    assert outcome.code is None, outcome.code
 
 
 def test_a_gradient_source_setup_does_not_make_itself_is_refused_at_setup():
