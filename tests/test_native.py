@@ -865,6 +865,17 @@ def test_a_draw_eager_tf2_cannot_repeat_keeps_the_compat_route(lines, construct)
     assert construct in outcome.blocker.construct, outcome.blocker.construct
 
 
+def test_a_seed_set_for_the_projects_own_draws_keeps_the_compat_route():
+    """A test that sets the graph seed and calls the project, whose draws (unseeded, in a module an
+    eager test may call) would change under it: refused, not only the test's own draws."""
+    source = (TEST_HEAD.replace("\n\n\nclass", "\nfrom mylib import sample\n\n\nclass")
+              + "        tf.set_random_seed(1)\n        a = sample([2])\n        with self.test_session() as sess:\n"
+              "            sess.run(a)\n")
+    outcome = rewrite(source, eager=("mylib",))
+    assert outcome.code is None, outcome.code
+    assert "`tf.set_random_seed` in a test that calls `sample` of the project" in outcome.blocker.construct
+
+
 def test_a_placeholder_written_inside_a_checked_call_becomes_a_parameter_of_its_trace():
     """`with self.assertRaises(ValueError):` around a call on an inline placeholder: TF1 raised
     the shape error building the graph; the call is traced from the placeholder's spec."""

@@ -505,6 +505,11 @@ class _Method:
         """Each draw with a seed of its own (`op_seed`) is the first of its kind and seed in the
         test (its `setUp` included), written once (not in a loop, a comprehension or a function),
         and what is computed from it is run once: then eager TF2 draws TF1's numbers."""
+        seeded = [c for c in calls_in(self.function) if (self.names.api(c.func) or "").split(".")[-1] in GRAPH_SEEDS]
+        called = next((c for c in calls_in(self.function) if (dotted(c.func) or "").split(".")[0] in self.project), None)
+        if seeded and called is not None:
+            self.stop(seeded[0], f"`{code(seeded[0].func)}` in a test that calls `{code(called.func)}` of the project, "
+                                 "whose own draws would change under the same seed")
         here = _Draws.of(self.function, self.names)
         pairs = list(self.drawn.pairs) + list(here.pairs)
         if len(set(pairs)) != len(pairs):
