@@ -24,7 +24,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, name_nodes, names_assigned, names_read
+from tfmigrate.native.syntax import (bind, calls_in, code, found_in, fresh_name, holds, name_nodes, names_assigned,
+                                     names_read, self_attribute)
 
 STATIC = ("shape", "get_shape", "dtype")  # what a test reads of a tensor while the graph is built
 Run = Tuple[cst.Call, Optional[cst.Dict]]  # a graph run and the dict it feeds
@@ -79,7 +80,7 @@ def _segments(statements, is_placeholder, runs: Sequence[Run], feeds: Set[int]) 
         if id(statement) in feeds:
             continue
         placeholder = _placeholder(statement, is_placeholder)
-        inside = [(call, feed) for call, feed in runs if _contains(statement, call)]
+        inside = [(call, feed) for call, feed in runs if holds(statement, call)]
         reads = {node.value for node in _loads(statement) if node.value in symbolic}
         if placeholder is not None:
             name, call = placeholder
@@ -268,10 +269,6 @@ def _loads(node) -> List[cst.Name]:
     return [n for n in name_nodes(node) if id(n) not in targets]
 
 
-def _contains(node, call) -> bool:
-    return any(found is call for found in calls_in(node))
-
-
 def _statement_of(function: cst.FunctionDef, call: cst.Call) -> cst.SimpleStatementLine:
     """The innermost statement line around `call`, refused under a lambda, a comprehension or a def."""
     found: List[cst.SimpleStatementLine] = []
@@ -305,7 +302,7 @@ def _called_before(line: cst.SimpleStatementLine, call: cst.Call) -> bool:
     """A call of the statement written before `call` and not around it: Python makes it before
     the run's feed is evaluated."""
     order = calls_in(line)  # (outermost first: in the order they are written)
-    return any(not _contains(c, call) for c in order[:order.index(call)])
+    return any(not holds(c, call) for c in order[:order.index(call)])
 
 
 class _Writer(cst.CSTTransformer):
@@ -345,7 +342,7 @@ def gradient_graphs(function: cst.FunctionDef, statements: Sequence[cst.BaseStat
     tensors it reads, made in the same block), called once where the last of them was: its
     gradients are a graph's, as TF1's were, and what the test reads later are their values.
     `statements`: the body with the test sessions' `with`s opened; each `for` body is a block too."""
-    blocks = [list(statements)] + [list(loop.body.body) for loop in _loops(function)
+    blocks = [list(statements)] + [list(loop.body.body) for loop in found_in(function, "visit_For")
                                    if isinstance(loop.body, cst.IndentedBlock)]
     run_calls = [call for call, feed in runs if feed is None]
     if len(run_calls) != len(runs):
@@ -360,7 +357,7 @@ def gradient_graphs(function: cst.FunctionDef, statements: Sequence[cst.BaseStat
     if not replaced:
         return None
     for call in calls_in(function):  # (a gradient no block took: left to the tape, which refused it)
-        if is_gradient(call) and not any(_contains(s, call) for s in _all_statements(replaced, blocks)):
+        if is_gradient(call) and not any(holds(s, call) for s in _all_statements(replaced, blocks)):
             return None
     return function.visit(_Writer(replaced, {}, set()))
 
@@ -370,12 +367,12 @@ def _gradient_block(function, block, is_gradient, is_tensor_call, run_calls, tf:
              and any(is_gradient(c) for c in calls_in(s))]
     if not roots:
         return {}
-    if any(not _is_build(block[i]) or any(_contains(block[i], r) for r in run_calls) for i in roots):
+    if any(not _is_build(block[i]) or any(holds(block[i], r) for r in run_calls) for i in roots):
         raise _Refused  # (a gradient inside a run, an assertion or a compound statement)
     made_tensors: Set[int] = set()
     tensor_names: Set[str] = set()
     for index, statement in enumerate(block):
-        if _is_build(statement) and not any(_contains(statement, r) for r in run_calls) and (
+        if _is_build(statement) and not any(holds(statement, r) for r in run_calls) and (
                 any(is_tensor_call(c) for c in calls_in(statement)) or names_read(statement) & tensor_names):
             made_tensors.add(index)
             tensor_names |= names_assigned(statement)
@@ -433,14 +430,14 @@ def _check_sources(function, roots, inside, assigned: Set[str], is_gradient, is_
             except ValueError:
                 raise _Refused
             elements = [e.value for e in xs.elements] if isinstance(xs, (cst.List, cst.Tuple)) else [xs]
-            if not all(isinstance(e, cst.Name) or _self_attribute(e) for e in elements):
+            if not all(isinstance(e, cst.Name) or self_attribute(e) for e in elements):
                 raise _Refused  # (`nest.flatten(...)`: which tensors, unknown here)
             mine = {code(e) for e in elements if not (isinstance(e, cst.Name) and e.value in assigned)}
             if len(mine) > 1:
                 raise _Refused
             outside |= mine
     tensors: Set[str] = set()  # names a TensorFlow or project call, or a tensor, gave a value anywhere
-    for statement in _simple_statements(function):
+    for statement in found_in(function, "visit_SimpleStatementLine"):
         if any(is_tensor_call(c) for c in calls_in(statement)) or names_read(statement) & tensors:
             tensors |= names_assigned(statement)
     for statement in inside:
@@ -452,17 +449,13 @@ def _check_sources(function, roots, inside, assigned: Set[str], is_gradient, is_
                 raise _Refused
 
 
-def _self_attribute(node) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
-
-
 def _self_reads(statement) -> List[str]:
     """`self.x` of each attribute of `self` the statement reads."""
     found: List[str] = []
 
     class _Reads(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
-            if _self_attribute(node):
+            if self_attribute(node):
                 found.append(code(node))
 
     statement.visit(_Reads())
@@ -475,23 +468,10 @@ def _called(statement, attribute: str) -> bool:
     return attribute.startswith("self.assert") and any(code(c.func) == attribute for c in calls_in(statement))
 
 
-def _simple_statements(function) -> List[cst.SimpleStatementLine]:
-    found: List[cst.SimpleStatementLine] = []
-    function.visit(type("Lines", (cst.CSTVisitor,), {
-        "visit_SimpleStatementLine": lambda self, node: found.append(node)})())
-    return found
-
-
 def _in_order(statements) -> List[str]:
     found: List[str] = []
     for statement in statements:
         found.extend(sorted(names_assigned(statement) - set(found)))
-    return found
-
-
-def _loops(function: cst.FunctionDef) -> List[cst.For]:
-    found: List[cst.For] = []
-    function.visit(type("Loops", (cst.CSTVisitor,), {"visit_For": lambda self, node: found.append(node)})())
     return found
 
 

@@ -16,7 +16,8 @@ from typing import Dict, FrozenSet, List, Optional, Set
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import assignments_in, bind, calls_in, code, fresh_name, names_assigned, names_read
+from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, names_assigned, names_read,
+                                     self_attribute)
 
 SETUP = "setUp"
 # Calls on `self` a test may make between `setUp` and the gradient (they change nothing on `self`).
@@ -73,7 +74,7 @@ def _numbers(classes) -> Set[str]:
         for assign in assignments_in(setup) if setup is not None else ():
             value = assign.value.expression if isinstance(assign.value, cst.UnaryOperation) else assign.value
             if isinstance(value, (cst.Integer, cst.Float)) and len(assign.targets) == 1 \
-                    and _self_attribute(assign.targets[0].target):
+                    and self_attribute(assign.targets[0].target):
                 found.add(assign.targets[0].target.attr.value)
     return found
 
@@ -125,7 +126,7 @@ def self_sources(gradient: cst.Call, function: cst.FunctionDef) -> Optional[List
         if xs is None:
             return None
     elements = [e.value for e in xs.elements] if isinstance(xs, (cst.List, cst.Tuple)) else [xs]
-    if not elements or not all(_self_attribute(e) for e in elements):
+    if not elements or not all(self_attribute(e) for e in elements):
         return None
     return [e.attr.value for e in elements]
 
@@ -145,17 +146,13 @@ def _listed(name: str, function: cst.FunctionDef) -> Optional[cst.List]:
     return bound[0].value
 
 
-def _self_attribute(node) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
-
-
 def self_assigned(node: cst.CSTNode) -> Set[str]:
     """`x` of each `self.x = ...` (or `self.x += ...`, `for self.x in`, `with ... as self.x`) under `node`."""
     found: Set[str] = set()
     for target in [*m.findall(node, m.AssignTarget()), *m.findall(node, m.AugAssign()),
                    *m.findall(node, m.For()), *m.findall(node, m.AsName())]:
         inner = target.target if not isinstance(target, cst.AsName) else target.name
-        for each in m.findall(inner, m.Attribute(value=m.Name("self"))) if not _self_attribute(inner) else [inner]:
+        for each in m.findall(inner, m.Attribute(value=m.Name("self"))) if not self_attribute(inner) else [inner]:
             found.add(each.attr.value)
     return found
 
@@ -208,7 +205,7 @@ def check_test(function: cst.FunctionDef, gradients: List[cst.Call], stop) -> No
                            "after `setUp` (off its tape)")
     for call in calls_in(function):
         func = call.func
-        if _self_attribute(func) and not (func.attr.value.startswith("assert") or func.attr.value in SELF_CALLS):
+        if self_attribute(func) and not (func.attr.value.startswith("assert") or func.attr.value in SELF_CALLS):
             stop(call, f"`{code(func)}(...)` in a test taking `tf.gradients` of what `setUp` made "
                        "(it may make those tensors anew, off the tape)")
 
@@ -234,7 +231,7 @@ def tape_gradient(attribute: str, gradient: cst.Call, ys_name: Optional[str], nu
     xs = bound["xs"]
 
     def source(node) -> str:
-        if _self_attribute(node) and node.attr.value in numbers:
+        if self_attribute(node) and node.attr.value in numbers:
             return f"{tf}.convert_to_tensor({code(node)})"
         return code(node)
     if isinstance(xs, (cst.List, cst.Tuple)):

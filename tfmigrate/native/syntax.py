@@ -59,7 +59,27 @@ def assignments_in(node: cst.CSTNode) -> List[cst.Assign]:
     return found_in(node, "visit_Assign")
 
 
+def holds(outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`node` (this very node, not an equal one) is under `outer`, or is `outer`."""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, each) -> bool:
+            if each is node:
+                found.append(each)
+            return not found
+
+    outer.visit(_Find())
+    return bool(found)
+
+
+def self_attribute(node: cst.CSTNode) -> bool:
+    """`self.x`."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
 def found_in(node: cst.CSTNode, visit: str) -> list:
+    """Every node under `node` that the visitor method named `visit` (`"visit_For"`) would see."""
     found: list = []
     node.visit(type("Found", (cst.CSTVisitor,), {visit: lambda self, each: found.append(each)})())
     return found

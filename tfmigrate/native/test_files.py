@@ -31,7 +31,7 @@ import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, name_nodes,
-                                     names_assigned, names_in, names_read)
+                                     holds, names_assigned, names_in, names_read)
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
@@ -329,20 +329,6 @@ class _Draws:
         return _Draws(pairs, frozenset(drawn))
 
 
-def _holds(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
-    """`node` (this very node) is under `statement`."""
-    found = []
-
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, each) -> bool:
-            if each is node:
-                found.append(each)
-            return not found
-
-    statement.visit(_Find())
-    return bool(found)
-
-
 def _once(function: cst.FunctionDef, call: cst.Call) -> bool:
     """`call` is not under a loop, a comprehension, a lambda or a nested function of `function`
     (but a graph function, native.graph_functions: measured, its seeded draw is TF1's)."""
@@ -373,13 +359,8 @@ def _random_initial_value(call: cst.Call, scope: cst.CSTNode, names: ImportTable
     """A random draw that only gives a `tf.Variable` its initial value (drawn once either way)."""
     if not RANDOM_API.search(names.api(call.func) or ""):
         return False
-    return any(names.api(outer.func) == "Variable" and outer.args and _contains(outer.args[0], call)
+    return any(names.api(outer.func) == "Variable" and outer.args and holds(outer.args[0], call)
                for outer in calls_in(scope))
-
-
-def _contains(node: cst.CSTNode, call: cst.Call) -> bool:
-    """Whether `call` (this very node) is under `node`."""
-    return any(found is call for found in calls_in(node))
 
 
 def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file: _File,
@@ -588,6 +569,11 @@ class _Method:
         for _, call in checked:
             for name in names_in(call):
                 inside[name] = inside.get(name, 0) + 1
+        assigned: Dict[str, int] = {}
+        for assignment in assignments_in(self.function):
+            for target in assignment.targets:
+                if isinstance(target.target, cst.Name):
+                    assigned[target.target.value] = assigned.get(target.target.value, 0) + 1
         found: Dict[int, List[Tuple[str, cst.Call]]] = {}
         for suite in m.findall(self.function, m.IndentedBlock()):
             body = list(suite.body)
@@ -595,13 +581,11 @@ class _Method:
                 name, placeholder = _assigned_target(statement), _assigned_call(statement)
                 if name is None or placeholder is None or self.names.api(placeholder.func) != "placeholder":
                     continue
-                assignments = sum(1 for a in assignments_in(self.function) for t in a.targets
-                                  if isinstance(t.target, cst.Name) and t.target.value == name)
-                if assignments != 1 or reads.get(name, 0) != 1 + inside.get(name, 0):
+                if assigned.get(name) != 1 or reads.get(name, 0) != 1 + inside.get(name, 0):
                     continue  # (read elsewhere, or assigned again: not this trace's alone)
                 users = [(block, call) for block, call in checked if name in names_in(call)]
                 later = body[index + 1:]
-                holders = [next((k for k, s in enumerate(later) if s is block or _holds(s, block)), None)
+                holders = [next((k for k, s in enumerate(later) if s is block or holds(s, block)), None)
                            for block, _ in users]  # (the check, or the loop or block it is in)
                 if not users or None in holders:
                     continue
@@ -794,7 +778,7 @@ class _Method:
                 found.append(statement)
         for call in calls_in(self.function):
             api = self.names.api(call.func) or ""
-            if api.split(".")[-1] in INITIALIZERS and not any(_contains(s, call) for s in found):
+            if api.split(".")[-1] in INITIALIZERS and not any(holds(s, call) for s in found):
                 self.stop(call, f"`{code(call.func)}()` other than run once as a statement")
         return found
 
@@ -899,7 +883,7 @@ class _Method:
         """The placeholders and the names of tensors computed from them (a run's result is an array)."""
         found = set(placeholders)
         for statement in self.statements:
-            if names_read(statement) & found and not any(_contains(statement, run) for run in runs):
+            if names_read(statement) & found and not any(holds(statement, run) for run in runs):
                 found |= names_assigned(statement)
         return found
 
@@ -992,7 +976,7 @@ class _Method:
 
     def _top_index(self, node) -> Optional[int]:
         for index, statement in enumerate(self.statements):
-            if _contains(statement, node):
+            if holds(statement, node):
                 return index
         return None
 
@@ -1014,7 +998,7 @@ class _Method:
             if isinstance(bind(gradient, ("ys", "xs")).get("xs"), cst.Name) and \
                     set(self_sources(gradient, self.function) or ()) & self.tape.numbers:
                 self.stop(gradient, "`tf.gradients` with respect to a list holding a Python number `setUp` set")
-            index = next((i for i, s in enumerate(body) if _contains(s, gradient)), None)
+            index = next((i for i, s in enumerate(body) if holds(s, gradient)), None)
             if index is None or not isinstance(body[index], cst.SimpleStatementLine):
                 self.stop(gradient, "`tf.gradients` of what `setUp` made, in a loop or a branch")
             own = self._own_part(body, index, ys, gradient) if not setup_tapes.ys_reads_only_self(ys, self.tf) else []
@@ -1059,7 +1043,7 @@ class _Method:
                 self.stop(gradient, f"`tf.gradients`: {error}")
             if set(bound) != {"ys", "xs"}:
                 self.stop(gradient, "`tf.gradients` given other than `ys` and `xs`")
-            index = next((i for i, s in enumerate(body) if _contains(s, gradient)), None)
+            index = next((i for i, s in enumerate(body) if holds(s, gradient)), None)
             if index is None or not isinstance(body[index], cst.SimpleStatementLine):
                 self.stop(gradient, "`tf.gradients` in a loop or a branch")
             found.append((index, gradient, _names_of(bound["ys"]), _names_of(bound["xs"])))
