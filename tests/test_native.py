@@ -711,7 +711,8 @@ def _test_file(*lines: str) -> str:
     (_test_file("ps = [tf.placeholder(tf.float32, [2]) for _ in range(2)]", "with self.test_session() as sess:",
                 "    sess.run(ps[0] * 2.0, {ps[0]: [1.0, 2.0]})"), "the placeholders `ps` made in a comprehension"),
     (_test_file("ps = {'a': tf.placeholder(tf.float32, [2])}", "with self.test_session() as sess:",
-                "    sess.run(ps['a'] * 2.0, {ps['a']: [1.0, 2.0]})"), "the placeholders `ps` made in a comprehension or a dict"),
+                "    sess.run(ps['a'] * 2.0, {ps['a']: [1.0, 2.0]})"),
+     "the placeholders `ps` made in a comprehension or a dict"),
     (_test_file("k = 'a'", "ps = {k: tf.placeholder(tf.float32, [2])}", "self.assertEqual(ps['a'].shape.as_list(), [2])"),
      "`tf.placeholder(...)` other than assigned to a name"),
     # (a helper whose `assertRaises` sees build errors only inside shape traces: every caller traced)
@@ -1868,3 +1869,86 @@ def test_inlined_function_keeps_a_discarded_underscore():
     assert "a, _ = f(x)" in text and "y, _ = g(a)" in text and "__" not in text
     read = source.replace("    print(y)\n", "    print(y, _)\n")  # (main reads its `_`: kept apart)
     assert "a, _ = f(x)" not in inline(cst.parse_module(read), "build").module.code
+
+
+_SETUP_GRAPH = ("import numpy as np\nimport tensorflow as tf\n\n\nclass T(tf.test.TestCase):\n\n"
+                "    def setUp(self):\n        super(T, self).setUp()\n"
+                "        self.x = tf.placeholder(tf.float32, [None, 2], name='x')\n"
+                "        self.w = tf.placeholder(tf.float32, [2])\n"
+                "        self.y = tf.reduce_sum(self.x * self.w, axis=1)\n"
+                "        self.grad = tf.gradients(self.y, self.w)[0]\n\n"
+                "    def _feed(self, n):\n        return {self.x: np.ones([n, 2]), self.w: [1.0, 2.0]}\n\n"
+                "    def testShape(self):\n        self.assertEqual([None], self.y.get_shape().as_list())\n\n"
+                "    def testIt(self):\n")
+
+
+def _setup_graph_test(*lines: str, head: str = _SETUP_GRAPH) -> str:
+    return head + "".join(f"        {line}\n" for line in lines)
+
+
+def test_a_graph_setup_builds_on_placeholders_becomes_a_traced_function_of_the_class():
+    """native.setup_graphs: `setUp`'s placeholders become the parameters of a `tf.function`
+    (named by them, so the tests' feeds stay dicts of them), its builds the function's body; each
+    run of its tensors calls it with the run's feed; static reads come from its trace."""
+    outcome = rewrite(_setup_graph_test(
+        "with self.test_session() as sess:", "    for n in (1, 3):", "        feed = self._feed(n)",
+        "        self.assertAllClose(sess.run(self.y, feed_dict=feed), 3.0 * np.ones(n))",
+        "    g = sess.run(self.grad, {self.x: [[1.0, 2.0]], self.w: [0.0, 0.0]})",
+        "    self.assertAllClose(self.y.eval(self._feed(2)), [3.0, 3.0])"))
+    assert outcome.code is not None, outcome.blocker
+    assert ("        super(T, self).setUp()\n        self.x = \"x\"\n        self.w = \"w\"\n\n"
+            "        @tf.function(autograph=False, input_signature=[\n"
+            "            tf.TensorSpec([None, 2], tf.float32),\n            tf.TensorSpec([2], tf.float32),\n"
+            "        ])\n        def graph(x, w):\n            y = tf.reduce_sum(x * w, axis=1)\n"
+            "            grad = tf.gradients(y, w)[0]\n            return {\"y\": y, \"grad\": grad}\n\n"
+            "        self.graph = graph\n        static = graph.get_concrete_function().structured_outputs\n"
+            "        self.y = static[\"y\"]\n") in outcome.code
+    assert ("        for n in (1, 3):\n            feed = self._feed(n)\n            outputs = self.graph(**feed)\n"
+            "            self.assertAllClose(self.evaluate(outputs[\"y\"]), 3.0 * np.ones(n))\n"
+            "        outputs = self.graph(x=[[1.0, 2.0]], w=[0.0, 0.0])\n"
+            "        g = self.evaluate(outputs[\"grad\"])\n"
+            "        outputs = self.graph(**self._feed(2))\n"
+            "        self.assertAllClose(self.evaluate(outputs[\"y\"]), [3.0, 3.0])\n") in outcome.code
+    assert "placeholder" not in outcome.code and "sess" not in outcome.code
+
+
+@pytest.mark.parametrize("source, what", [
+    # a test builds on the graph's tensor
+    (_setup_graph_test("z = self.y * 2.0", "with self.test_session() as sess:", "    sess.run(z, self._feed(1))"),
+     "a tensor of the graph read other than by a run"),
+    # a placeholder read other than as a feed's key
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, self._feed(1))",
+                      "    print(self.x.shape)"), "a placeholder read other than as a feed's key"),
+    # a run feeding only some placeholders, a run with no feed
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, {self.x: [[1.0, 2.0]]})"),
+     "a feed other than a dict of every placeholder once"),
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y)"),
+     "a feed other than a dict of the placeholders"),
+    # a feed assigned twice, or changed by a method of it
+    (_setup_graph_test("feed = self._feed(1)", "feed = self._feed(2)", "with self.test_session() as sess:",
+                      "    sess.run(self.y, feed)"), "a feed assigned more than once"),
+    (_setup_graph_test("feed = self._feed(1)", "feed.update({self.x: [[0.0, 0.0]]})",
+                      "with self.test_session() as sess:", "    sess.run(self.y, feed)"),
+     "a feed changed by a method of it"),
+    # a test changes what the graph read
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, self._feed(1))",
+                      head=_SETUP_GRAPH.replace("self.w, axis=1)", "self.w * self.k, axis=1)").replace(
+                          "super(T, self).setUp()\n", "super(T, self).setUp()\n        self.k = 2.0\n").replace(
+                          "    def testShape(self):\n", "    def testK(self):\n        self.k = 3.0\n\n"
+                          "    def testShape(self):\n")), "a test changing what the graph reads"),
+    # the graph makes a variable; a build calls a helper of the class
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, self._feed(1))",
+                      head=_SETUP_GRAPH.replace("tf.gradients(self.y, self.w)[0]", "tf.Variable(self.w)")),
+     "a variable or a session made from them"),
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, self._feed(1))",
+                      head=_SETUP_GRAPH.replace("tf.reduce_sum(self.x * self.w, axis=1)", "self._sum(self.x * self.w)")),
+     "a helper method building on them"),
+    # the class shares its setUp with a subclass
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, self._feed(1))")
+    + "\n\nclass U(T):\n\n    def testMore(self):\n        pass\n", "a `setUp` shared with another test class"),
+])
+def test_a_graph_setup_that_a_traced_function_would_change_keeps_the_compat_route(source, what):
+    outcome = rewrite(source)
+    assert outcome.code is None, outcome.code
+    assert "the class `T`: placeholders `setUp` makes for its tests to feed, with " + what in outcome.blocker.construct, \
+        outcome.blocker.construct

@@ -28,6 +28,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked
 import tfmigrate.native.setup_tapes as setup_tapes
+from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, name_nodes,
@@ -90,13 +91,23 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
                  frozenset(defined), frozenset(traced_helpers(module, classes, names)), _graph_tests(module, names),
                  frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)})
-    tapes = module_tapes({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
-                          and c.name.value in classes}, names)
     bases = {b.value.value for c in module.body if isinstance(c, cst.ClassDef) for b in c.bases
              if isinstance(b.value, cst.Name)}
+    graphs, refusals = setup_graphs({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
+                           and c.name.value in classes}, bases, lambda node, api: (names.api(node) or "").split(".")[-1] == api,
+                          tf, names_assigned(cst.Module(body=[s for s in module.body if not isinstance(s, cst.ClassDef)]))
+                          | {c.name.value for c in module.body if isinstance(c, cst.ClassDef)})
+    module = module.with_changes(body=[graphs.get(c.name.value, c) if isinstance(c, cst.ClassDef) else c
+                                       for c in module.body])
+    tapes = module_tapes({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
+                          and c.name.value in classes}, names)
     new_body = []
     for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
         if isinstance(node, cst.ClassDef):
+            if node.name.value in refusals:
+                refusal = refusals[node.name.value]
+                raise Blocked(line_of(refusal.node), f"the class `{node.name.value}`: placeholders `setUp` makes "
+                                                     f"for its tests to feed, with {refusal.what}")
             new_body.append(_rewritten_class(node, node.name.value in classes, tapes.get(node.name.value), file,
                                              node.name.value in bases))
         elif isinstance(node, cst.FunctionDef):
@@ -1173,12 +1184,16 @@ def _nested_withs(statement) -> List[cst.With]:
 
 
 def _strings(node) -> List[cst.CSTNode]:
-    """Strings fetched (a tensor or an op given by name), dict keys aside."""
+    """Strings fetched (a tensor or an op given by name), dict keys and subscripts aside."""
     found: List[cst.CSTNode] = []
 
     class _S(cst.CSTVisitor):
         def visit_SimpleString(self, string: cst.SimpleString) -> None:
             found.append(string)
+
+        def visit_Subscript(self, subscript: cst.Subscript) -> bool:
+            subscript.value.visit(self)
+            return False
 
         def visit_DictElement(self, element: cst.DictElement) -> bool:
             element.value.visit(self)
