@@ -648,8 +648,8 @@ def _printed(program: str, *args: str) -> str:
 TEST_HEAD = "import numpy as np\nimport tensorflow as tf\n\n\nclass T(tf.test.TestCase):\n\n    def testIt(self):\n"
 
 
-def _test_file(*lines: str) -> str:
-    return TEST_HEAD + "".join(f"        {line}\n" for line in lines)
+def _test_file(*lines: str, head: str = TEST_HEAD) -> str:
+    return head + "".join(f"        {line}\n" for line in lines)
 
 
 @pytest.mark.parametrize("source, construct", [
@@ -1883,7 +1883,7 @@ _SETUP_GRAPH = ("import numpy as np\nimport tensorflow as tf\n\n\nclass T(tf.tes
 
 
 def _setup_graph_test(*lines: str, head: str = _SETUP_GRAPH) -> str:
-    return head + "".join(f"        {line}\n" for line in lines)
+    return _test_file(*lines, head=head)
 
 
 def test_a_graph_setup_builds_on_placeholders_becomes_a_traced_function_of_the_class():
@@ -1952,3 +1952,59 @@ def test_a_graph_setup_that_a_traced_function_would_change_keeps_the_compat_rout
     assert outcome.code is None, outcome.code
     assert "the class `T`: placeholders `setUp` makes for its tests to feed, with " + what in outcome.blocker.construct, \
         outcome.blocker.construct
+
+
+_SETUP_PLACEHOLDERS = ("import numpy as np\nimport tensorflow as tf\n\n\nclass T(tf.test.TestCase):\n\n"
+                       "    def setUp(self):\n        super(T, self).setUp()\n        n = 2\n"
+                       "        self.x_ph = tf.placeholder(tf.float32, [None, n])\n"
+                       "        self.x = np.ones([3, n], np.float32)\n\n"
+                       "    def testIt(self):\n")
+
+
+def test_placeholders_setup_makes_for_the_tests_to_build_on_become_each_tests_own():
+    """native.setup_graphs: placeholders `setUp` makes and only the tests build on: `setUp` keeps
+    their spec, each test makes its own from it, then a constant of what a single run feeds it
+    or a traced check's parameter; `init = tf.global_variables_initializer()` run by name goes."""
+    outcome = rewrite(_test_file(
+        "y = tf.reduce_sum(self.x_ph, axis=1)", "init = tf.global_variables_initializer()",
+        "with self.test_session() as sess:", "    sess.run(init)",
+        "    self.assertAllClose(sess.run(y, {self.x_ph: self.x}), [2.0, 2.0, 2.0])",
+        head=_SETUP_PLACEHOLDERS) + "\n    def testShape(self):\n        with self.assertRaises(ValueError):\n"
+        "            tf.matmul(self.x_ph, tf.ones([3, 3]))\n")
+    assert outcome.code is not None, outcome.blocker
+    assert "        self.x_ph = tf.TensorSpec([None, n], tf.float32)\n" in outcome.code
+    assert ("    def testIt(self):\n        x_ph = tf.constant(self.x, dtype=self.x_ph.dtype)\n"
+            "        y = tf.reduce_sum(x_ph, axis=1)\n        self.assertAllClose(self.evaluate(y), [2.0, 2.0, 2.0])\n"
+            ) in outcome.code
+    assert ("            tf.function(lambda x_ph: tf.matmul(x_ph, tf.ones([3, 3])), autograph=False)"
+            ".get_concrete_function(\n                self.x_ph)\n") in outcome.code, outcome.code
+    assert "placeholder" not in outcome.code and "init" not in outcome.code
+
+
+@pytest.mark.parametrize("source, what", [
+    (_test_file("y = self._double()", "with self.test_session() as sess:", "    sess.run(y, {self.x_ph: self.x})",
+                head=_SETUP_PLACEHOLDERS.replace("    def testIt(self):\n", "    def _double(self):\n"
+                                                 "        return 2.0 * self.x_ph\n\n    def testIt(self):\n")),
+     "a helper method reading them"),
+    (_test_file("self.x_ph = tf.constant(self.x)", "with self.test_session() as sess:", "    sess.run(self.x_ph)",
+                head=_SETUP_PLACEHOLDERS), "a test assigning one"),
+])
+def test_placeholders_setup_makes_that_a_test_could_not_own_keep_the_compat_route(source, what):
+    outcome = rewrite(source)
+    assert outcome.code is None, outcome.code
+    assert what in outcome.blocker.construct, outcome.blocker.construct
+
+
+@pytest.mark.parametrize("lines, construct", [
+    (("with tf.Graph().as_default() as g:", "    x = tf.constant(1.0)", "    g.finalize()",
+      "    with self.test_session(graph=g) as sess:", "        sess.run(x)"),
+     "the graph `g` used other than given to the test session"),
+    (("g = tf.Graph()", "with g.as_default():", "    x = tf.constant(1.0)",
+      "    with self.test_session(graph=g) as sess:", "        sess.run(x)"), "`self.test_session(...)` given a graph"),
+])
+def test_a_graph_of_a_tests_own_used_otherwise_keeps_the_compat_route(lines, construct):
+    """test_files._new_graph: `with tf.Graph().as_default() as g:` is opened only where `g` is just
+    given to the test session inside."""
+    outcome = rewrite(_test_file(*lines))
+    assert outcome.code is None, outcome.code
+    assert construct in outcome.blocker.construct, outcome.blocker.construct

@@ -13,6 +13,7 @@ import libcst as cst
 from tfmigrate.facts import api_table
 from tfmigrate.findings import Fix, Replace
 from tfmigrate.fixers.arguments import EQUAL, joined, keyword
+from tfmigrate.fixers.name_scopes import tf2_name_scope
 from tfmigrate.facts.names import Spelling, dotted
 from tfmigrate.facts.references import TF1Ref, fails_in_tf2, labels_arg
 
@@ -81,6 +82,12 @@ def tf1_signature_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
     values=[x])`). Only where TF2's would raise, so the code cannot have meant TF2's."""
     if ref.call is None or ref.spelled_v1 or ref.routed or ref.entry.get("same_object") or not fails_in_tf2(ref):
         return None  # (a module TFM200 routes gets TF1's function with the rest of it)
+    if ref.path == "name_scope":
+        spelled = spelling_like(ref, ctx, "name_scope")
+        scoped = tf2_name_scope(ref.call, spelled.code)
+        if scoped is not None:
+            return Fix("safe", f"Write `{cst.Module([]).code_for_node(scoped)}`, TF2's name scope (TF2-native: "
+                       "it names the ops alike)", (Replace(ref.call, scoped),) + tuple(spelled.import_edits()))
     reference = spelling_like(ref, ctx, f"compat.v1.{ref.path}")
     edits = (Replace(ref.node, reference.expression()),) + tuple(reference.import_edits())
     return Fix("safe", f"Call `{reference.code}`, TF1's function, which takes these arguments "

@@ -25,7 +25,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from tfmigrate.native.syntax import (bind, calls_in, code, found_in, fresh_name, holds, name_nodes, names_assigned,
-                                     names_read, self_attribute)
+                                     names_read, self_attribute, tensor_spec)
 
 STATIC = ("shape", "get_shape", "dtype")  # what a test reads of a tensor while the graph is built
 Run = Tuple[cst.Call, Optional[cst.Dict]]  # a graph run and the dict it feeds
@@ -202,8 +202,7 @@ def _definition(name: str, segment: _Segment, outputs: List[str], tf: str) -> cs
             raise _Refused
         if "dtype" not in bound or set(bound) - {"dtype", "shape", "name"}:
             raise _Refused
-        shape = code(bound["shape"]) if "shape" in bound else "None"
-        specs.append(f"{tf}.TensorSpec({shape}, {code(bound['dtype'])})")
+        specs.append(tensor_spec(bound, tf))
     signature = f"[{', '.join(specs)}]"
     if len(signature) > 70:  # (one spec a line)
         signature = "[\n" + "".join(f"    {spec},\n" for spec in specs) + "]"

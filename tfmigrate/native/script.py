@@ -110,6 +110,9 @@ STEP_METHODS = ("apply_gradients", "compute_gradients")
 # What a function only ever given to a dataset's `map` may call beside a pure helper's ops: tf.data
 # traces it into a graph function of its own (`tf.cond` on a decoded record, as TF1's graph ran it).
 RECORD_FUNCTION_OPS = ("cond",)
+# What a pure helper function may open beside its ops: a name scope names the ops it makes (eagerly
+# nothing; in a `tf.function` their graph names), and no variable is made in a pure helper.
+HELPER_SCOPES = ("name_scope",)
 
 # `Saver.save`'s parameters (eagerly no meta graph is written: `write_meta_graph` is moot).
 SAVE_PARAMETERS = ("sess", "save_path", "global_step", "latest_filename", "meta_graph_suffix", "write_meta_graph",
@@ -2005,6 +2008,7 @@ class Script:
                 raise Blocked(at, f"`{name}`, a function with `global`")
 
         allowed = RECORD_FUNCTION_OPS if isinstance(node, cst.FunctionDef) and self._record_function(name) else ()
+        allowed += HELPER_SCOPES
         try:
             node.visit(_Pure(self, at, f"`{name}`, a function that builds graph state", allowed))
         except Blocked as stop:  # a function called once may be written where it is called (native.inline)

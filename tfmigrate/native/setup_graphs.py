@@ -35,8 +35,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import bind, calls_in, code, fresh_name, holds, names_assigned, names_in, names_read, \
-    self_attribute
+from tfmigrate.native.syntax import (bind, calls_in, code, fresh_name, holds, names_assigned, names_in, names_read,
+                                     self_attribute, tensor_spec)
 
 SETUP = "setUp"
 STATIC = ("shape", "get_shape", "dtype")  # what a test reads of a graph tensor without running it
@@ -105,6 +105,8 @@ def _rewritten(node: cst.ClassDef, is_api, tf: str, taken: Set[str], shared: boo
     if shared:
         raise _Refused(setup, "a `setUp` shared with another test class (a base or a subclass)")
     graph = _graph(setup, is_api)
+    if not graph.builds:
+        return _made_in_tests(node, setup, graph, tf)
     others = [f for f in methods if f is not setup]
     static = _check_reads(others, graph, methods)
     read = {a.attr.value for f in others for a in m.findall(f, m.Attribute(value=m.Name("self")))}
@@ -174,8 +176,6 @@ def _graph(setup: cst.FunctionDef, is_api) -> _Graph:
                 graph.locals_.add(target.value)
             elif target.attr.value not in graph.tensors:
                 graph.tensors.append(target.attr.value)
-    if not graph.builds:
-        raise _Refused(setup, "placeholders nothing builds on")
     return graph
 
 
@@ -438,8 +438,7 @@ def _rewritten_setup(setup: cst.FunctionDef, graph: _Graph, outputs: List[str], 
     specs = []
     for attribute, call, _ in graph.placeholders:
         bound = bind(call, ("dtype", "shape", "name"))
-        shape = code(bound["shape"]) if "shape" in bound else "None"
-        specs.append(f"{tf}.TensorSpec({shape}, {code(bound['dtype'])})")
+        specs.append(tensor_spec(bound, tf))
     signature = f"[{', '.join(specs)}]"
     if len(signature) > 60 or "\n" in signature:
         signature = "[\n" + "".join(f"    {spec},\n" for spec in specs) + "]"
@@ -485,3 +484,57 @@ class _Locals(cst.CSTTransformer):
         if self_attribute(original) and original.attr.value in self.local:
             return cst.Name(self.local[original.attr.value])
         return updated
+
+
+def _made_in_tests(node: cst.ClassDef, setup: cst.FunctionDef, graph: _Graph, tf: str) -> cst.ClassDef:
+    """Placeholders `setUp` makes and only the tests build on (trfl's `self.observations_ph`):
+    each test makes its own, as if written at its top (TF1's test and its `setUp` share one
+    graph), from the spec `setUp` keeps of it (`tf.TensorSpec`, its shape as `setUp` computed
+    it). test_files then treats it as any placeholder of the test: a constant of what a single
+    run feeds it, a traced function's parameter, a traced check's."""
+    placeholders = {a: call for a, call, _ in graph.placeholders}
+    replaced = {}
+    for method in node.body.body:
+        if not isinstance(method, cst.FunctionDef) or method is setup:
+            continue
+        reads = [a for a in m.findall(method, m.Attribute(value=m.Name("self"))) if a.attr.value in placeholders]
+        if not reads:
+            continue
+        if not method.name.value.startswith("test"):
+            raise _Refused(reads[0], "a helper method reading them (each test would make its own)")
+        for target in [*m.findall(method, m.AssignTarget()), *m.findall(method, m.AugAssign())]:
+            if self_attribute(target.target) and target.target.attr.value in placeholders:
+                raise _Refused(target, "a test assigning one")
+        taken = set(names_in(method))
+        local = {}
+        made = []
+        for attribute, _, _ in graph.placeholders:
+            if any(a.attr.value == attribute for a in reads):
+                local[attribute] = fresh_name(taken, attribute.strip("_") or "x")
+                made.append(cst.parse_statement(f"{local[attribute]} = {tf}.placeholder("
+                                                f"self.{attribute}.dtype, self.{attribute}.shape)\n"))
+        body = list(method.body.visit(_Locals(local)).body)
+        first = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])) else 0
+        made[0] = made[0].with_changes(leading_lines=body[first].leading_lines if first < len(body) else [])
+        if first < len(body):
+            body[first] = body[first].with_changes(leading_lines=[])
+        body[first:first] = made
+        replaced[id(method)] = method.with_changes(body=method.body.with_changes(body=body))
+    if not replaced:
+        raise _Refused(setup, "placeholders no test reads")
+    new_setup = []
+    for statement in setup.body.body:
+        placeholder = next((a for a, _, s in graph.placeholders if s is statement), None)
+        if placeholder is None:
+            new_setup.append(statement)
+            continue
+        call = placeholders[placeholder]
+        func = cst.parse_expression(f"{tf}.TensorSpec")
+        if all(a.keyword is not None for a in call.args):  # (its arguments as written)
+            spec = call.with_changes(func=func)
+        else:
+            bound = bind(call, ("dtype", "shape", "name"))
+            spec = cst.parse_expression(tensor_spec(bound, tf, named=True))
+        new_setup.append(statement.with_changes(body=[statement.body[0].with_changes(value=spec)]))
+    replaced[id(setup)] = setup.with_changes(body=setup.body.with_changes(body=new_setup))
+    return node.with_changes(body=node.body.with_changes(body=[replaced.get(id(s), s) for s in node.body.body]))

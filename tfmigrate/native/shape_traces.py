@@ -18,7 +18,7 @@ from typing import Callable, List, Sequence, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import code, fresh_name, names_assigned, names_read
+from tfmigrate.native.syntax import code, fresh_name, names_assigned, names_read, tensor_spec
 
 # (name, its statement, its bound arguments: a list of them, one a key, for a dict of placeholders)
 Placeholder = Tuple[str, cst.SimpleStatementLine, object]
@@ -119,9 +119,7 @@ def _spec_of(statement: cst.SimpleStatementLine, bound, tf: str) -> str:
 
 def _spec(bound: dict, tf: str) -> str:
     """`tf.placeholder(dtype, shape, name)` as `tf.TensorSpec(shape, dtype, name)`."""
-    shape = code(bound["shape"]) if "shape" in bound else "None"
-    name = f", name={code(bound['name'])}" if "name" in bound else ""
-    return f"{tf}.TensorSpec({shape}, {code(bound['dtype'])}{name})"
+    return tensor_spec(bound, tf, named=True)
 
 
 # test_util.TensorFlowTestCase's assertions decorated with `py_func_if_in_function` (TF 2.21).

@@ -78,6 +78,17 @@ def self_attribute(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
 
 
+def tensor_spec(bound: Dict[str, cst.BaseExpression], tf: str, named: bool = False) -> str:
+    """`tf.TensorSpec(shape, dtype)` of a placeholder's arguments by parameter (`bind`), or the spec
+    itself where they are read from one (`spec.shape`, `spec.dtype`: native.setup_graphs)."""
+    shape = code(bound["shape"]) if "shape" in bound else "None"
+    dtype = code(bound["dtype"])
+    if shape.endswith(".shape") and dtype.endswith(".dtype") and shape[:-6] == dtype[:-6] and not named:
+        return shape[:-6]
+    name = f", name={code(bound['name'])}" if named and "name" in bound else ""
+    return f"{tf}.TensorSpec({shape}, {dtype}{name})"
+
+
 def found_in(node: cst.CSTNode, visit: str) -> list:
     """Every node under `node` that the visitor method named `visit` (`"visit_For"`) would see."""
     found: list = []

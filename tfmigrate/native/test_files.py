@@ -32,7 +32,7 @@ from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
 from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, name_nodes,
-                                     holds, names_assigned, names_in, names_read)
+                                     holds, names_assigned, names_in, names_read, tensor_spec)
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
@@ -406,18 +406,21 @@ class _Method:
         self.graph_tests, self.project = file.graph_tests, file.project
         self.taken = set(names_in(function))  # (names a rewrite adds inside it must not take)
         self.inline: Set[int] = set()  # placeholders written inside a traced call (`_traced`)
-        self.session_calls: List[cst.Call] = []  # `tf.Session()` of a session `with` (opened like a test session's)
+        # `tf.Session()` of a session `with`, `tf.Graph().as_default()` of a graph's (opened like a test session's)
+        self.session_calls: List[cst.Call] = []
         self.dropped: Set[int] = set()  # `x = tf.placeholder(...)` statements whose `x` a trace takes
         self.traced_calls: Set[int] = set()
         self.recorded: Dict[int, List[int]] = {}  # gradient statement's index -> the test's statements recorded with it
         self.moved_any: Set[int] = set()
         self.sessions: Set[str] = set()
+        self.graphs: Set[str] = set()  # `as g` of `with tf.Graph().as_default()` (opened, native._new_graph)
         self.bindings = 0  # `as sess` of the session `with`s
         self.hoisted: Dict[int, List[int]] = {}  # placeholder's index -> statements moved above it
         self.statements: List[cst.BaseStatement] = []  # the body, session `with`s at its top opened
         # Session `with`s in a loop, a branch or a nested function: opened where they are. They
         # only run what is built there (a feed or an initializer run there is refused below).
         self.nested: Set[int] = set()
+        self.named_initializers: Dict[str, Tuple[cst.Call, cst.SimpleStatementLine]] = {}  # `init = tf...()`
         self.feed_statements: Set[int] = set()  # `feed = {...}` just before the run feeding it (dropped)
 
     @property
@@ -647,8 +650,7 @@ class _Method:
             self.stop(placeholder, f"`{code(placeholder)}`: {error}")
         if "dtype" not in bound:
             self.stop(placeholder, "a placeholder without a dtype")
-        shape = code(bound["shape"]) if "shape" in bound else "None"
-        return f"{self.tf}.TensorSpec({shape}, {code(bound['dtype'])})"
+        return tensor_spec(bound, self.tf)
 
     def _dropped_builds(self) -> Dict[int, object]:
         """In a test that runs nothing and writes its placeholders inside calls in a loop or a
@@ -683,12 +685,16 @@ class _Method:
         if len(statement.items) != 1:
             return False
         call = statement.items[0].item
+        if self._new_graph(statement):
+            return True
         if isinstance(call, cst.Call) and self.names.api(call.func) == "Session" and not call.args:
             self.session_calls.append(call)  # (`with tf.Session() as sess:` in a test: one of the test's graph)
         elif not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
                   and dotted(call.func.value) == "self" and call.func.attr.value in SESSION_METHODS):
             return False
-        if any(arg.keyword is None or arg.keyword.value not in ("use_gpu", "force_gpu") for arg in call.args):
+        if any((arg.keyword is None or arg.keyword.value not in ("use_gpu", "force_gpu")) and not (
+                arg.keyword is not None and arg.keyword.value == "graph" and isinstance(arg.value, cst.Name)
+                and arg.value.value in self.graphs) for arg in call.args):
             self.stop(statement, f"`{code(call.func)}(...)` given a graph or config")
         asname = statement.items[0].asname
         if asname is not None:
@@ -696,6 +702,26 @@ class _Method:
                 self.stop(statement, "a test session bound to something other than a name")
             self.sessions.add(asname.name.value)
             self.bindings += 1
+        return True
+
+    def _new_graph(self, statement: cst.With) -> bool:
+        """`with tf.Graph().as_default() [as g]:` in a test: TF1 built its body in a graph of its
+        own, which eagerly is no graph at all (its `with` opened like a test session's). `g` may
+        only be given to the test session inside (`self.test_session(graph=g)`)."""
+        call = statement.items[0].item
+        if not (m.matches(call, m.Call(func=m.Attribute(value=m.Call(args=[]), attr=m.Name("as_default")), args=[]))
+                and self.names.api(call.func.value.func) == "Graph"):
+            return False
+        asname = statement.items[0].asname
+        if asname is not None:
+            if not isinstance(asname.name, cst.Name):
+                self.stop(statement, "a new graph bound to something other than a name")
+            name = asname.name.value
+            given = m.findall(statement.body, m.Arg(keyword=m.Name("graph"), value=m.Name(name)))
+            if names_in(self.function).count(name) != 1 + len(given):
+                self.stop(statement, f"the graph `{name}` used other than given to the test session")
+            self.graphs.add(name)
+        self.session_calls.extend([call, call.func.value])
         return True
 
     def _opened(self, body: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
@@ -706,6 +732,8 @@ class _Method:
                 inner = self._opened(list(statement.body.body))
                 if inner and statement.leading_lines:
                     inner[0] = inner[0].with_changes(leading_lines=[*statement.leading_lines, *inner[0].leading_lines])
+                if inner and found and isinstance(found[-1], cst.FunctionDef) and not inner[0].leading_lines:
+                    inner[0] = inner[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])  # (after a def)
                 found.extend(inner)
             else:
                 found.append(statement)
@@ -781,11 +809,23 @@ class _Method:
 
     def _initializer_statements(self) -> List[cst.SimpleStatementLine]:
         """Statements that only run the variables' initializer (dropped: eager variables are
-        initialized when made)."""
+        initialized when made). `init = tf.global_variables_initializer()` read only by such runs
+        goes with them."""
         found = []
+        for statement in self.statements:
+            name, call = _assigned_target(statement), _assigned_call(statement)
+            if name is not None and call is not None and (self.names.api(call.func) or "").split(".")[-1] in \
+                    INITIALIZERS and names_in(self.function).count(name) > 1:
+                self.named_initializers[name] = (call, statement)
         for statement in self.statements:
             if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
                     and isinstance(statement.body[0], cst.Expr) and self._runs_initializer(statement.body[0].value):
+                found.append(statement)
+        for name, (call, statement) in list(self.named_initializers.items()):
+            runs = sum(1 for s in found if name in names_in(s))
+            if runs != names_in(self.function).count(name) - 1:
+                del self.named_initializers[name]  # (read other than by a run of it: stopped below)
+            else:
                 found.append(statement)
         for call in calls_in(self.function):
             api = self.names.api(call.func) or ""
@@ -805,6 +845,8 @@ class _Method:
             inner = expr.args[0].value
         else:
             return False
+        if isinstance(inner, cst.Name):
+            return inner.value in self.named_initializers
         return isinstance(inner, cst.Call) and (self.names.api(inner.func) or "").split(".")[-1] in INITIALIZERS
 
     # -- placeholders --------------------------------------------------------------------------
@@ -959,7 +1001,8 @@ class _Method:
         for index, moved in self.hoisted.items():
             by_index[index][0:0] = [self.statements[i] for i in moved]
         if self.makes_variables:
-            for statement in initializers:
+            named = {id(s) for _, s in self.named_initializers.values()}
+            for statement in [s for s in initializers if id(s) not in named]:
                 index = next(i for i, s in enumerate(self.statements) if s is statement)
                 by_index.setdefault(index, []).insert(0, self._initializer_kept(statement))
         dropped = {id(s) for s in [*placeholders.values(), *initializers]} | {
@@ -967,6 +1010,8 @@ class _Method:
         body: List[cst.BaseStatement] = []
         for index, statement in enumerate(self.statements):
             if id(statement) not in dropped:
+                if body and isinstance(body[-1], cst.FunctionDef) and not statement.leading_lines:
+                    statement = statement.with_changes(leading_lines=[cst.EmptyLine(indent=False)])  # (after a def)
                 body.append(statement)
             body.extend(by_index.get(index, []))
         return body or [cst.SimpleStatementLine([cst.Pass()])]
@@ -975,8 +1020,10 @@ class _Method:
         """`self.evaluate(tf.compat.v1.global_variables_initializer())`, as TensorFlow's own tests
         write it: nothing eagerly, and the variables' initialization when another test module of
         the same run turns v2 behaviour off (the process is then in graph mode)."""
-        initializer = next(c for c in calls_in(statement)
-                           if (self.names.api(c.func) or "").split(".")[-1] in INITIALIZERS)
+        initializer = next((c for c in calls_in(statement)
+                            if (self.names.api(c.func) or "").split(".")[-1] in INITIALIZERS), None)
+        if initializer is None:  # (`sess.run(init)` of `init = tf.global_variables_initializer()`)
+            initializer = next(call for name, (call, _) in self.named_initializers.items() if name in names_in(statement))
         name = (self.names.api(initializer.func) or "").split(".")[-1]
         name = {"initialize_all_variables": "global_variables_initializer",
                 "initialize_local_variables": "local_variables_initializer",
