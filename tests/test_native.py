@@ -1936,6 +1936,12 @@ def test_a_graph_setup_builds_on_placeholders_becomes_a_traced_function_of_the_c
                           "super(T, self).setUp()\n", "super(T, self).setUp()\n        self.k = 2.0\n").replace(
                           "    def testShape(self):\n", "    def testK(self):\n        self.k = 3.0\n\n"
                           "    def testShape(self):\n")), "a test changing what the graph reads"),
+    # setUp changes what the graph read after building it (the trace would see the new value)
+    (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, self._feed(1))",
+                       head=_SETUP_GRAPH.replace("self.w, axis=1)", "self.w * self.k, axis=1)").replace(
+                           "super(T, self).setUp()\n", "super(T, self).setUp()\n        self.k = 2.0\n").replace(
+                           "[0]\n\n    def _feed", "[0]\n        self.k = 3.0\n\n    def _feed")),
+     "`setUp` changing what the graph reads"),
     # the graph makes a variable; a build calls a helper of the class
     (_setup_graph_test("with self.test_session() as sess:", "    sess.run(self.y, self._feed(1))",
                       head=_SETUP_GRAPH.replace("tf.gradients(self.y, self.w)[0]", "tf.Variable(self.w)")),

@@ -215,14 +215,27 @@ def _check_trace(setup: cst.FunctionDef, graph: _Graph, methods: List[cst.Functi
     for statement in statements[first:]:
         if id(statement) in moved:
             continue
-        if names_assigned(statement) & read or names_read(statement) & graph.locals_:
+        attributes = {t.attr.value for t in _assigned_nodes(statement) if self_attribute(t)}
+        if names_assigned(statement) & read or names_read(statement) & graph.locals_ or \
+                attributes & (read_attributes - graph.attributes):
             raise _Refused(statement, "`setUp` changing what the graph reads, or reading its tensors, after "
                                       "building it")
     for method in methods:
-        assigned = {code(t) for a in m.findall(method, m.AssignTarget()) for t in [a.target]} | {
-            code(a.target) for a in m.findall(method, m.AugAssign())}
+        assigned = {code(t) for t in _assigned_nodes(method)}
         if {f"self.{a}" for a in read_attributes - graph.attributes} & assigned and method.name.value != SETUP:
             raise _Refused(method, "a test changing what the graph reads before it is traced")
+
+
+def _assigned_nodes(node) -> List[cst.BaseExpression]:
+    """What `a = ...`, `a += ...` and `for a in ...` under `node` assign (tuples taken apart)."""
+    found = []
+    for target in [*(t.target for t in m.findall(node, m.AssignTarget())), *(t.target for t in m.findall(
+            node, m.AugAssign())), *(t.target for t in m.findall(node, m.For()))]:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            found.extend(e.value for e in target.elements)
+        else:
+            found.append(target)
+    return found
 
 
 def _check_reads(others: List[cst.FunctionDef], graph: _Graph, methods: List[cst.FunctionDef]) -> Set[str]:
