@@ -681,7 +681,7 @@ def _test_file(*lines: str, head: str = TEST_HEAD) -> str:
     (_test_file("v = tf.Variable(1.0)", "with self.test_session() as sess:", "    sess.run(v.assign_add(1.0))"),
      "`.assign_add(...)`, which changes state"),
     (_test_file("with self.test_session() as sess:", "    r = tf.random_normal([2])",
-                "    self.assertNotAllClose(sess.run(r), sess.run(r))"), "`tf.random_normal`"),
+                "    self.assertNotAllClose(sess.run(r), sess.run(r))"), "`tf.random_normal` without a seed"),
     (TEST_HEAD.replace("\n\n\nclass", "\nfrom mylib import ops\n\n\nclass")
      + "        with self.test_session():\n            self.assertAllClose(ops.f(1.0).eval(), 2.0)\n",
      "`ops`, from `mylib.ops`, a module `fix --native` has not proven to run eagerly"),
@@ -854,9 +854,11 @@ def test_a_gradient_a_traced_function_would_lose_a_path_of_is_refused(source):
     (("a = tf.random_normal([2], seed=1)", "b = tf.random_normal([2], seed=1)", "with self.test_session() as sess:",
       "    sess.run([a, b])"), "two draws of one kind with the same seed"),
     (("for _ in range(2):", "    a = tf.random_uniform([2], seed=1)", "    self.evaluate(a)"), "in a loop"),
+    # a seed given by a name: its value unknown here, so alone of its kind
+    (("k = 2", "a = tf.random_normal([2], seed=k)", "b = tf.random_normal([2], seed=1)",
+      "with self.test_session() as sess:", "    sess.run([a, b])"), "two draws of one kind with the same seed"),
     (("a = tf.random_normal([2], seed=1)", "b = a * 2.0", "with self.test_session() as sess:", "    sess.run(a)",
       "    sess.run(b)"), "random tensors run more than once"),
-    (("a = tf.random_normal([2])", "with self.test_session() as sess:", "    sess.run(a)"), "`tf.random_normal`"),
 ])
 def test_a_draw_eager_tf2_cannot_repeat_keeps_the_compat_route(lines, construct):
     """native.test_files.op_seed: only the first draw of each kind and seed of its own, run once,
@@ -2014,3 +2016,35 @@ def test_a_graph_of_a_tests_own_used_otherwise_keeps_the_compat_route(lines, con
     outcome = rewrite(_test_file(*lines))
     assert outcome.code is None, outcome.code
     assert construct in outcome.blocker.construct, outcome.blocker.construct
+
+
+@pytest.mark.parametrize("source, construct", [
+    # a random tensor run twice (TF1 drew anew), or in a loop
+    (_test_file("x = tf.random_uniform([3])", "with self.test_session() as sess:", "    a = sess.run(x)",
+                "    b = sess.run(x * 2.0)"), "random tensors run more than once"),
+    (_test_file("x = tf.random_uniform([3])", "with self.test_session() as sess:", "    for _ in range(2):",
+                "        sess.run(x)"), "random tensors run more than once"),
+    # a file that sets a graph seed: an unseeded draw is then TF1's own sequence, not eager TF2's
+    (_test_file("tf.set_random_seed(1)", "x = tf.random_uniform([3])", "with self.test_session() as sess:",
+                "    sess.run(x)"), "`tf.random_uniform`, which does not run the same eagerly"),
+])
+def test_an_unseeded_draw_a_test_could_see_change_keeps_the_compat_route(source, construct):
+    """test_files.unseeded_draw: a draw without a seed stays in an eager test (with
+    `--unsafe-fixes`) only where a draw of its distribution is what the test checks: no graph seed
+    in the file, each random tensor run once."""
+    outcome = rewrite(source, unsafe=True)
+    assert outcome.code is None, outcome.code
+    assert construct in outcome.blocker.construct, outcome.blocker.construct
+
+
+def test_an_unseeded_draw_stays_in_an_eager_test_only_with_unsafe_fixes_and_is_noted():
+    source = _test_file("x = tf.random_normal([1000])", "with self.test_session() as sess:",
+                        "    self.assertLess(abs(sess.run(tf.reduce_mean(x))), 0.2)")
+    safe = rewrite(source)
+    assert safe.code is None and "`tf.random_normal` without a seed" in safe.blocker.construct, safe
+    assert "--unsafe-fixes --native` rewrites it" in safe.blocker.construct
+    unsafe = rewrite(source, unsafe=True)
+    assert unsafe.code is not None, unsafe.blocker
+    assert ("        # tfmigrate: drawn without a seed: eager TF2 draws other numbers than TF1's test graph did "
+            "(same distribution)\n        x = tf.random_normal([1000])\n"
+            "        self.assertLess(abs(self.evaluate(tf.reduce_mean(x))), 0.2)\n") in unsafe.code

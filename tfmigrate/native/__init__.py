@@ -280,7 +280,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
         import tfmigrate.native.test_files as test_files
 
         try:  # a `tf.test.TestCase` file: its test methods become eager tests, or the file keeps the route
-            text = test_files.rewrite(wrapper_module, source, line_of, tuple(eager))
+            text = test_files.rewrite(wrapper_module, source, line_of, tuple(eager), unsafe)
         except Blocked as stop:
             return Outcome(None, stop.blocker)
         if text is not None:

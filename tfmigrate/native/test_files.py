@@ -71,10 +71,11 @@ def is_test_file(module: cst.Module, names: ImportTable) -> bool:
     return bool(_test_classes(module, names))
 
 
-def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = ()) -> Optional[str]:
+def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (), unsafe: bool = False) -> Optional[str]:
     """The test file as eager TF2, None when it has no `tf.test.TestCase` (Blocked: the method and
     construct that keep the file on the compat route). `eager`: the project's modules it imports
-    that an eager test may call (project.graph_imports.eager_imports)."""
+    that an eager test may call (project.graph_imports.eager_imports); `unsafe`: a draw without a
+    seed may stay, noted in the code (`unseeded_draw`)."""
     names = ImportTable(module, source)
     classes = _test_classes(module, names)
     if not classes:
@@ -90,7 +91,8 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
                for f in c.body.body if isinstance(f, cst.FunctionDef)}
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
                  frozenset(defined), frozenset(traced_helpers(module, classes, names)), _graph_tests(module, names),
-                 frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)})
+                 frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)},
+                 not any((names.api(c.func) or "").split(".")[-1] in GRAPH_SEEDS for c in calls_in(module)), unsafe)
     bases = {b.value.value for c in module.body if isinstance(c, cst.ClassDef) for b in c.bases
              if isinstance(b.value, cst.Name)}
     graphs, refusals = setup_graphs({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
@@ -119,7 +121,10 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
             _check_eager(node, "the test file's top level", names, outside, line_of)
     if plain is None:  # (what stops it is named first: a second fix pass says the same)
         raise Blocked(1, "a test file on TensorFlow's compat route (`import tensorflow.compat.v1`)")
-    text = module.with_changes(body=new_body).code
+    rewritten = module.with_changes(body=new_body)
+    if file.unseeded and file.unsafe:
+        rewritten = rewritten.visit(_UnseededNoted(names))
+    text = rewritten.code
     if text == source:
         raise Blocked(1, "a test file with no test session, run or placeholder to rewrite")
     return text
@@ -228,6 +233,8 @@ class _File:
     traced_helpers: FrozenSet[str] = frozenset()  # those called only inside shape traces (traced_helpers)
     graph_tests: bool = True  # it runs graphs (a test session, placeholders...): not yet eager TF2
     project: FrozenSet[str] = frozenset()  # its own functions, and names it imports from modules outside PLAIN_MODULES
+    unseeded: bool = False  # it sets no graph seed: a draw without a seed may stay (`unseeded_draw`)...
+    unsafe: bool = False  # ...with `--unsafe-fixes`, noted in the code
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File,
@@ -237,7 +244,8 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
     function instead), or when the class is another test class's base (a subclass may read it)."""
     body, setup = [], None
     setup_function = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == SETUP), None)
-    drawn = _Draws.of(setup_function, file.names) if setup_function is not None else _Draws()
+    drawn = _Draws.of(setup_function, file.names, file.unseeded and file.unsafe) if setup_function is not None \
+        else _Draws()
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"
@@ -258,7 +266,8 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
 
 
 def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dict[str, str], line_of,
-                 allowed: Sequence[cst.Call] = (), build_errors: bool = False) -> None:
+                 allowed: Sequence[cst.Call] = (), build_errors: bool = False, unseeded: bool = False,
+                 unsafe: bool = False) -> None:
     """Blocked unless `node` runs the same eagerly as in a graph (`allowed`: calls the rewrite
     itself takes care of; `build_errors`: `node` is traced, not run, so `assertRaises` sees the
     error graph construction raises, as in TF1)."""
@@ -271,7 +280,12 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
             continue
         api = names.api(call.func)
         if api is not None and NOT_EAGER_API.search(api) and not _random_initial_value(call, node, names) \
-                and not op_seed(call, names) and api.split(".")[-1] not in GRAPH_SEEDS:
+                and not op_seed(call, names) and api.split(".")[-1] not in GRAPH_SEEDS \
+                and not (unseeded and unsafe and unseeded_draw(call, names)):
+            if unseeded and unseeded_draw(call, names):
+                stop(call, f"`{code(call.func)}` without a seed: eager TF2 draws other numbers than TF1's test "
+                           "graph (whose default seed fixed them), of the same distribution; `fix --unsafe-fixes "
+                           "--native` rewrites it and notes it in the code")
             stop(call, f"`{code(call.func)}`, which does not run the same eagerly")
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
@@ -327,17 +341,53 @@ class _Draws:
     names: FrozenSet[str] = frozenset()
 
     @staticmethod
-    def of(function: cst.FunctionDef, names: ImportTable) -> "_Draws":
+    def of(function: cst.FunctionDef, names: ImportTable, unseeded: bool = False) -> "_Draws":
+        """`unseeded`: draws without a seed count too (a file with no graph seed: `unseeded_draw`)."""
         pairs = tuple(p for p in (op_seed(c, names) for c in calls_in(function)) if p is not None)
-        if not pairs:
+
+        def draws(call) -> bool:  # (a variable's random initial value is drawn once either way)
+            return bool(op_seed(call, names)) or (unseeded and unseeded_draw(call, names)
+                                                   and not _random_initial_value(call, function, names))
+        if not any(draws(c) for c in calls_in(function)):
             return _Draws()
         drawn: Set[str] = set()
         for statement in m.findall(function, m.SimpleStatementLine()):
-            if any(op_seed(c, names) for c in calls_in(statement)) or set(names_in(statement)) & drawn or {
+            if any(draws(c) for c in calls_in(statement)) or set(names_in(statement)) & drawn or {
                     code(a) for a in _attributes(statement)} & drawn:
                 drawn |= names_assigned(statement) | {code(t.target) for a in assignments_in(statement)
                                                       for t in a.targets if isinstance(t.target, cst.Attribute)}
         return _Draws(pairs, frozenset(drawn))
+
+
+UNSEEDED_NOTE = ("# tfmigrate: drawn without a seed: eager TF2 draws other numbers than TF1's test graph did "
+                 "(same distribution)")
+
+
+class _UnseededNoted(cst.CSTTransformer):
+    """UNSEEDED_NOTE above each statement of a test that draws without a seed (what `--unsafe-fixes` changed)."""
+
+    def __init__(self, names: ImportTable):
+        self.names = names
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if not any(unseeded_draw(c, self.names) and not _random_initial_value(c, original, self.names)
+                   for c in calls_in(original)):
+            return updated
+        if any(line.comment is not None and line.comment.value == UNSEEDED_NOTE for line in updated.leading_lines):
+            return updated
+        note = cst.EmptyLine(comment=cst.Comment(UNSEEDED_NOTE))
+        return updated.with_changes(leading_lines=[*updated.leading_lines, note])
+
+
+def unseeded_draw(call: cst.Call, names: ImportTable) -> bool:
+    """A random op without a seed of its own (`tf.random_normal([3])`), in a file that sets no graph
+    seed: TF1 drew other numbers at each run of the test, so a test that passed checks what holds
+    of any draw, and eagerly it gets a draw of the same distribution. What `_draws_once` keeps
+    exact is the rest: a random tensor run once (TF1 drew anew at each run, eagerly it is drawn
+    once)."""
+    api = names.api(call.func) or ""
+    return bool(RANDOM_API.search(api)) and not any(a.keyword is not None and a.keyword.value == "seed"
+                                                    for a in call.args)
 
 
 def _once(function: cst.FunctionDef, call: cst.Call) -> bool:
@@ -361,8 +411,9 @@ def op_seed(call: cst.Call, names: ImportTable) -> Optional[Tuple[str, str]]:
     draws otherwise (`_Method._draws_once`)."""
     kind = SEEDED_DRAWS.get((names.api(call.func) or "").replace("random.", "random_"))
     seed = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "seed"), None)
-    if kind is None or not isinstance(seed, cst.Integer):
-        return None
+    if kind is None or not isinstance(seed, (cst.Integer, cst.Name)) or (isinstance(seed, cst.Name) and seed.value
+                                                                         in ("None", "True", "False")):
+        return None  # (a seed given by a name, `seed=size` of a parameterized test: `_draws_once` checks it)
     return kind, seed.value
 
 
@@ -403,7 +454,8 @@ class _Method:
         self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
         self.makes_variables = file.makes_variables
         self.methods, self.traced_helpers = file.methods, file.traced_helpers
-        self.graph_tests, self.project = file.graph_tests, file.project
+        self.graph_tests, self.project, self.unseeded = file.graph_tests, file.project, file.unseeded
+        self.unsafe = file.unsafe
         self.taken = set(names_in(function))  # (names a rewrite adds inside it must not take)
         self.inline: Set[int] = set()  # placeholders written inside a traced call (`_traced`)
         # `tf.Session()` of a session `with`, `tf.Graph().as_default()` of a graph's (opened like a test session's)
@@ -461,7 +513,7 @@ class _Method:
             check for check, _ in raising.values()] + [c for c in calls_in(self.function) if id(c) in built]
         traced = self.is_test and self.function.name.value in self.traced_helpers
         _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled,
-                     build_errors=traced)
+                     build_errors=traced, unseeded=self.unseeded, unsafe=self.unsafe)
         if not (runs or gradients or initializers or placeholders or self.sessions):
             if not built:
                 return self.function
@@ -505,11 +557,13 @@ class _Method:
         if seeded and called is not None:
             self.stop(seeded[0], f"`{code(seeded[0].func)}` in a test that calls `{code(called.func)}` of the project, "
                                  "whose own draws would change under the same seed")
-        here = _Draws.of(self.function, self.names)
+        here = _Draws.of(self.function, self.names, self.unseeded and self.unsafe)
         pairs = list(self.drawn.pairs) + list(here.pairs)
-        if len(set(pairs)) != len(pairs):
-            self.stop(self.function, "two draws of one kind with the same seed of their own (eagerly the second "
-                                     "continues the first's numbers, where TF1's started again)")
+        named = {kind for kind, seed in pairs if not seed.isdigit()}  # (its value unknown here: alone of its kind)
+        if len(set(pairs)) != len(pairs) or any(sum(1 for kind, _ in pairs if kind == k) > 1 for k in named):
+            self.stop(self.function, "two draws of one kind with the same seed of their own, or one seed given by "
+                                     "a name (eagerly the second continues the first's numbers, where TF1's "
+                                     "started again)")
         for call in calls_in(self.function):
             if op_seed(call, self.names) and not _once(self.function, call):
                 self.stop(call, f"`{code(call.func)}(...)` in a loop, a comprehension or a function (drawn "
@@ -521,7 +575,7 @@ class _Method:
         for call, _ in runs:
             fetch = call.func.value if call.func.attr.value == "eval" else call.args[0].value
             if set(names_in(fetch)) & random or {code(a) for a in _attributes(fetch)} & random:
-                fetched += 1
+                fetched += 1 if _once(self.function, call) else 2  # (a run in a loop runs more than once)
         if fetched > 1:
             self.stop(self.function, "random tensors run more than once (TF1 drew anew at each run, eagerly "
                                      "they are drawn once)")
@@ -885,7 +939,7 @@ class _Method:
         handled = [c for _, s in placeholders for c in _placeholder_calls(s)]
         for index, statement in enumerate(self.statements):
             _check_eager(statement, self.label, self.names, self.outside, self.line_of, handled,
-                         build_errors=index > first)
+                         build_errors=index > first, unseeded=self.unseeded, unsafe=self.unsafe)
         bound = []
         for name, statement in placeholders:
             each = []
