@@ -2048,3 +2048,14 @@ def test_an_unseeded_draw_stays_in_an_eager_test_only_with_unsafe_fixes_and_is_n
     assert ("        # tfmigrate: drawn without a seed: eager TF2 draws other numbers than TF1's test graph did "
             "(same distribution)\n        x = tf.random_normal([1000])\n"
             "        self.assertLess(abs(self.evaluate(tf.reduce_mean(x))), 0.2)\n") in unsafe.code
+
+
+def test_tensorflow_probability_is_called_from_an_eager_test_like_tensorflow():
+    """TensorFlow Probability builds its ops alike eagerly (test_files.PLAIN_MODULES): a test that
+    calls it is not held as if it called a module of the project."""
+    source = TEST_HEAD.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport tensorflow_probability as tfp\n") \
+        + "        d = tfp.distributions.Normal(0.0, 1.0)\n        with self.test_session() as sess:\n" \
+        "            self.assertAllClose(sess.run(d.mean()), 0.0)\n"
+    outcome = rewrite(source)
+    assert outcome.code is not None, outcome.blocker
+    assert "self.assertAllClose(self.evaluate(d.mean()), 0.0)" in outcome.code

@@ -56,11 +56,12 @@ RANDOM_API = re.compile(r"(?:^|\.)(?:random\w*|truncated_normal|multinomial)$|^r
 NOT_EAGER_METHODS = ("assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
                      "scatter_nd_update", "load", "initializer", "initialized_value", "count_up_to")
 GRAPH_ATTRIBUTES = ("name", "op", "graph", "consumers", "value_index", "device")
-# Modules whose functions build no TensorFlow graph: calls into any other imported module (the
-# project's own code) are not proven to run eagerly.
+# Modules whose functions build no TensorFlow graph, or build it alike eagerly (TensorFlow itself,
+# TensorFlow Probability, written for both): calls into any other imported module (the project's own
+# code) are not proven to run eagerly.
 PLAIN_MODULES = {"numpy", "math", "itertools", "functools", "collections", "absl", "unittest", "six", "numbers",
                  "operator", "string", "re", "os", "sys", "copy", "contextlib", "typing", "mock", "__future__",
-                 "tensorflow", "scipy", "tree"}
+                 "tensorflow", "scipy", "tree", "tensorflow_probability"}
 PLACEHOLDER_PARAMS = ("dtype", "shape", "name")
 # Errors only Python code raises, the same in a graph program and eagerly (`assertRaises` of one is kept).
 PYTHON_ERRORS = ("NotImplementedError", "RuntimeError", "KeyError")
