@@ -2059,3 +2059,16 @@ def test_tensorflow_probability_is_called_from_an_eager_test_like_tensorflow():
     outcome = rewrite(source)
     assert outcome.code is not None, outcome.blocker
     assert "self.assertAllClose(self.evaluate(d.mean()), 0.0)" in outcome.code
+
+
+def test_a_library_routed_on_an_earlier_pass_is_named_by_its_own_tf1_code():
+    """TFM216 of a library held by its importer names the library's own construct, not the
+    `disable_v2_behavior()` TFM200 gave it on an earlier fix pass."""
+    from tfmigrate.native.script import LIBRARY_MODULE
+    from tfmigrate.rules.tfm216_not_native import _construct
+
+    routed = "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n\n\ndef f(x):\n"
+    held = _construct(LIBRARY_MODULE, "ops_test.py", routed + "    return x * tf.get_variable('w', [3])\n")
+    assert "it uses `.get_variable` itself" in held, held
+    plain = _construct(LIBRARY_MODULE, "ops_test.py", routed + "    return x * 2.0\n")
+    assert "itself" not in plain and "follow the imports" in plain, plain

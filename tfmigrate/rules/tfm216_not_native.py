@@ -7,6 +7,8 @@ says why, so the user knows what to migrate by hand (or what tfmigrate would nee
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from tfmigrate.facts.program import ProgramMode
@@ -103,7 +105,10 @@ def _construct(construct: str, importer, source: str) -> str:
 
     if construct != LIBRARY_MODULE or not importer:
         return construct
-    own = not_eager_construct(source.encode("utf-8", "surrogateescape"))
+    data = source.encode("utf-8", "surrogateescape")
+    # (`disable_v2_behavior()` on a line of its own is the compat route, TFM200's on an earlier pass:
+    # the module's own TF1 code is what holds it)
+    own = not_eager_construct(re.sub(rb"(?m)^[ \t]*[\w.]+\.disable_v2_behavior\(\)[ \t]*$", b"", data))
     if own is not None:
         return (f"a library module that the graph module `{importer}` imports, and `{importer}` keeps the compat "
                 f"route; it uses `{own.strip()}` itself, graph state that runs otherwise eagerly, so an eager "
