@@ -24,8 +24,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from tfmigrate.native.syntax import (bind, calls_in, code, found_in, fresh_name, holds, name_nodes, names_assigned,
-                                     names_read, self_attribute, tensor_spec)
+from tfmigrate.native.syntax import (NotALine, bind, calls_in, code, found_in, fresh_name, holds, line_around,
+                                     name_nodes, names_assigned, names_read, self_attribute, tensor_spec)
 
 STATIC = ("shape", "get_shape", "dtype")  # what a test reads of a tensor while the graph is built
 Run = Tuple[cst.Call, Optional[cst.Dict]]  # a graph run and the dict it feeds
@@ -270,31 +270,10 @@ def _loads(node) -> List[cst.Name]:
 
 def _statement_of(function: cst.FunctionDef, call: cst.Call) -> cst.SimpleStatementLine:
     """The innermost statement line around `call`, refused under a lambda, a comprehension or a def."""
-    found: List[cst.SimpleStatementLine] = []
-
-    class _Find(cst.CSTVisitor):
-        def __init__(self):
-            self.stack: List[cst.CSTNode] = []
-
-        def on_visit(self, node) -> bool:
-            self.stack.append(node)
-            if node is call:
-                self.stack.pop()
-                found.extend(n for n in reversed(self.stack) if isinstance(n, cst.SimpleStatementLine))
-                if any(isinstance(n, (cst.Lambda, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp))
-                       for n in self.stack) or any(isinstance(n, cst.FunctionDef) for n in self.stack[1:]):
-                    found.insert(0, None)
-                self.stack.append(node)
-                return False
-            return True
-
-        def on_leave(self, node) -> None:
-            self.stack.pop()
-
-    function.visit(_Find())
-    if not found or found[0] is None:
+    try:
+        return line_around(function, call)
+    except NotALine:
         raise _Refused
-    return found[0]
 
 
 def _called_before(line: cst.SimpleStatementLine, call: cst.Call) -> bool:

@@ -35,8 +35,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import (bind, calls_in, code, fresh_name, holds, names_assigned, names_in, names_read,
-                                     self_attribute, tensor_spec)
+from tfmigrate.native.syntax import (NotALine, bind, calls_in, code, fresh_name, holds, line_around, names_assigned,
+                                     names_in, names_read, self_attribute, tensor_spec)
 
 SETUP = "setUp"
 STATIC = ("shape", "get_shape", "dtype")  # what a test reads of a graph tensor without running it
@@ -250,6 +250,7 @@ def _check_reads(others: List[cst.FunctionDef], graph: _Graph, methods: List[cst
             allowed.add(id(element.key))
         for subscript in m.findall(method, m.SubscriptElement(slice=m.Index(value=m.Attribute(value=m.Name("self"))))):
             allowed.add(id(subscript.slice.value))
+        static_reads = _static_reads(method)
         fetched: Set[int] = set()
         for call, fetch, _ in _runs(method):
             fetched |= {id(a) for a in m.findall(fetch, m.Attribute(value=m.Name("self")))}
@@ -262,7 +263,7 @@ def _check_reads(others: List[cst.FunctionDef], graph: _Graph, methods: List[cst
                     raise _Refused(attribute, "a placeholder read other than as a feed's key")
             elif id(attribute) in fetched:
                 continue
-            elif _static_read(method, attribute):
+            elif id(attribute) in static_reads:
                 static.add(name)
             else:
                 raise _Refused(attribute, "a tensor of the graph read other than by a run or for its static shape "
@@ -273,17 +274,19 @@ def _check_reads(others: List[cst.FunctionDef], graph: _Graph, methods: List[cst
     return static
 
 
-def _static_read(method, attribute: cst.Attribute) -> bool:
-    """`self.y.get_shape()`, `self.y.shape`, `self.y.dtype`, `len(self.y)` (of `self.y`, or of a
-    field or an element of it: `self.y.mean.shape`, `self.y[0].shape`)."""
+def _static_reads(method) -> Set[int]:
+    """The ids of what the method reads statically: `self.y.get_shape()`, `self.y.shape`,
+    `self.y.dtype`, `len(self.y)` (of `self.y`, or of a field or an element of it:
+    `self.y.mean.shape`, `self.y[0].shape`)."""
+    found: Set[int] = set()
     for outer in m.findall(method, m.Attribute(attr=m.OneOf(*(m.Name(s) for s in STATIC)))):
         base = outer.value
-        while base is not attribute and isinstance(base, (cst.Attribute, cst.Subscript)):
+        found.add(id(base))
+        while isinstance(base, (cst.Attribute, cst.Subscript)):
             base = base.value
-        if base is attribute:
-            return True
-    return any(c.args and c.args[0].value is attribute and len(c.args) == 1
-               for c in m.findall(method, m.Call(func=m.Name("len"))))
+            found.add(id(base))
+    found.update(id(c.args[0].value) for c in m.findall(method, m.Call(func=m.Name("len"))) if len(c.args) == 1)
+    return found
 
 
 def _runs(method) -> List[Tuple[cst.Call, cst.BaseExpression, Optional[cst.BaseExpression]]]:
@@ -384,29 +387,11 @@ def _helper_feed(call: cst.Call, graph: _Graph, methods: List[cst.FunctionDef]) 
 
 
 def _statement_of(method: cst.FunctionDef, call: cst.Call) -> cst.SimpleStatementLine:
-    """The innermost statement line around `call`, refused under a lambda, a comprehension or a def."""
-    found: List[cst.SimpleStatementLine] = []
-    stack: List[cst.CSTNode] = []
-
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, node) -> bool:
-            if node is call:
-                if any(isinstance(n, (cst.Lambda, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp))
-                       for n in stack) or any(isinstance(n, cst.FunctionDef) for n in stack[1:]):
-                    raise _Refused(call, "a run inside a lambda, a comprehension or a nested function")
-                found.extend(n for n in reversed(stack) if isinstance(n, cst.SimpleStatementLine))
-                return False
-            stack.append(node)
-            return True
-
-        def on_leave(self, node) -> None:
-            if stack and stack[-1] is node:
-                stack.pop()
-
-    method.visit(_Find())
-    if not found:
-        raise _Refused(call, "a run in a condition or a `with` rather than a statement")
-    return found[0]
+    try:
+        return line_around(method, call)
+    except NotALine as why:
+        raise _Refused(call, "a run inside a lambda, a comprehension or a nested function" if why.nested
+                       else "a run in a condition or a `with` rather than a statement")
 
 
 class _Writer(cst.CSTTransformer):

@@ -59,6 +59,42 @@ def assignments_in(node: cst.CSTNode) -> List[cst.Assign]:
     return found_in(node, "visit_Assign")
 
 
+class NotALine(ValueError):
+    """`line_around` finds no statement line of `call`'s own: `nested` under a lambda, a
+    comprehension or a nested def (evaluated otherwise than once, where it is written), else in a
+    condition or a `with` item."""
+
+    def __init__(self, nested: bool):
+        super().__init__("nested" if nested else "not a line")
+        self.nested = nested
+
+
+def line_around(function: cst.FunctionDef, call: cst.Call) -> cst.SimpleStatementLine:
+    """The innermost statement line of `function` around `call` (this very node); NotALine."""
+    found: List[cst.SimpleStatementLine] = []
+    stack: List[cst.CSTNode] = []
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if node is call:
+                if any(isinstance(n, (cst.Lambda, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp))
+                       for n in stack) or any(isinstance(n, cst.FunctionDef) for n in stack[1:]):
+                    raise NotALine(nested=True)
+                found.extend(n for n in reversed(stack) if isinstance(n, cst.SimpleStatementLine))
+                return False
+            stack.append(node)
+            return True
+
+        def on_leave(self, node) -> None:
+            if stack and stack[-1] is node:
+                stack.pop()
+
+    function.visit(_Find())
+    if not found:
+        raise NotALine(nested=False)
+    return found[0]
+
+
 def holds(outer: cst.CSTNode, node: cst.CSTNode) -> bool:
     """`node` (this very node, not an equal one) is under `outer`, or is `outer`."""
     found = []
