@@ -18,15 +18,17 @@ collections), and calls into modules of the project, which nothing proves run ea
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 import libcst.matchers as m
 
+from tfmigrate.facts.eager_functions import MODEL_ENTRY
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked
+import tfmigrate.native.test_models as test_models
 import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
@@ -88,12 +90,16 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
         raise Blocked(1, "a test file without `import tensorflow as tf`")
     outside = {name: full for name, full in _outside_modules(module).items()
                if full not in eager and full.rpartition(".")[0] not in eager}
+    models = test_models.spellings(outside, eager, MODEL_ENTRY)
+    allowed = {f"{local}.{entry.rpartition('.')[2]}" for local, full in outside.items() for entry in eager
+               if entry.rpartition(".")[0] == full and not entry.endswith(MODEL_ENTRY)}  # (a module's pure functions one by one)
     defined = {f.name.value for c in module.body if isinstance(c, cst.ClassDef) and c.name.value in classes
                for f in c.body.body if isinstance(f, cst.FunctionDef)}
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
                  frozenset(defined), frozenset(traced_helpers(module, classes, names)), _graph_tests(module, names),
                  frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)},
-                 not any((names.api(c.func) or "").split(".")[-1] in GRAPH_SEEDS for c in calls_in(module)), unsafe)
+                 not any((names.api(c.func) or "").split(".")[-1] in GRAPH_SEEDS for c in calls_in(module)), unsafe,
+                 models, frozenset(allowed))
     bases = {b.value.value for c in module.body if isinstance(c, cst.ClassDef) for b in c.bases
              if isinstance(b.value, cst.Name)}
     graphs, refusals = setup_graphs({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
@@ -123,6 +129,8 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     if plain is None:  # (what stops it is named first: a second fix pass says the same)
         raise Blocked(1, "a test file on TensorFlow's compat route (`import tensorflow.compat.v1`)")
     rewritten = module.with_changes(body=new_body)
+    if file.stored:
+        rewritten = test_models.with_store(rewritten, tf)
     if file.unseeded and file.unsafe:
         rewritten = rewritten.visit(_UnseededNoted(names))
     text = rewritten.code
@@ -236,6 +244,9 @@ class _File:
     project: FrozenSet[str] = frozenset()  # its own functions, and names it imports from modules outside PLAIN_MODULES
     unseeded: bool = False  # it sets no graph seed: a draw without a seed may stay (`unseeded_draw`)...
     unsafe: bool = False  # ...with `--unsafe-fixes`, noted in the code
+    models: test_models.Models = test_models.Models()  # the project's model functions it may call (test_models)
+    allowed: FrozenSet[str] = frozenset()  # `ops.f`, pure, of a module not wholly eager that a test may call
+    stored: Set[str] = field(default_factory=set)  # the methods that call model code (test_models.STORE)
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File,
@@ -256,7 +267,8 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
                 setup = (len(body), method)
             body.append(rewritten)
         else:
-            _check_eager(statement, f"the class `{node.name.value}`", file.names, file.outside, file.line_of)
+            _check_eager(statement, f"the class `{node.name.value}`", file.names, file.outside, file.line_of,
+                         allowed=file.allowed)
             body.append(statement)
     if setup is not None:
         index, method = setup
@@ -267,15 +279,16 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
 
 
 def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dict[str, str], line_of,
-                 allowed: Sequence[cst.Call] = (), build_errors: bool = False, unseeded: bool = False,
-                 unsafe: bool = False) -> None:
-    """Blocked unless `node` runs the same eagerly as in a graph (`allowed`: calls the rewrite
+                 handled: Sequence[cst.Call] = (), build_errors: bool = False, unseeded: bool = False,
+                 unsafe: bool = False, allowed: FrozenSet[str] = frozenset(), held: FrozenSet[str] = frozenset()) -> None:
+    """Blocked unless `node` runs the same eagerly as in a graph (`handled`: calls the rewrite
     itself takes care of; `build_errors`: `node` is traced, not run, so `assertRaises` sees the
-    error graph construction raises, as in TF1)."""
+    error graph construction raises, as in TF1; `allowed`: functions `ops.f` of modules not wholly
+    eager it may call; `held`: names of variables, whose `.name` reads as in TF1)."""
     def stop(at, what):
         raise Blocked(line_of(at), f"{where}: {what}")
 
-    allowed_ids = {id(call) for call in allowed} | _errors_of_runs(node, names)
+    allowed_ids = {id(call) for call in handled} | _errors_of_runs(node, names)
     for call in calls_in(node):
         if id(call) in allowed_ids:
             continue
@@ -297,14 +310,16 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
                            "tensor is built")
             if method in ("run", "eval") and api is None:
                 stop(call, f"`{code(call.func)}(...)` other than a test session's run")
-    for name in names_in(node):
-        if name in outside:
-            stop(node, f"`{name}`, from `{outside[name]}`, a module `fix --native` has not proven to run eagerly")
+    called = {id(a.value) for a in m.findall(node, m.Attribute(value=m.Name())) if code(a) in allowed}
+    for name in name_nodes(node):
+        if name.value in outside and id(name) not in called and name.value not in allowed:
+            stop(node, f"`{name.value}`, from `{outside[name.value]}`, a module `fix --native` has not proven to run "
+                       "eagerly")
 
     class _Attributes(cst.CSTVisitor):
         def visit_Attribute(self, attr: cst.Attribute) -> None:
-            if attr.attr.value in GRAPH_ATTRIBUTES and not (isinstance(attr.value, cst.Name)
-                                                           and attr.value.value in ("self", "cls", "os", "sys")):
+            if attr.attr.value in GRAPH_ATTRIBUTES and not (isinstance(attr.value, cst.Name) and (
+                    attr.value.value in ("self", "cls", "os", "sys") or attr.value.value in held and attr.attr.value == "name")):
                 if names.api(attr) is None:
                     stop(attr, f"`.{attr.attr.value}`, which eager tensors do not have")
 
@@ -431,25 +446,39 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
     """The function rewritten, and the `_Method` that did it. A test whose placeholders no
     constant can stand for (fed more than once, in a loop, drawn at random, their shapes read)
     is tried again with its graphs as `tf.function`s (native.graph_functions)."""
-    method = _Method(function, where, is_test, file, tape, drawn)
+    held: Optional[FrozenSet[str]] = None
+    try:  # (only a test's own calls: what `setUp` or a helper made would not be the test's variables)
+        routed = test_models.routed(function, file.models, file.names.api, file.tf) \
+            if function.name.value.startswith("test") else None
+    except test_models.Refused as refused:
+        raise Blocked(file.line_of(refused.node), f"the test method `{where}`: {refused.what}")
+    if routed is not None:
+        function, variables, store = routed
+        held = frozenset(variables)
+        file.stored.add(where)
+    method = _Method(function, where, is_test, file, tape, drawn, held)
     try:
-        return method.rewritten(), method
+        rewritten = method.rewritten()
     except Blocked:
         if not is_test:
             raise
-        graphed = _Method(function, where, is_test, file, tape, drawn).graph_functions()
+        graphed = _Method(function, where, is_test, file, tape, drawn, held).graph_functions()
         if graphed is None:
             raise
-    again = _Method(graphed, where, is_test, file, tape, drawn)
-    return again.rewritten(), again
+        method = _Method(graphed, where, is_test, file, tape, drawn, held)
+        rewritten = method.rewritten()
+    return (test_models.traced_first(rewritten, store) if routed is not None else rewritten), method
 
 
 class _Method:
     """One function of the test file, read and rewritten (a test method when `is_test`)."""
 
     def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, file: _File,
-                 tape: Optional[SetupTape] = None, drawn: "_Draws" = None):
+                 tape: Optional[SetupTape] = None, drawn: "_Draws" = None, held: Optional[FrozenSet[str]] = None):
+        """`held`: the names of variables of its calls of model functions, routed (test_models)."""
         self.function, self.where, self.is_test = function, where, is_test
+        self.allowed = file.allowed | (file.models.spellings if held is not None else frozenset())  # (_check_eager)
+        self.held = held or frozenset()
         self.drawn = drawn or _Draws()  # what its class's `setUp` drew with seeds of their own
         self.tape = tape  # the tape `setUp` records on, when its class has one (native.setup_tapes)
         self.names, self.tf, self.outside, self.line_of = file.names, file.tf, file.outside, file.line_of
@@ -514,7 +543,8 @@ class _Method:
             check for check, _ in raising.values()] + [c for c in calls_in(self.function) if id(c) in built]
         traced = self.is_test and self.function.name.value in self.traced_helpers
         _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled,
-                     build_errors=traced, unseeded=self.unseeded, unsafe=self.unsafe)
+                     build_errors=traced, unseeded=self.unseeded, unsafe=self.unsafe, allowed=self.allowed,
+                     held=self.held)
         if not (runs or gradients or initializers or placeholders or self.sessions):
             if not built:
                 return self.function
@@ -940,7 +970,8 @@ class _Method:
         handled = [c for _, s in placeholders for c in _placeholder_calls(s)]
         for index, statement in enumerate(self.statements):
             _check_eager(statement, self.label, self.names, self.outside, self.line_of, handled,
-                         build_errors=index > first, unseeded=self.unseeded, unsafe=self.unsafe)
+                         build_errors=index > first, unseeded=self.unseeded, unsafe=self.unsafe,
+                         allowed=self.allowed, held=self.held)
         bound = []
         for name, statement in placeholders:
             each = []

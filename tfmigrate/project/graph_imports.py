@@ -18,6 +18,7 @@ from typing import Container, Dict, Iterable, List, Optional
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
+from tfmigrate.facts.eager_functions import GRAPH, MODEL, MODEL_ENTRY, function_kinds
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
@@ -138,7 +139,9 @@ def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
 def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     """path -> the modules it imports (as written, `from a import b` as `a.b` too) that are
     checked files without a construct that runs otherwise eagerly, nor such a module imported in
-    turn: what a test file made eager may call (`fix --native`)."""
+    turn: what a test file made eager may call (`fix --native`). Of a module that has such a
+    construct, its functions that have none (`ops.padding_bias`), and those that only make
+    variables the TF1 way (`ops.output_projection:model`, facts.eager_functions)."""
     files = [f for f in files if f.endswith(".py")]
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     clean: Dict[str, bool] = {}
@@ -152,14 +155,34 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
                 target in seen or eager(target, seen | {target}) for target in followed)
         return clean[path]
 
+    def functions(path: str, seen: frozenset) -> Dict[str, str]:
+        """The functions of a module not wholly eager that a test may call (eager_functions): not
+        of a graph module by its own graph code beyond variables (the compat route would turn v2
+        behaviour off in it, for the eager test too)."""
+        data = read(path) or b""
+        if MAPPED_GRAPH_CALL_BYTES.search(code_only(data)):
+            return {}
+        followed, packages = _called_modules(data, path, known)
+        if any(NOT_EAGER.search(code_only(read(package) or b"")) for package in packages) or not all(
+                target in seen or eager(target, seen | {target}) for target in followed):
+            return {}
+        return {name: kind for name, kind in (function_kinds(data) or {}).items() if kind != GRAPH}
+
     found: Dict[str, tuple] = {}
     for path in files:
         data = read(path) or b""
         if b"TestCase" not in data:
             continue
-        names = [module for module in _imported_names(data)
-                 if (target := resolve(module, path, known)) is not None and target != path
-                 and eager(target, frozenset({path, target}))]
+        names = []
+        for module in _imported_names(data):
+            target = resolve(module, path, known)
+            if target is None or target == path:
+                continue
+            if eager(target, frozenset({path, target})):
+                names.append(module)
+            else:
+                names += [f"{module}.{name}" + (MODEL_ENTRY if kind == MODEL else "")
+                          for name, kind in functions(target, frozenset({path, target})).items()]
         if names:
             found[path] = tuple(sorted(set(names)))
     return found

@@ -1,0 +1,166 @@
+"""Issue 22 item 2 on issue 21's route: a test file that calls its library's TF1 model functions
+(`variable_scope` + `get_variable`) becomes eager TF2, each call through one tracked object per
+test (native.test_models), and the library's pure functions are callable one by one
+(facts.eager_functions); where the object would share what TF1 made anew, the file keeps the
+compat route and TFM216 says why.
+
+Fixtures: tests/fixtures/test_models/<case>/ (a library `ops.py` and its `ops_test.py`); the
+snapshot of what `fix --native` writes: tests/fixtures/test_models/expected/<case>_test.py.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from fixtures_lib import snapshot
+from tfmigrate.facts.eager_functions import function_kinds
+from tfmigrate.facts.names import ImportTable
+from tfmigrate.native import test_models
+from tfmigrate.project.graph_imports import eager_imports
+
+FIXTURES = Path(__file__).parent / "fixtures" / "test_models"
+ROOT = Path(__file__).resolve().parent.parent
+GRAPH = ("Session(", "placeholder(", "feed_dict", "disable_v2", "test_session", "cached_session")
+
+
+def _tool(*args, cwd):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    return subprocess.run([sys.executable, "-m", "tfmigrate", *args], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def _tests(cwd) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)  # (the fixed file sets it where it needs it)
+    return subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=600)
+
+
+def test_function_kinds_judge_each_function_with_what_it_calls():
+    source = (b"import tensorflow as tf\n\nSCALE = 2.0\n\n\n"
+              b"def pure(x):\n    return x * SCALE\n\n\n"
+              b"def _weights(n):\n    return tf.get_variable('w', [n], initializer=tf.zeros_initializer())\n\n\n"
+              b"def model(x, scope=None):\n    with tf.variable_scope(scope, 'model'):\n        return pure(x) * _weights(3)\n\n\n"
+              b"def counted(x):\n    return tf.assign_add(_weights(1), x)\n\n\n"
+              b"def named(x):\n    return x.name\n\n\n"
+              b"class Net(object):\n    def __call__(self, x):\n        return model(x)\n\n\n"
+              b"class Plain(object):\n    def __call__(self, x):\n        return pure(x)\n")
+    assert function_kinds(source) == {"pure": "pure", "_weights": "model", "model": "model", "counted": "graph",
+                                      "named": "graph", "Net": "graph", "Plain": "pure"}
+    # the module's own top-level code runs otherwise eagerly: nothing of it is callable alone
+    assert function_kinds(b"import tensorflow as tf\nx = tf.placeholder(tf.float32)\n\n\ndef f(t):\n    return t\n") is None
+    assert function_kinds(b"def broken(:\n") is None
+
+
+def test_eager_imports_list_a_mixed_module_function_by_function(tmp_path):
+    paths = []
+    for name in ("ops.py", "ops_test.py"):
+        shutil.copy(FIXTURES / "shared" / name, tmp_path / name)
+        paths.append(str(tmp_path / name))
+    found = eager_imports(paths, lambda path: open(path, "rb").read())
+    assert found[str(tmp_path / "ops_test.py")] == ("ops._dense:model", "ops.gated:model", "ops.masked_mean",
+                                                    "ops.projection:model"), found
+    # a library that is graph code by its own constructs beyond variables takes the compat route,
+    # whose `disable_v2_behavior()` would turn v2 off for the eager test too: nothing of it is listed
+    (tmp_path / "ops.py").write_text((FIXTURES / "shared" / "ops.py").read_text()
+                                     + "\n\ndef collected(x):\n    tf.add_to_collection('c', x)\n    return x\n")
+    assert str(tmp_path / "ops_test.py") not in eager_imports(paths, lambda path: open(path, "rb").read())
+
+
+def test_a_test_calling_model_functions_becomes_eager_and_passes(tmp_path):
+    root = tmp_path / "shared"
+    shutil.copytree(FIXTURES / "shared", root)
+    pytest.importorskip("tensorflow")
+    broken = _tests(root)
+    assert broken.returncode != 0 and "placeholder" in broken.stderr, broken.stderr[-2000:]
+    result = _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root)
+    assert result.returncode == 0, result.stderr
+    fixed = (root / "ops_test.py").read_text()
+    assert fixed == snapshot(FIXTURES / "expected" / "shared_test.py", fixed)
+    library = (root / "ops.py").read_text()
+    assert not [w for w in GRAPH if w in fixed or w in library], (fixed, library)
+    assert "tf1_variables(ops.projection, states, 3, scope=\"proj\", reuse=True)" in fixed
+    ran = _tests(root)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_plain_fix_of_the_same_project_passes_too(tmp_path):
+    root = tmp_path / "shared"
+    shutil.copytree(FIXTURES / "shared", root)
+    pytest.importorskip("tensorflow")
+    assert _tool("fix", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    ran = _tests(root)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_a_model_function_called_again_without_reuse_keeps_the_compat_route(tmp_path):
+    """TF1 made `projection_1/...` at the second call, or raised that `p/...` existed: one tracked
+    object would share them instead."""
+    root = tmp_path / "held"
+    shutil.copytree(FIXTURES / "held", root)
+    result = _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert "disable_v2_behavior()" in (root / "ops_test.py").read_text()
+    check = _tool("check", "--native", "--no-cache", "--format", "concise", ".", cwd=root)
+    assert "`ops.projection` called again without `reuse=True`" in check.stdout, check.stdout
+    pytest.importorskip("tensorflow")
+    ran = _tests(root)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+@pytest.mark.parametrize("body, refused", [
+    ("for n in (1, 2):\n        ops.projection(x, n, scope='p%d' % n)\n", "called in a loop"),
+    ("f = ops.projection\n    f(x, 3)\n", "read other than called"),
+    ("ops.projection(x, 3)\n    v = tf.Variable(1.0)\n    n = len(tf.trainable_variables())\n",
+     "also makes variables itself"),
+    ("ops.projection(x, 3, scope='a')\n    ops.projection(x, 3, scope='a')\n", "called again without `reuse=True`"),
+    ("ops.projection(x, 3, scope='a')\n    n = tf.trainable_variables('a')\n", "given a scope or collection"),
+])
+def test_what_one_tracked_object_would_share_unlike_tf1_is_refused(body, refused):
+    source = f"import tensorflow as tf\nimport ops\n\n\ndef test(x):\n    {body}"
+    module = cst.parse_module(source)
+    names = ImportTable(module, source)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    with pytest.raises(test_models.Refused) as raised:
+        test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
+    assert refused in raised.value.what
+
+
+def test_two_scopes_of_their_own_and_a_reuse_are_routed():
+    source = ("import tensorflow as tf\nimport ops\n\n\ndef test(x):\n    a = ops.projection(x, 3, scope='enc')\n"
+              "    b = ops.projection(x, 3, scope='dec')\n    c = ops.projection(x, 3, scope='enc', reuse=True)\n"
+              "    names = [v.op.name for v in tf.global_variables()]\n")
+    module = cst.parse_module(source)
+    names = ImportTable(module, source)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    routed, held, store = test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
+    written = cst.Module(body=[routed]).code
+    assert store == "tf1_variables" and held == {"v"}
+    assert "tf1_variables = TF1Variables()\n" in written
+    assert "c = tf1_variables(ops.projection, x, 3, scope='enc', reuse=True)" in written
+    assert 'names = [v.name.split(":")[0] for v in tf1_variables.all()]' in written
+
+
+def test_model_functions_called_outside_a_test_method_keep_the_compat_route():
+    """`setUp` or a helper making the variables: they would not be the test's (its object is the
+    test's own), so the file keeps the route; a pure function of the same module stays callable."""
+    from tfmigrate.native import _with_lines, test_files
+    from tfmigrate.native.script import Blocked
+
+    eager = ("ops.masked_mean", "ops.projection:model")
+    for source in ("import tensorflow as tf\nimport ops\n\n\nclass T(tf.test.TestCase):\n\n    def setUp(self):\n"
+                   "        self.y = ops.projection(tf.ones([1, 2, 4]), 3)\n\n    def test_y(self):\n"
+                   "        self.assertEqual(3, self.y.shape[-1])\n",
+                   "import tensorflow as tf\nimport ops\n\n\ndef build():\n    return ops.projection(tf.ones([1, 2, 4]), 3)\n\n\n"
+                   "class T(tf.test.TestCase):\n\n    def test_y(self):\n        self.assertEqual(3, build().shape[-1])\n"):
+        module, line_of = _with_lines(cst.parse_module(source))
+        with pytest.raises(Blocked):
+            test_files.rewrite(module, source, line_of, eager)
+    pure = ("import tensorflow as tf\nimport ops\n\n\nclass T(tf.test.TestCase):\n\n    def test_mean(self):\n"
+            "        with self.test_session() as sess:\n"
+            "            self.assertAllClose([1.0], sess.run(ops.masked_mean(tf.ones([1, 2]), [2])))\n")
+    module, line_of = _with_lines(cst.parse_module(pure))
+    assert "self.evaluate(ops.masked_mean(" in test_files.rewrite(module, pure, line_of, eager)

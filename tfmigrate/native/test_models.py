@@ -1,0 +1,251 @@
+"""Tests that call a library's TF1 model functions, on TensorFlow's model-mapping route (issue 22
+item 2, on issue 21's route).
+
+A TF1 test builds a library's model on placeholders and checks what it made:
+
+    logits = ops.output_projection(states, VOCAB, scope="proj")
+    again = ops.output_projection(states, VOCAB, scope="proj", reuse=True)
+    self.assertEqual(["proj/weights:0", "proj/biases:0"], [v.name for v in tf.trainable_variables()])
+
+Eagerly `get_variable` makes a new variable at every call (measured: `reuse=True` then shares
+nothing, silently). Here each call goes through one object per test, a `tf.Module` whose call is
+decorated with `track_tf1_style_variables` (STORE): each variable is made once with its TF1 name
+and found again by name, as in the test's graph; it records them in the order they were made,
+which is what TF1's `tf.trainable_variables()` and `tf.global_variables()` listed:
+
+    tf1_variables = TF1Variables()
+    logits = tf1_variables(ops.output_projection, states, VOCAB, scope="proj")
+    ...[v.name for v in tf1_variables.trainable()]
+
+A variable read by name the graph way (`v.op.name`) is read eagerly (`v.name.split(":")[0]`).
+Refused (the test keeps the compat route), because the object shares what TF1 made anew: a model
+function called again without `reuse=True` (TF1 made other variables, `scope_1/...`, or raised that
+they existed) unless each such call names a scope of its own, a call in a loop, a comprehension or
+a lambda, a model function read other than called, and a variable list read in a test that also
+makes variables itself. The variables' initializers draw eagerly other numbers than TF1's test graph
+did (their random initial values are drawn once either way, as a test's own `tf.Variable`'s).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Optional, Set, Tuple
+
+import libcst as cst
+import libcst.matchers as m
+
+from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
+from tfmigrate.facts.program import LEGACY_KERAS_LINE
+from tfmigrate.native.syntax import calls_in, code, fresh_name
+
+STORE_NAME = "TF1Variables"
+STORE = '''class TF1Variables({tf}.Module):
+    """The TF1 model code a test calls, run eagerly on TensorFlow's model-mapping route: each
+    variable it makes (`get_variable` under `variable_scope`) is made on its first call with its TF1
+    name and found again by name on later calls, as in TF1's graph; `trainable()` and `all()` list
+    them in the order they were made, as TF1's `tf.trainable_variables()` and
+    `tf.global_variables()` did. A variable made without an initializer gets TF1's default, Glorot
+    uniform."""
+
+    def __init__(self):
+        super().__init__()
+        self.made = []
+
+    @{tf}.compat.v1.keras.utils.track_tf1_style_variables
+    def __call__(self, build, *args, **kwargs):
+        def record(next_creator, **kwargs):
+            variable = next_creator(**kwargs)
+            self.made.append(variable)
+            return variable
+
+        default = {tf}.compat.v1.glorot_uniform_initializer()
+        with {tf}.variable_creator_scope(record), {tf}.compat.v1.variable_scope(
+                {tf}.compat.v1.get_variable_scope(), initializer=default):
+            return build(*args, **kwargs)
+
+    def trainable(self):
+        return [variable for variable in self.made if variable.trainable]
+
+    def all(self):
+        return list(self.made)
+'''
+LISTS = {"trainable_variables": "trainable", "global_variables": "all"}
+_REPEATED = m.For() | m.While() | m.ListComp() | m.SetComp() | m.DictComp() | m.GeneratorExp() | m.Lambda()
+
+
+class Refused(Exception):
+    def __init__(self, node: cst.CSTNode, what: str):
+        super().__init__(what)
+        self.node, self.what = node, what
+
+
+@dataclass(frozen=True)
+class Models:
+    """What a test file may call of its project's model functions: their local spellings
+    (`ops.output_projection`, or `output_projection` imported by name)."""
+    spellings: FrozenSet[str] = frozenset()
+
+
+def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[Tuple[cst.FunctionDef, Set[str], str]]:
+    """`function` with its model functions' calls through one STORE object, the names that hold
+    its variables (`v` of `for v in tf.trainable_variables()`) and the object's name; None when it
+    calls none. `api(node)`: the TensorFlow API a node names (None if none). Refused: see above."""
+    if not models.spellings:
+        return None
+    calls = [c for c in calls_in(function) if code(c.func) in models.spellings]
+    called = {id(c.func) for c in calls}
+    for node in m.findall(function, m.Attribute() | m.Name()):
+        if code(node) in models.spellings and id(node) not in called:
+            raise Refused(node, f"`{code(node)}`, a model function of the project, read other than called")
+    if not calls:
+        return None
+    for node in m.findall(function.body, _REPEATED | m.FunctionDef()):
+        inside = next((c for c in calls if any(found is c for found in calls_in(node))), None)
+        if inside is not None:
+            raise Refused(inside, f"`{code(inside.func)}`, a model function of the project, called in a loop, a "
+                                  "comprehension or a function (TF1 made its variables anew at each build)")
+    scopes: Dict[str, Set[str]] = {}
+    for call in calls:
+        if _reuses(call):
+            continue
+        scope = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "scope"), None)
+        name = code(call.func)
+        literal = scope.value if isinstance(scope, cst.SimpleString) else None
+        seen = scopes.setdefault(name, set())
+        if seen and (literal is None or literal in seen or None in seen):
+            raise Refused(call, f"`{name}` called again without `reuse=True` (TF1 made other variables, or raised "
+                                "that they existed; eagerly they would be shared)")
+        seen.add(literal)
+    lists = [c for c in calls_in(function) if (api(c.func) or "").split(".")[-1] in LISTS]
+    for read in lists:
+        if read.args:
+            raise Refused(read, f"`{code(read.func)}(...)` given a scope or collection")
+    if lists and any((api(c.func) or "").split(".")[-1] in ("Variable", "get_variable") for c in calls_in(function)):
+        raise Refused(lists[0], "a variable list read in a test that also makes variables itself")
+    taken = {n.value for n in m.findall(function, m.Name())}
+    store = fresh_name(taken, "tf1_variables")
+    held = _variable_names(function, {id(c) for c in lists})
+    body = function.body.visit(_Routed(calls, lists, api, store, held))
+    first = cst.parse_statement(f"{store} = {STORE_NAME}()\n")
+    statements = list(body.body)
+    at = 1 if statements and m.matches(statements[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
+    statements.insert(at, first)
+    return function.with_changes(body=body.with_changes(body=statements)), held, store
+
+
+def _reuses(call: cst.Call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "reuse" and (
+        m.matches(a.value, m.Name("True")) or code(a.value).endswith("AUTO_REUSE")) for a in call.args)
+
+
+def _variable_names(function: cst.FunctionDef, lists: Set[int]) -> Set[str]:
+    """The names bound to a listed variable: `v` of `for v in tf.trainable_variables()` (or of a
+    name assigned such a list), `w, b = tf.trainable_variables()`."""
+    listed: Set[str] = set()
+    held: Set[str] = set()
+    for assign in m.findall(function, m.Assign()):
+        if isinstance(assign.value, cst.Call) and id(assign.value) in lists:
+            for target in assign.targets:
+                if isinstance(target.target, cst.Name):
+                    listed.add(target.target.value)
+                elif isinstance(target.target, (cst.Tuple, cst.List)):
+                    held |= {e.value.value for e in target.target.elements if isinstance(e.value, cst.Name)}
+
+    def of_lists(node) -> bool:
+        return (isinstance(node, cst.Call) and id(node) in lists) or (isinstance(node, cst.Name) and node.value in listed)
+    for loop in m.findall(function, m.For() | m.CompFor()):
+        if of_lists(loop.iter) and isinstance(loop.target, cst.Name):
+            held.add(loop.target.value)
+    return held
+
+
+class _Routed(cst.CSTTransformer):
+    def __init__(self, calls, lists, api, store: str, held: Set[str]):
+        self.calls, self.lists = {id(c) for c in calls}, {id(c) for c in lists}
+        self.api, self.store, self.held = api, store, held
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if id(original) in self.calls:
+            return updated.with_changes(func=cst.Name(self.store), args=[cst.Arg(updated.func), *updated.args])
+        if id(original) in self.lists:
+            method = LISTS[(self.api(original.func) or "").split(".")[-1]]
+            return cst.parse_expression(f"{self.store}.{method}()")
+        return updated
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        # `v.op.name` -> `v.name.split(":")[0]` (eager variables have no op)
+        if m.matches(updated, m.Attribute(value=m.Attribute(value=m.Name(), attr=m.Name("op")), attr=m.Name("name"))) \
+                and updated.value.value.value in self.held:
+            return cst.parse_expression(f'{updated.value.value.value}.name.split(":")[0]')
+        return updated
+
+
+def store_class(tf: str) -> cst.ClassDef:
+    return cst.parse_statement(STORE.format(tf=tf))
+
+
+def with_store(module: cst.Module, tf: str) -> cst.Module:
+    """`module` with STORE defined after its imports (once), and TensorFlow's legacy Keras switched
+    on before TensorFlow loads (`track_tf1_style_variables` is tf-keras's)."""
+    if any(isinstance(s, cst.ClassDef) and s.name.value == STORE_NAME for s in module.body):
+        return module
+    body = list(module.body)
+    at = 0
+    for k, statement in enumerate(body):
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])) or (
+                k == 0 and m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())]))):
+            at = k + 1
+        elif at:
+            break
+    store = store_class(tf).with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    body = [*body[:at], store, *body[at:]]
+    if not LEGACY_KERAS_SET.search(module.code):
+        first = next(k for k, s in enumerate(body) if "tensorflow" in code(s) and m.matches(
+            s, m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])))
+        switch = [cst.parse_statement(LEGACY_KERAS_LINE + "\n")]
+        if not any(m.matches(s, m.SimpleStatementLine(body=[m.Import(names=[m.ImportAlias(name=m.Name("os"))])]))
+                   for s in body[:first]):
+            switch.insert(0, cst.parse_statement("import os\n"))
+        switch[0] = switch[0].with_changes(leading_lines=body[first].leading_lines)
+        body = [*body[:first], *switch, body[first].with_changes(leading_lines=[]), *body[first + 1:]]
+    return module.with_changes(body=body)
+
+
+def traced_first(function: cst.FunctionDef, store: str) -> cst.FunctionDef:
+    """A `tf.function` of the test that calls the model code is traced where it is defined when the
+    test reads the variable lists: TF1 made the variables when it built the graph, eagerly its
+    first trace makes them."""
+    if f"{store}.trainable()" not in code(function) and f"{store}.all()" not in code(function):
+        return function
+    return function.visit(_TracedFirst(store))
+
+
+class _TracedFirst(cst.CSTTransformer):
+    def __init__(self, store: str):
+        self.store = store
+
+    def leave_IndentedBlock(self, original, updated):
+        body, moved = [], False
+        for statement in updated.body:
+            if moved and hasattr(statement, "leading_lines"):  # (the blank line after the `def` stays after it)
+                body[-1] = body[-1].with_changes(leading_lines=statement.leading_lines)
+                statement = statement.with_changes(leading_lines=[])
+            body.append(statement)
+            moved = isinstance(statement, cst.FunctionDef) and f"{self.store}(" in code(statement) and any(
+                "function" in code(d.decorator) for d in statement.decorators)
+            if moved and f"{statement.name.value}.get_concrete_function()" not in code(
+                    updated.body[updated.body.index(statement) + 1] if statement is not updated.body[-1] else statement):
+                body.append(cst.parse_statement(f"{statement.name.value}.get_concrete_function()\n"))
+        return updated.with_changes(body=body)
+
+
+def spellings(outside: Dict[str, str], eager: Tuple[str, ...], suffix: str) -> Models:
+    """The local spellings of the model functions `eager` lists (`ops.f:model`), given the test
+    file's imported names (`outside`: local name -> module)."""
+    found = set()
+    for local, full in outside.items():
+        if full + suffix in eager:
+            found.add(local)
+        for entry in eager:
+            if entry.endswith(suffix) and entry[:-len(suffix)].rpartition(".")[0] == full:
+                found.add(f"{local}.{entry[:-len(suffix)].rpartition('.')[2]}")
+    return Models(frozenset(found))
