@@ -83,6 +83,9 @@ def test_a_test_calling_model_functions_becomes_eager_and_passes(tmp_path):
     library = (root / "ops.py").read_text()
     assert not [w for w in GRAPH if w in fixed or w in library], (fixed, library)
     assert "tf1_variables(ops.projection, states, 3, scope=\"proj\", reuse=True)" in fixed
+    # a fixed point: the tracked object's `variable_scope` is no graph code for the next pass
+    assert _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    assert (root / "ops_test.py").read_text() == fixed and (root / "ops.py").read_text() == library
     ran = _tests(root)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
 

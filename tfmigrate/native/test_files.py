@@ -29,6 +29,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked
 import tfmigrate.native.test_models as test_models
+import tfmigrate.native.gradient_checks as gradient_checks
 import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
@@ -129,6 +130,8 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     if plain is None:  # (what stops it is named first: a second fix pass says the same)
         raise Blocked(1, "a test file on TensorFlow's compat route (`import tensorflow.compat.v1`)")
     rewritten = module.with_changes(body=new_body)
+    if file.gradient_checked:
+        rewritten = gradient_checks.with_helper(rewritten, tf)
     if file.stored:
         rewritten = test_models.with_store(rewritten, tf)
     if file.unseeded and file.unsafe:
@@ -247,6 +250,7 @@ class _File:
     models: test_models.Models = test_models.Models()  # the project's model functions it may call (test_models)
     allowed: FrozenSet[str] = frozenset()  # `ops.f`, pure, of a module not wholly eager that a test may call
     stored: Set[str] = field(default_factory=set)  # the methods that call model code (test_models.STORE)
+    gradient_checked: Set[str] = field(default_factory=set)  # the methods that check gradients (gradient_checks)
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File,
@@ -456,6 +460,13 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
         function, variables, store = routed
         held = frozenset(variables)
         file.stored.add(where)
+    try:
+        checked = gradient_checks.checked(function, file.names.api, file.tf) if is_test else None
+    except gradient_checks.Refused as refused:
+        raise Blocked(file.line_of(refused.node), f"the test method `{where}`: {refused.what}")
+    if checked is not None:
+        function = checked
+        file.gradient_checked.add(where)
     method = _Method(function, where, is_test, file, tape, drawn, held)
     try:
         rewritten = method.rewritten()
@@ -546,7 +557,9 @@ class _Method:
                      build_errors=traced, unseeded=self.unseeded, unsafe=self.unsafe, allowed=self.allowed,
                      held=self.held)
         if not (runs or gradients or initializers or placeholders or self.sessions):
-            if not built:
+            opened = len(self.statements) != len(self.function.body.body) or any(
+                a is not b for a, b in zip(self.statements, self.function.body.body))  # (a session run nothing)
+            if not built and not opened:
                 return self.function
             body = _replaced(self.statements, _Replace(built, dropped=self.dropped))
             return self.function.with_changes(body=self.function.body.with_changes(body=body))
