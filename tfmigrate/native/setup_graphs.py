@@ -35,6 +35,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
+import tfmigrate.native.feed_helpers as feed_helpers
 from tfmigrate.native.syntax import (NotALine, bind, calls_in, code, fresh_name, holds, line_around, names_assigned,
                                      names_in, names_read, self_attribute, tensor_spec)
 
@@ -106,7 +107,8 @@ def _rewritten(node: cst.ClassDef, is_api, tf: str, taken: Set[str], shared: boo
         raise _Refused(setup, "a `setUp` shared with another test class (a base or a subclass)")
     graph = _graph(setup, is_api)
     if not graph.builds:
-        return _made_in_tests(node, setup, graph, tf)
+        node, written = feed_helpers.inlined(node, {a for a, _, _ in graph.placeholders})
+        return _made_in_tests(node, setup, graph, tf, written)
     others = [f for f in methods if f is not setup]
     static = _check_reads(others, graph, methods)
     read = {a.attr.value for f in others for a in m.findall(f, m.Attribute(value=m.Name("self")))}
@@ -484,19 +486,21 @@ class _Locals(cst.CSTTransformer):
         return updated
 
 
-def _made_in_tests(node: cst.ClassDef, setup: cst.FunctionDef, graph: _Graph, tf: str) -> cst.ClassDef:
+def _made_in_tests(node: cst.ClassDef, setup: cst.FunctionDef, graph: _Graph, tf: str,
+                   written: Set[str] = frozenset()) -> cst.ClassDef:
     """Placeholders `setUp` makes and only the tests build on (trfl's `self.observations_ph`):
     each test makes its own, as if written at its top (TF1's test and its `setUp` share one
     graph), from the spec `setUp` keeps of it (`tf.TensorSpec`, its shape as `setUp` computed
     it). test_files then treats it as any placeholder of the test: a constant of what a single
-    run feeds it, a traced function's parameter, a traced check's."""
+    run feeds it, a traced function's parameter, a traced check's. `written`: helpers that only
+    build a feed of them, written out where the tests called them (native.feed_helpers)."""
     placeholders = {a: call for a, call, _ in graph.placeholders}
     replaced = {}
     for method in node.body.body:
         if not isinstance(method, cst.FunctionDef) or method is setup:
             continue
         reads = [a for a in m.findall(method, m.Attribute(value=m.Name("self"))) if a.attr.value in placeholders]
-        if not reads:
+        if not reads or method.name.value in written:
             continue
         if not method.name.value.startswith("test"):
             raise _Refused(reads[0], "a helper method reading them (each test would make its own)")

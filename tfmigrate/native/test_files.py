@@ -29,6 +29,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked
 import tfmigrate.native.test_models as test_models
+import tfmigrate.native.feed_helpers as feed_helpers
 import tfmigrate.native.gradient_checks as gradient_checks
 import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_graphs import setup_graphs
@@ -460,6 +461,7 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
         function, variables, store = routed
         held = frozenset(variables)
         file.stored.add(where)
+    function = feed_helpers.named_feeds(function)
     try:
         checked = gradient_checks.checked(function, file.names.api, file.tf) if is_test else None
     except gradient_checks.Refused as refused:

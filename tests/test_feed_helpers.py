@@ -1,0 +1,44 @@
+"""native.feed_helpers: feeds written out where the test runs them, and where not (the positive
+cases run in tests/fixtures/TFM216/exec_test_setup_feed_helper.py)."""
+import libcst as cst
+
+from tfmigrate.native import feed_helpers
+
+CLASS = ("class T(object):\n    def _feed(self, x, y):\n        return {self.x: x, self.y: y}\n\n"
+         "    def test(self):\n        sess.run(z, feed_dict=%s)\n")
+
+
+def _inlined(call: str, helper: str = ""):
+    source = CLASS % call
+    if helper:
+        source = source.replace("    def _feed(self, x, y):\n        return {self.x: x, self.y: y}\n", helper)
+    node = cst.parse_statement(source)
+    return feed_helpers.inlined(node, {"x", "y"})
+
+
+def test_a_feed_helper_is_written_out_where_each_call_binds():
+    node, done = _inlined("self._feed(*batch)")
+    assert done == {"_feed"} and "feed_dict={self.x: batch[0], self.y: batch[1]}" in cst.Module(body=[node]).code
+    node, done = _inlined("self._feed(y=[1], x=[2])")
+    assert done == {"_feed"} and "feed_dict={self.x: [2], self.y: [1]}" in cst.Module(body=[node]).code
+
+
+def test_a_feed_helper_is_kept_where_writing_it_out_could_change_what_runs():
+    # keywords out of the dict's order, with draws: Python drew `y` first
+    assert _inlined("self._feed(y=rng.randn(2), x=rng.randn(2))")[1] == set()
+    # read other than called, a default, more than the dict, a feed of other than placeholders
+    assert _inlined("self._feed")[1] == set()
+    assert _inlined("self._feed(1, 2)", "    def _feed(self, x, y=0):\n        return {self.x: x, self.y: y}\n")[1] == set()
+    assert _inlined("self._feed(1, 2)", "    def _feed(self, x, y):\n        print(x)\n"
+                                        "        return {self.x: x, self.y: y}\n")[1] == set()
+    assert _inlined("self._feed(1, 2)", "    def _feed(self, x, y):\n        return {self.x: x, self.w: y}\n")[1] == set()
+
+
+def test_a_feed_named_just_before_its_run_is_written_into_it():
+    source = ("def test(self):\n    for n in (1, 2):\n        # the feed\n        feed = {x: [n]}\n"
+              "        a, b = sess.run([p, q], feed_dict=feed)\n    kept = {x: [3]}\n    sess.run(f(p), kept)\n"
+              "    twice = {x: [4]}\n    sess.run(p, twice)\n    sess.run(q, twice)\n")
+    written = cst.Module(body=[feed_helpers.named_feeds(cst.parse_statement(source))]).code
+    assert "        # the feed\n        a, b = sess.run([p, q], feed_dict={x: [n]})\n" in written, written
+    assert "    kept = {x: [3]}\n" in written  # (what it fetches is computed: evaluated before the dict)
+    assert "    twice = {x: [4]}\n" in written

@@ -1,0 +1,195 @@
+"""Feeds written out where a test's run reads them (issue 22 item 2): a test class's helper that
+only builds the feed of its `setUp` placeholders (`inlined`), and a feed named just before its run
+(`named_feeds`).
+
+    def _feed(self, logits, lengths):                   (kept as it is, no longer called)
+        return {self.logits: logits, self.lengths: lengths}
+
+    sess.run(loss, feed_dict=self._feed(*batch))   ->   sess.run(loss, feed_dict={self.logits: batch[0],
+                                                                                  self.lengths: batch[1]})
+
+Each test then makes its own placeholders (setup_graphs._made_in_tests) and its feeds are dicts of
+them, which test_files turns into constants or a traced function's arguments. Only a helper whose
+body is one `return {self.p: param, ...}` of its own parameters (each once, no defaults), called
+with arguments that bind one by one or as one `*args` alone; the argument expressions are
+evaluated in the same order as TF1's call evaluated them (its parameters' order).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+import libcst.matchers as m
+
+
+def inlined(node: cst.ClassDef, placeholders: Set[str]) -> Tuple[cst.ClassDef, Set[str]]:
+    """`node` with each test's calls of its feed helpers written out, and the helpers whose every
+    call was (so that none is left to read the placeholders)."""
+    helpers = {f.name.value: feed for f in node.body.body if isinstance(f, cst.FunctionDef)
+               and not f.name.value.startswith("test") and (feed := _feed(f, placeholders)) is not None}
+    if not helpers:
+        return node, set()
+    calls = {name: 0 for name in helpers}
+    written = {name: 0 for name in helpers}
+    replaced = {}
+    for method in node.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        for call in m.findall(method, m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()))):
+            if call.func.attr.value in helpers:
+                calls[call.func.attr.value] += 1
+        for attribute in m.findall(method, m.Attribute(value=m.Name("self"), attr=m.Name())):
+            if attribute.attr.value in helpers and not any(attribute is c.func for c in m.findall(method, m.Call())):
+                calls[attribute.attr.value] += 1  # (read other than called: never all written)
+        if not method.name.value.startswith("test"):
+            continue
+        visitor = _Written(helpers)
+        rewritten = method.visit(visitor)
+        for name, count in visitor.done.items():
+            written[name] += count
+        if rewritten is not method:
+            replaced[id(method)] = rewritten
+    done = {name for name in helpers if calls[name] and written[name] == calls[name]}
+    if not done:
+        return node, set()
+    body = [replaced.get(id(s), s) for s in node.body.body]
+    return node.with_changes(body=node.body.with_changes(body=body)), done
+
+
+def _feed(function: cst.FunctionDef, placeholders: Set[str]) -> Optional[Tuple[List[str], cst.Dict]]:
+    """(its parameters after `self`, the dict it returns) of a feed helper, else None."""
+    params = function.params
+    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or params.star_kwarg \
+            or params.posonly_params or any(p.default is not None for p in params.params):
+        return None
+    names = [p.name.value for p in params.params]
+    if not names or names[0] != "self":
+        return None
+    body = [s for s in function.body.body
+            if not m.matches(s, m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())]))]
+    if len(body) != 1 or not m.matches(body[0], m.SimpleStatementLine(body=[m.Return(value=m.Dict())])):
+        return None
+    feed = body[0].body[0].value
+    values = []
+    for element in feed.elements:
+        if not isinstance(element, cst.DictElement) or not m.matches(
+                element.key, m.Attribute(value=m.Name("self"), attr=m.Name())) \
+                or element.key.attr.value not in placeholders or not isinstance(element.value, cst.Name):
+            return None
+        values.append(element.value.value)
+    if sorted(values) != sorted(names[1:]) or len(set(values)) != len(values):
+        return None
+    return names[1:], feed
+
+
+class _Written(cst.CSTTransformer):
+    def __init__(self, helpers: Dict[str, Tuple[List[str], cst.Dict]]):
+        self.helpers = helpers
+        self.done: Dict[str, int] = {}
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not m.matches(original.func, m.Attribute(value=m.Name("self"), attr=m.Name())) \
+                or original.func.attr.value not in self.helpers:
+            return updated
+        params, feed = self.helpers[original.func.attr.value]
+        bound = _bound(updated, params, [e.value.value for e in feed.elements])
+        if bound is None:
+            return updated
+        self.done[original.func.attr.value] = self.done.get(original.func.attr.value, 0) + 1
+        elements = [e.with_changes(value=bound[e.value.value]) for e in feed.elements]
+        return feed.with_changes(elements=elements)
+
+
+def _bound(call: cst.Call, params: List[str], order: List[str]) -> Optional[Dict[str, cst.BaseExpression]]:
+    """Each parameter's argument expression, bound one by one (positional then keywords) or all from
+    one `*args` (`args[i]`); None where the dict (read in `order`) would evaluate in another order
+    than the call did arguments that may draw or change state (`rng.randn(...)`)."""
+    if len(call.args) == 1 and call.args[0].star == "*" and isinstance(call.args[0].value, cst.Name):
+        star = call.args[0].value.value
+        return {p: cst.parse_expression(f"{star}[{i}]") for i, p in enumerate(params)}
+    bound: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+        if key is None or key in bound or key not in params:
+            return None
+        bound[key] = arg.value
+    if set(bound) != set(params):
+        return None
+    if list(bound) != order and any(m.findall(v, m.Call()) for v in bound.values()):
+        return None  # (only calls may draw or change state)
+    return bound
+
+
+_PLAIN = m.Name() | m.Attribute(value=m.Name()) | m.Integer() | m.Float() | m.SimpleString() | m.Subscript(value=m.Name())
+
+
+def named_feeds(function: cst.FunctionDef) -> cst.FunctionDef:
+    """`feed = {x: ...}` written just before the one run that feeds it (in a loop too), written into
+    that run: `sess.run([a, b], feed_dict={x: ...})`, as test_files reads feeds. Only where `feed` is
+    read nowhere else and what the run fetches is names (evaluated before the dict either way)."""
+    counts: Dict[str, int] = {}
+    for name in m.findall(function, m.Name()):
+        counts[name.value] = counts.get(name.value, 0) + 1
+    return function.visit(_NamedFeeds(counts))
+
+
+class _NamedFeeds(cst.CSTTransformer):
+    def __init__(self, counts: Dict[str, int]):
+        self.counts = counts
+
+    def leave_IndentedBlock(self, original, updated):
+        body = list(updated.body)
+        k = 0
+        while k + 1 < len(body):
+            name = _feed_assigned(body[k])
+            if name is not None and self.counts.get(name) == 2:
+                run = _run_feeding(body[k + 1], name)
+                if run is not None:
+                    feed = body[k].body[0].value
+                    written = body[k + 1].visit(_Fed(run, feed))
+                    body[k + 1] = written.with_changes(leading_lines=[*body[k].leading_lines,
+                                                                      *written.leading_lines])
+                    del body[k]
+                    continue
+            k += 1
+        return updated.with_changes(body=body)
+
+
+def _feed_assigned(statement) -> Optional[str]:
+    if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())],
+                                                                 value=m.Dict())])):
+        return statement.body[0].targets[0].target.value
+    return None
+
+
+def _run_feeding(statement, name: str) -> Optional[cst.Call]:
+    """The `.run(fetches, feed_dict=name)` / `.eval(feed_dict=name)` call of `statement` feeding `name`."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    for call in m.findall(statement, m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))):
+        params = ("fetches", "feed_dict") if call.func.attr.value == "run" else ("feed_dict",)
+        for index, arg in enumerate(call.args):
+            key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            if key == "feed_dict" and m.matches(arg.value, m.Name(name)):
+                fetched = [a.value for a in call.args if a is not arg]
+                if all(m.matches(f, _PLAIN | m.List(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))])
+                                 | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))])) for f in fetched):
+                    return call
+    return None
+
+
+class _Fed(cst.CSTTransformer):
+    def __init__(self, run: cst.Call, feed: cst.Dict):
+        self.run, self.feed = run, feed
+
+    def leave_Call(self, original, updated):
+        if original is not self.run:
+            return updated
+        params = ("fetches", "feed_dict") if original.func.attr.value == "run" else ("feed_dict",)
+        args = []
+        for index, arg in enumerate(updated.args):
+            key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            args.append(arg.with_changes(value=self.feed) if key == "feed_dict" else arg)
+        return updated.with_changes(args=args)
