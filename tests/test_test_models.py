@@ -4,7 +4,8 @@ test (native.test_models), and the library's pure functions are callable one by 
 (facts.eager_functions); where the object would share what TF1 made anew, the file keeps the
 compat route and TFM216 says why.
 
-Fixtures: tests/fixtures/test_models/<case>/ (a library `ops.py` and its `ops_test.py`); the
+Fixtures: tests/fixtures/test_models/<case>/ (a library `ops.py`, which `held` shares with
+`shared`, and its `ops_test.py`); the
 snapshot of what `fix --native` writes: tests/fixtures/test_models/expected/<case>_test.py.
 """
 import os
@@ -104,6 +105,7 @@ def test_a_model_function_called_again_without_reuse_keeps_the_compat_route(tmp_
     object would share them instead."""
     root = tmp_path / "held"
     shutil.copytree(FIXTURES / "held", root)
+    shutil.copy(FIXTURES / "shared" / "ops.py", root / "ops.py")  # (the same library)
     result = _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root)
     assert result.returncode == 0, result.stderr
     assert "disable_v2_behavior()" in (root / "ops_test.py").read_text()
