@@ -123,6 +123,10 @@ def test_a_model_function_called_again_without_reuse_keeps_the_compat_route(tmp_
      "also makes variables itself"),
     ("ops.projection(x, 3, scope='a')\n    ops.projection(x, 3, scope='a')\n", "called again without `reuse=True`"),
     ("ops.projection(x, 3, scope='a')\n    n = tf.trainable_variables('a')\n", "given a scope or collection"),
+    ("with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='a', reuse=True)\n",
+     "expected to raise"),
+    ("ops.projection(x, 3, scope='a')\n    with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='b')\n",
+     "expected to raise"),
 ])
 def test_what_one_tracked_object_would_share_unlike_tf1_is_refused(body, refused):
     source = f"import tensorflow as tf\nimport ops\n\n\ndef test(x):\n    {body}"

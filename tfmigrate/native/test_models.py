@@ -21,8 +21,8 @@ A variable read by name the graph way (`v.op.name`) is read eagerly (`v.name.spl
 Refused (the test keeps the compat route), because the object shares what TF1 made anew: a model
 function called again without `reuse=True` (TF1 made other variables, `scope_1/...`, or raised that
 they existed) unless each such call names a scope of its own, a call in a loop, a comprehension or
-a lambda, a model function read other than called, and a variable list read in a test that also
-makes variables itself. The variables' initializers draw eagerly other numbers than TF1's test graph
+a lambda, a model function read other than called or expected to raise (`assertRaises`) where
+variables may exist, and a variable list read in a test that also makes variables itself. The variables' initializers draw eagerly other numbers than TF1's test graph
 did (their random initial values are drawn once either way, as a test's own `tf.Variable`'s).
 """
 from __future__ import annotations
@@ -103,6 +103,14 @@ def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[
         if inside is not None:
             raise Refused(inside, f"`{code(inside.func)}`, a model function of the project, called in a loop, a "
                                   "comprehension or a function (TF1 made its variables anew at each build)")
+    for block in m.findall(function.body, m.With(items=[m.WithItem(item=m.Call(func=m.Attribute(
+            value=m.Name("self"), attr=m.Name())))])):
+        inside = next((c for c in calls if block.items[0].item.func.attr.value.startswith("assertRaises")
+                       and any(found is c for found in calls_in(block.body)) and (_reuses(c) or c is not calls[0])),
+                      None)  # (a first call, in a test's fresh graph, raised what it raises eagerly: no variable was there)
+        if inside is not None:
+            raise Refused(inside, f"`{code(inside.func)}`, a model function of the project, expected to raise (TF1 "
+                                  "raised where a variable existed or did not; one tracked object makes or shares it)")
     scopes: Dict[str, Set[str]] = {}
     for call in calls:
         if _reuses(call):
