@@ -41,7 +41,7 @@ def _tests(cwd) -> subprocess.CompletedProcess:
 
 
 def test_function_kinds_judge_each_function_with_what_it_calls():
-    source = (b"import tensorflow as tf\n\nSCALE = 2.0\n\n\n"
+    source = (b"import tensorflow as tf\n\nSCALE = 2.0\nPair: tuple = (1, 2)\n\n\n"
               b"def pure(x):\n    return x * SCALE\n\n\n"
               b"def _weights(n):\n    return tf.get_variable('w', [n], initializer=tf.zeros_initializer())\n\n\n"
               b"def model(x, scope=None):\n    with tf.variable_scope(scope, 'model'):\n        return pure(x) * _weights(3)\n\n\n"
@@ -50,7 +50,8 @@ def test_function_kinds_judge_each_function_with_what_it_calls():
               b"class Net(object):\n    def __call__(self, x):\n        return model(x)\n\n\n"
               b"class Plain(object):\n    def __call__(self, x):\n        return pure(x)\n")
     assert function_kinds(source) == {"pure": "pure", "_weights": "model", "model": "model", "counted": "graph",
-                                      "named": "graph", "Net": "graph", "Plain": "pure"}
+                                      "named": "graph", "Net": "graph", "Plain": "pure", "SCALE": "pure",
+                                      "Pair": "pure"}
     # the module's own top-level code runs otherwise eagerly: nothing of it is callable alone
     assert function_kinds(b"import tensorflow as tf\nx = tf.placeholder(tf.float32)\n\n\ndef f(t):\n    return t\n") is None
     assert function_kinds(b"def broken(:\n") is None

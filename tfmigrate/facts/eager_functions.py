@@ -32,7 +32,8 @@ _RANK = {PURE: 0, MODEL: 1, GRAPH: 2}
 
 
 def function_kinds(data: bytes) -> Optional[Dict[str, str]]:
-    """Top-level function or class name -> PURE, MODEL or GRAPH; None when the module's own
+    """Top-level function or class name -> PURE, MODEL or GRAPH (a name the top level assigns:
+    PURE); None when the module's own
     top-level code (outside its functions and classes) runs otherwise eagerly, or it does not parse."""
     try:
         tree = ast.parse(data)
@@ -65,6 +66,11 @@ def function_kinds(data: bytes) -> Optional[Dict[str, str]]:
                 worst = GRAPH
             if worst != kinds[name]:
                 kinds[name], changed = worst, True
+    for node in tree.body:  # (constants and namedtuples of the clean top level: `DiagGaussian = ...`)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id not in kinds:
+                kinds[target.id] = PURE
     return kinds
 
 

@@ -31,6 +31,7 @@ from tfmigrate.native.script import Blocked
 import tfmigrate.native.test_models as test_models
 import tfmigrate.native.feed_helpers as feed_helpers
 import tfmigrate.native.gradient_checks as gradient_checks
+import tfmigrate.native.new_graphs as new_graphs
 import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
@@ -461,7 +462,7 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
         function, variables, store = routed
         held = frozenset(variables)
         file.stored.add(where)
-    function = feed_helpers.named_feeds(function)
+    function = new_graphs.bound_graphs(feed_helpers.named_feeds(function), file.names.api)
     try:
         checked = gradient_checks.checked(function, file.names.api, file.tf) if is_test else None
     except gradient_checks.Refused as refused:
