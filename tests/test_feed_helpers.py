@@ -42,3 +42,20 @@ def test_a_feed_named_just_before_its_run_is_written_into_it():
     assert "        # the feed\n        a, b = sess.run([p, q], feed_dict={x: [n]})\n" in written, written
     assert "    kept = {x: [3]}\n" in written  # (what it fetches is computed: evaluated before the dict)
     assert "    twice = {x: [4]}\n" in written
+
+
+def test_a_run_in_a_comprehension_feeding_its_variable_keeps_the_compat_route():
+    """A fresh judge project: `[sess.run(loss, {src: [[c]]}) for c in ...]` was read as one feed,
+    and the constant made of it outside the comprehension read `c` undefined."""
+    import pytest
+
+    from tfmigrate.native import _with_lines, test_files
+    from tfmigrate.native.script import Blocked
+
+    source = ("import tensorflow as tf\n\n\nclass T(tf.test.TestCase):\n\n    def test_min(self):\n"
+              "        src = tf.placeholder(tf.float32, [1, 1])\n        loss = tf.abs(src - 1.0)\n"
+              "        with self.test_session() as sess:\n"
+              "            vals = [sess.run(loss, {src: [[c]]})[0] for c in [0., 1., 2.]]\n")
+    module, line_of = _with_lines(cst.parse_module(source))
+    with pytest.raises(Blocked):
+        test_files.rewrite(module, source, line_of)

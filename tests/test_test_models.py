@@ -174,3 +174,20 @@ def test_model_functions_called_outside_a_test_method_keep_the_compat_route():
             "            self.assertAllClose([1.0], sess.run(ops.masked_mean(tf.ones([1, 2]), [2])))\n")
     module, line_of = _with_lines(cst.parse_module(pure))
     assert "self.evaluate(ops.masked_mean(" in test_files.rewrite(module, pure, line_of, eager)
+
+
+def test_a_variable_list_read_before_the_model_code_runs_eagerly_keeps_the_compat_route():
+    """A fresh judge project: the build went into a graph function below the list read (TF1 had
+    built it first; eagerly nothing was made yet: `var, = []`)."""
+    from tfmigrate.native import _with_lines, test_files
+    from tfmigrate.native.script import Blocked
+
+    source = ("import numpy as np\nimport tensorflow as tf\nimport ops\n\n\nclass T(tf.test.TestCase):\n\n"
+              "    def test_gradient(self):\n        x = tf.placeholder(tf.float32, [None, 4])\n"
+              "        y = ops.gated(x, scope='g')\n        var, = tf.global_variables()\n"
+              "        grad, = tf.gradients(tf.reduce_sum(y), [var])\n        with self.test_session() as sess:\n"
+              "            sess.run(tf.global_variables_initializer())\n"
+              "            sess.run(grad, {x: np.ones([2, 4])})\n            sess.run(grad, {x: np.ones([3, 4])})\n")
+    module, line_of = _with_lines(cst.parse_module(source))
+    with pytest.raises(Blocked, match="the variable lists read before the model code"):
+        test_files.rewrite(module, source, line_of, ("ops.gated:model",))

@@ -452,6 +452,7 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
     """The function rewritten, and the `_Method` that did it. A test whose placeholders no
     constant can stand for (fed more than once, in a loop, drawn at random, their shapes read)
     is tried again with its graphs as `tf.function`s (native.graph_functions)."""
+    original = function
     held: Optional[FrozenSet[str]] = None
     try:  # (only a test's own calls: what `setUp` or a helper made would not be the test's variables)
         routed = test_models.routed(function, file.models, file.names.api, file.tf) \
@@ -481,7 +482,14 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
             raise
         method = _Method(graphed, where, is_test, file, tape, drawn, held)
         rewritten = method.rewritten()
-    return (test_models.traced_first(rewritten, store) if routed is not None else rewritten), method
+    if routed is None:
+        return rewritten, method
+    rewritten = test_models.traced_first(rewritten, store)
+    try:
+        test_models.check_order(rewritten, store)
+    except test_models.Refused as refused:
+        raise Blocked(file.line_of(original), f"the test method `{where}`: {refused.what}")
+    return rewritten, method
 
 
 class _Method:
@@ -1016,6 +1024,8 @@ class _Method:
             index = self._top_index(call)
             if index is None or not isinstance(self.statements[index], cst.SimpleStatementLine):
                 self.stop(call, "a `feed_dict` in a loop or a branch (fed more than once)")
+            if any(holds(repeated, call) for repeated in m.findall(self.statements[index], _REPEATED)):
+                self.stop(call, "a `feed_dict` in a comprehension or a lambda (fed more than once)")
             for element in feed.elements:
                 if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name) \
                         or element.key.value not in placeholders:
@@ -1311,6 +1321,7 @@ def _assigned_target(statement) -> Optional[str]:
     return None
 
 
+_REPEATED = m.ListComp() | m.SetComp() | m.DictComp() | m.GeneratorExp() | m.Lambda()
 PURE_CALLS = re.compile(r"^(?:np|numpy)\.(?!random)[\w.]+$|^(?:list|tuple|range|dict|float|int|len|abs|zip|sum|min|max)$")
 
 

@@ -246,6 +246,18 @@ class _TracedFirst(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
 
+def check_order(function: cst.FunctionDef, store: str) -> None:
+    """Refused where the rewritten test reads the variable lists before any code that calls the
+    model functions (a graph function the test rewrite defined below the read: TF1 had built
+    them first, eagerly nothing is made yet)."""
+    called = False
+    for line in m.findall(function, m.SimpleStatementLine()):
+        text = code(line)
+        if not called and (f"{store}.trainable()" in text or f"{store}.all()" in text) and f"{store}(" not in text:
+            raise Refused(line, "the variable lists read before the model code that makes them is run eagerly")
+        called = called or f"{store}(" in text
+
+
 def spellings(outside: Dict[str, str], eager: Tuple[str, ...], suffix: str) -> Models:
     """The local spellings of the model functions `eager` lists (`ops.f:model`), given the test
     file's imported names (`outside`: local name -> module)."""
