@@ -132,12 +132,15 @@ def named_feeds(function: cst.FunctionDef) -> cst.FunctionDef:
     counts: Dict[str, int] = {}
     for name in m.findall(function, m.Name()):
         counts[name.value] = counts.get(name.value, 0) + 1
-    return function.visit(_NamedFeeds(counts))
+    visitor = _NamedFeeds(counts)
+    written = function.visit(visitor)
+    return written if visitor.changed else function  # (the same nodes: test_files finds their lines)
 
 
 class _NamedFeeds(cst.CSTTransformer):
     def __init__(self, counts: Dict[str, int]):
         self.counts = counts
+        self.changed = False
 
     def leave_IndentedBlock(self, original, updated):
         body = list(updated.body)
@@ -152,6 +155,7 @@ class _NamedFeeds(cst.CSTTransformer):
                     body[k + 1] = written.with_changes(leading_lines=[*body[k].leading_lines,
                                                                       *written.leading_lines])
                     del body[k]
+                    self.changed = True
                     continue
             k += 1
         return updated.with_changes(body=body)

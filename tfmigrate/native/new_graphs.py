@@ -18,12 +18,15 @@ def bound_graphs(function: cst.FunctionDef, api) -> cst.FunctionDef:
     counts: Dict[str, int] = {}
     for name in m.findall(function, m.Name()):
         counts[name.value] = counts.get(name.value, 0) + 1
-    return function.visit(_Bound(counts, api))
+    visitor = _Bound(counts, api)
+    written = function.visit(visitor)
+    return written if visitor.changed else function  # (the same nodes: test_files finds their lines)
 
 
 class _Bound(cst.CSTTransformer):
     def __init__(self, counts: Dict[str, int], api):
         self.counts, self.api = counts, api
+        self.changed = False
 
     def leave_IndentedBlock(self, original, updated):
         body = list(updated.body)
@@ -44,6 +47,7 @@ class _Bound(cst.CSTTransformer):
                     body[k + 1] = following.with_changes(items=[item], leading_lines=[
                         *body[k].leading_lines, *following.leading_lines])
                     del body[k]
+                    self.changed = True
                     continue
             k += 1
         return updated.with_changes(body=body)
@@ -57,6 +61,7 @@ class _Bound(cst.CSTTransformer):
         inner = inner.with_changes(items=[*inner.items[:-1], inner.items[-1].with_changes(
             comma=cst.MaybeSentinel.DEFAULT)]) if len(inner.items) > 1 else inner
         outer = updated.items[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        self.changed = True
         return updated.with_changes(items=[outer], body=cst.IndentedBlock(body=[inner]))
 
     def _graph_made(self, statement) -> Optional[tuple]:
