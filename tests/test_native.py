@@ -2009,7 +2009,8 @@ def test_placeholders_setup_makes_that_a_test_could_not_own_keep_the_compat_rout
     (("with tf.Graph().as_default() as g:", "    x = tf.constant(1.0)", "    g.finalize()",
       "    with self.test_session(graph=g) as sess:", "        sess.run(x)"),
      "the graph `g` used other than given to the test session"),
-    (("g = tf.Graph()", "with g.as_default():", "    x = tf.constant(1.0)",
+    # (`g = tf.Graph()` then `with g.as_default():` alone reads as the first spelling: native.new_graphs)
+    (("g = tf.Graph()", "with g.as_default():", "    x = tf.constant(1.0)", "    g.finalize()",
       "    with self.test_session(graph=g) as sess:", "        sess.run(x)"), "`self.test_session(...)` given a graph"),
 ])
 def test_a_graph_of_a_tests_own_used_otherwise_keeps_the_compat_route(lines, construct):
