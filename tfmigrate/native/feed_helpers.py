@@ -21,6 +21,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
+from tfmigrate.native.syntax import bind
+
 
 def inlined(node: cst.ClassDef, placeholders: Set[str]) -> Tuple[cst.ClassDef, Set[str]]:
     """`node` with each test's calls of its feed helpers written out, and the helpers whose every
@@ -107,21 +109,18 @@ def _bound(call: cst.Call, params: List[str], order: List[str]) -> Optional[Dict
     if len(call.args) == 1 and call.args[0].star == "*" and isinstance(call.args[0].value, cst.Name):
         star = call.args[0].value.value
         return {p: cst.parse_expression(f"{star}[{i}]") for i, p in enumerate(params)}
-    bound: Dict[str, cst.BaseExpression] = {}
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
-        if key is None or key in bound or key not in params:
-            return None
-        bound[key] = arg.value
-    if set(bound) != set(params):
+    try:
+        bound = bind(call, params)
+    except ValueError:
+        return None
+    if set(bound) != set(params) or len(bound) != len(call.args):
         return None
     if list(bound) != order and any(m.findall(v, m.Call()) for v in bound.values()):
         return None  # (only calls may draw or change state)
     return bound
 
 
+_RUN_PARAMS = {"run": ("fetches", "feed_dict"), "eval": ("feed_dict",)}
 _PLAIN = m.Name() | m.Attribute(value=m.Name()) | m.Integer() | m.Float() | m.SimpleString() | m.Subscript(value=m.Name())
 
 
@@ -173,14 +172,15 @@ def _run_feeding(statement, name: str) -> Optional[cst.Call]:
     if not isinstance(statement, cst.SimpleStatementLine):
         return None
     for call in m.findall(statement, m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))):
-        params = ("fetches", "feed_dict") if call.func.attr.value == "run" else ("feed_dict",)
-        for index, arg in enumerate(call.args):
-            key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
-            if key == "feed_dict" and m.matches(arg.value, m.Name(name)):
-                fetched = [a.value for a in call.args if a is not arg]
-                if all(m.matches(f, _PLAIN | m.List(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))])
-                                 | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))])) for f in fetched):
-                    return call
+        try:
+            bound = bind(call, _RUN_PARAMS[call.func.attr.value])
+        except ValueError:
+            continue
+        if m.matches(bound.get("feed_dict"), m.Name(name)) and all(
+                m.matches(f, _PLAIN | m.List(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))])
+                          | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))]))
+                for key, f in bound.items() if key != "feed_dict"):
+            return call
     return None
 
 
@@ -191,9 +191,6 @@ class _Fed(cst.CSTTransformer):
     def leave_Call(self, original, updated):
         if original is not self.run:
             return updated
-        params = ("fetches", "feed_dict") if original.func.attr.value == "run" else ("feed_dict",)
-        args = []
-        for index, arg in enumerate(updated.args):
-            key = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
-            args.append(arg.with_changes(value=self.feed) if key == "feed_dict" else arg)
-        return updated.with_changes(args=args)
+        fed = bind(original, _RUN_PARAMS[original.func.attr.value])["feed_dict"]
+        return updated.with_changes(args=[new.with_changes(value=self.feed) if old.value is fed else new
+                                          for old, new in zip(original.args, updated.args)])
