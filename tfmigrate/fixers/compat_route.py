@@ -74,8 +74,7 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = (), dat
     after: Dict[int, list] = {}
     if legacy:
         first = imports[0][0]
-        lines = [] if os_imported_before(ctx.module, first) else [cst.parse_statement("import os\n")]
-        before[id(first)] = lines + [cst.parse_statement(LEGACY_KERAS_LINE + "\n")]
+        before[id(first)] = list(cst.parse_module(legacy_keras_switch(ctx.module, first)).body)
     if switch is not None:
         after[id(switch[0])] = [cst.parse_statement(f"{switch[1]}.disable_v2_behavior()\n")]
     edits = []
@@ -129,6 +128,12 @@ def _swap_aliases(stmt: cst.SimpleStatementLine, aliases) -> cst.SimpleStatement
             small = small.with_changes(names=names)
         body.append(small)
     return stmt.with_changes(body=body)
+
+
+def legacy_keras_switch(module: cst.Module, anchor) -> str:
+    """The lines that switch TensorFlow's legacy Keras on, to go just before `anchor` (the first
+    TensorFlow import: TensorFlow reads the variable once): `import os` unless the module has it."""
+    return ("" if os_imported_before(module, anchor) else "import os\n") + LEGACY_KERAS_LINE + "\n"
 
 
 def os_imported_before(module: cst.Module, anchor) -> bool:

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from tfmigrate.facts.graph_words import LEGACY_KERAS_SET, RNN_RUNNERS
-from tfmigrate.facts.program import LEGACY_KERAS_LINE
+from tfmigrate.fixers.compat_route import legacy_keras_switch
 import tfmigrate.native.class_bases as class_bases
 from tfmigrate.native.class_facts import GraphClass, RunMethod, instance_of, is_docstring, ordered
 from tfmigrate.native.classes import ClassScript
@@ -151,9 +151,7 @@ class ClassWriter:
         legacy = not LEGACY_KERAS_SET.search(self.script.source)  # track_tf1_style_variables is tf-keras's
         for node in self.script.module.body:
             if legacy and self._imports_tensorflow(node):
-                if not any(self._imports_os(n) for n in body):
-                    body.append(cst.parse_statement("import os\n"))
-                body.append(cst.parse_statement(LEGACY_KERAS_LINE + "\n"))
+                body.extend(cst.parse_module(legacy_keras_switch(cst.Module(body=body), None)).body)
                 legacy = False
             if id(node) in self.script.removed:
                 continue
@@ -197,12 +195,6 @@ class ClassWriter:
                     and code(small.module).split(".")[0] == "tensorflow":
                 return True
         return False
-
-    @staticmethod
-    def _imports_os(node) -> bool:
-        return isinstance(node, cst.SimpleStatementLine) and any(
-            isinstance(s, cst.Import) and any(code(a.name) == "os" and a.asname is None for a in s.names)
-            for s in node.body)
 
     def _class(self, cls: GraphClass, rewriter: cst.CSTTransformer) -> cst.ClassDef:
         tf = self.script.tf

@@ -31,7 +31,7 @@ from tfmigrate.facts.names import dotted
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.fixers import layers as layer_specs
 from tfmigrate.fixers.arguments import joined, keyword
-from tfmigrate.fixers.compat_route import os_imported_before
+from tfmigrate.fixers.compat_route import legacy_keras_switch
 import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.model_mapping as model_mapping
@@ -158,8 +158,7 @@ class Emitter:
             return lines
         if self.legacy_keras_after_os:
             return lines + [LEGACY_KERAS_LINE + "\n"]
-        os_imported = os_imported_before(self.script.module, statement.node)
-        return ([] if os_imported else ["import os\n"]) + [LEGACY_KERAS_LINE + "\n"] + lines
+        return [legacy_keras_switch(self.script.module, statement.node)] + lines
 
     def _configures_session(self, statement: Statement) -> bool:
         node = statement.node

@@ -36,8 +36,7 @@ import libcst as cst
 
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.facts.nodes import all_fields, is_node_type
-from tfmigrate.facts.program import LEGACY_KERAS_LINE
-from tfmigrate.fixers.compat_route import os_imported_before
+from tfmigrate.fixers.compat_route import legacy_keras_switch
 from tfmigrate.fixers.contrib_homes import ESTIMATOR_MODE_KEYS
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
@@ -803,8 +802,7 @@ class _Rewrite:
         replace = _Replace(self.replace)
         for stmt in self.module.body:
             if legacy and stmt is first_tf:
-                pieces.append(("" if os_imported_before(self.module, stmt) else "import os\n")
-                              + LEGACY_KERAS_LINE + "\n")
+                pieces.append(legacy_keras_switch(self.module, stmt))
             if id(stmt) in self.dropped:
                 continue
             if id(stmt) in self.helper_functions:

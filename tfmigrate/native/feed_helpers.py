@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import bind
+from tfmigrate.native.syntax import bind, name_counts
 
 
 def inlined(node: cst.ClassDef, placeholders: Set[str]) -> Tuple[cst.ClassDef, Set[str]]:
@@ -128,10 +128,7 @@ def named_feeds(function: cst.FunctionDef) -> cst.FunctionDef:
     """`feed = {x: ...}` written just before the one run that feeds it (in a loop too), written into
     that run: `sess.run([a, b], feed_dict={x: ...})`, as test_files reads feeds. Only where `feed` is
     read nowhere else and what the run fetches is names (evaluated before the dict either way)."""
-    counts: Dict[str, int] = {}
-    for name in m.findall(function, m.Name()):
-        counts[name.value] = counts.get(name.value, 0) + 1
-    visitor = _NamedFeeds(counts)
+    visitor = _NamedFeeds(name_counts(function))
     written = function.visit(visitor)
     return written if visitor.changed else function  # (the same nodes: test_files finds their lines)
 

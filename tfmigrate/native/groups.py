@@ -18,12 +18,13 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.native.script import Blocker
 from tfmigrate.native.syntax import code
 
 SPLIT = "__tfmigrate_group_split__ = None"
 _KEEP = "__tfmigrate_group_keep_{}__ = None"
-_LEGACY = 'os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")'
+_LEGACY = LEGACY_KERAS_LINE
 
 
 class GroupOutcome:

@@ -11,14 +11,13 @@ from typing import Dict, Optional
 import libcst as cst
 import libcst.matchers as m
 
+from tfmigrate.native.syntax import name_counts
+
 
 def bound_graphs(function: cst.FunctionDef, api) -> cst.FunctionDef:
     """`function` with each such pair written as one `with`; `api(node)`: the TensorFlow API a
     node names (`Graph`)."""
-    counts: Dict[str, int] = {}
-    for name in m.findall(function, m.Name()):
-        counts[name.value] = counts.get(name.value, 0) + 1
-    visitor = _Bound(counts, api)
+    visitor = _Bound(name_counts(function), api)
     written = function.visit(visitor)
     return written if visitor.changed else function  # (the same nodes: test_files finds their lines)
 

@@ -19,6 +19,19 @@ def names_read(node: cst.CSTNode) -> Set[str]:
     return set(names_in(node))
 
 
+def name_counts(node: cst.CSTNode) -> Dict[str, int]:
+    """How often each name occurs in `node`, attribute names and keywords included: a rewrite that
+    needs a name "read nowhere else" errs on the side of leaving it."""
+    counts: Dict[str, int] = {}
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            counts[name.value] = counts.get(name.value, 0) + 1
+
+    node.visit(_Names())
+    return counts
+
+
 def names_in(node: cst.CSTNode) -> List[str]:
     """Each Name in `node`, as often as it occurs (attribute names and keywords excluded)."""
     return [name.value for name in name_nodes(node)]

@@ -34,7 +34,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
-from tfmigrate.facts.program import LEGACY_KERAS_LINE
+from tfmigrate.fixers.compat_route import legacy_keras_switch
 from tfmigrate.native.syntax import calls_in, code, fresh_name
 
 STORE_NAME = "TF1Variables"
@@ -209,10 +209,7 @@ def with_store(module: cst.Module, tf: str) -> cst.Module:
     if not LEGACY_KERAS_SET.search(module.code):
         first = next(k for k, s in enumerate(body) if "tensorflow" in code(s) and m.matches(
             s, m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])))
-        switch = [cst.parse_statement(LEGACY_KERAS_LINE + "\n")]
-        if not any(m.matches(s, m.SimpleStatementLine(body=[m.Import(names=[m.ImportAlias(name=m.Name("os"))])]))
-                   for s in body[:first]):
-            switch.insert(0, cst.parse_statement("import os\n"))
+        switch = list(cst.parse_module(legacy_keras_switch(cst.Module(body=body), body[first])).body)
         switch[0] = switch[0].with_changes(leading_lines=body[first].leading_lines)
         body = [*body[:first], *switch, body[first].with_changes(leading_lines=[]), *body[first + 1:]]
     return module.with_changes(body=body)
