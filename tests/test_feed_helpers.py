@@ -23,6 +23,15 @@ def test_a_feed_helper_is_written_out_where_each_call_binds():
     assert done == {"_feed"} and "feed_dict={self.x: [2], self.y: [1]}" in cst.Module(body=[node]).code
 
 
+def test_a_feed_helper_of_what_setup_kept_is_written_out_too():
+    node, done = _inlined("self._feed()", "    def _feed(self):\n        return {self.x: self.x_np, self.y: self.y_np}\n")
+    assert done == {"_feed"} and "feed_dict={self.x: self.x_np, self.y: self.y_np}" in cst.Module(body=[node]).code
+    node, done = _inlined("self._feed([1])", "    def _feed(self, x):\n        return {self.x: x, self.y: self.y_np}\n")
+    assert done == {"_feed"} and "feed_dict={self.x: [1], self.y: self.y_np}" in cst.Module(body=[node]).code
+    # a placeholder fed with another placeholder is no value kept by `setUp`
+    assert _inlined("self._feed()", "    def _feed(self):\n        return {self.x: self.y, self.y: self.y_np}\n")[1] == set()
+
+
 def test_a_feed_helper_is_kept_where_writing_it_out_could_change_what_runs():
     # keywords out of the dict's order, with draws: Python drew `y` first
     assert _inlined("self._feed(y=rng.randn(2), x=rng.randn(2))")[1] == set()

@@ -670,12 +670,6 @@ def _test_file(*lines: str, head: str = TEST_HEAD) -> str:
     (_test_file("x = tf.placeholder(tf.float32, [2])", "self._check(x)"), "`self._check(...)` given the test"),
     (_test_file("x = tf.placeholder(tf.float32, [2])", "self.assertAllEqual(tf.shape(x), [2])"),
      "`tf.shape(...)` inside `self.assertAllEqual` of a shape test"),
-    (_test_file("x = tf.placeholder(tf.float32, [2])", "y = x * 2", "z = tf.placeholder(tf.float32, [2])",
-                "self.assertEqual((y + z).get_shape().as_list(), [2])"),
-     "`y`, made in one traced part of a shape test and read in another"),
-    (_test_file("with self.assertRaises(ValueError):",  # (run eagerly before the placeholders: not traced)
-                "    tf.reshape(tf.ones([3]), [2])", "y = tf.placeholder(tf.float32, [2])",
-                "self.assertEqual(y.get_shape().as_list(), [2])"), "`self.assertRaises`: an error a graph raised"),
     (_test_file("with self.test_session():", "    with self.assertRaises(tf.errors.InvalidArgumentError):",
                 "        tf.debugging.assert_positive(tf.constant(-1.0)).run()"), "other than a test session's run"),
     (_test_file("v = tf.Variable(1.0)", "with self.test_session() as sess:", "    sess.run(v.assign_add(1.0))"),
@@ -731,6 +725,13 @@ def _test_file(*lines: str, head: str = TEST_HEAD) -> str:
     (_test_file("x = tf.constant(1.0)", "y = x * 2", "with self.test_session() as sess:",
                 "    for _ in range(2):", "        y = y * x", "    g = tf.gradients(y, x)", "    sess.run(g)"),
      "computed in a loop, a branch or a block"),
+    # (a test that runs nothing takes its gradients in the traced graph: not one before its placeholders)
+    (_test_file("x = tf.constant(1.0)", "g = tf.gradients(x * 2.0, x)", "p = tf.placeholder(tf.float32, [None])",
+                "self.assertEqual((p * g[0]).shape.as_list(), [None])"), "before the test's placeholders"),
+    (_test_file("p = tf.placeholder(tf.float32, [None])", "g = tf.gradients(p * 2.0, p, colocate_gradients_with_ops=True)",
+                "self.assertEqual(g[0].shape.as_list(), [None])"), "`colocate_gradients_with_ops`"),
+    (_test_file("a = tf.placeholder(tf.float32, [None, 3])", "n = a.shape[1]", "b = tf.placeholder(tf.float32, [None, n])",
+                "self.assertEqual((b * 2.0).shape.as_list(), [None, 3])"), "a placeholder's shape reading `n`"),
     (_test_file("with self.test_session() as sess:", "    print(sess.graph)"), "used other than by `run`"),
     (_test_file("with self.test_session() as sess:", "    t = tf.constant(1.0)", "    self.assertEqual(t.name, 'Const:0')"),
      "`.name`, which eager tensors do not have"),
@@ -740,6 +741,63 @@ def test_what_keeps_a_test_file_on_the_compat_route_is_named(source, construct):
     assert outcome.code is None, outcome.code
     assert construct in outcome.blocker.construct, outcome.blocker.construct
     assert "the test method `T." in outcome.blocker.construct or "top level" in outcome.blocker.construct
+
+
+HELD_TESTS = (TEST_HEAD.replace("    def testIt(self):\n", "    def testEager(self):\n"
+                                "        with self.test_session() as sess:\n"
+                                "            self.assertAllClose(sess.run(tf.constant(2.0)), 2.0)\n\n"
+                                "    def testName(self):\n        t = tf.constant(1.0)\n"
+                                "        self.assertEqual(t.name, 'Const:0')\n\n    def testIt(self):\n")
+              + "        with self.test_session() as sess:\n            print(sess.graph)\n")
+
+
+def test_a_shape_test_part_reading_an_earlier_part_is_traced_with_it():
+    """native.shape_traces: `y`, made after the first placeholders, read after the second ones:
+    one function with both placeholders as parameters (only the op names' order differs)."""
+    outcome = rewrite(_test_file("x = tf.placeholder(tf.float32, [2])", "y = x * 2", "w = tf.placeholder(tf.float32, [3])",
+                                 "self.assertEqual(w.get_shape().as_list(), [3])", "z = tf.placeholder(tf.float32, [2])",
+                                 "self.assertEqual((y + z).get_shape().as_list(), [2])"))
+    assert outcome.code is not None, outcome.blocker
+    assert "        def shapes(x, w, z):\n            y = x * 2\n" in outcome.code
+    assert outcome.code.count("get_concrete_function(") == 1
+
+
+def test_a_blocker_on_code_a_pre_pass_wrote_names_the_method_line_not_line_1():
+    source = _test_file("a = tf.placeholder(tf.float32, [None, 3])", "n = a.shape[1]",
+                        "y = tf.square(tf.placeholder(tf.float32, [None, n]))", "self.assertEqual(y.shape.as_list(), [None, 3])")
+    blocker = rewrite(source).blocker
+    assert "a placeholder's shape reading `n`" in blocker.construct
+    assert blocker.line == source.splitlines().index("    def testIt(self):") + 1
+
+
+def test_a_construction_error_checked_before_a_shape_tests_placeholders_is_traced():
+    """Eagerly `tf.reshape` of 3 values to [2] raises InvalidArgumentError; TF1's graph raised
+    ValueError while building: the checked call is traced on its own, the rest from its specs."""
+    outcome = rewrite(_test_file("with self.assertRaises(ValueError):", "    tf.reshape(tf.ones([3]), [2])",
+                                 "y = tf.placeholder(tf.float32, [2])", "self.assertEqual(y.get_shape().as_list(), [2])"))
+    assert outcome.code is not None, outcome.blocker
+    assert ("        with self.assertRaises(ValueError):\n            tf.function(lambda: tf.reshape(tf.ones([3]), [2]), "
+            "autograph=False).get_concrete_function()\n") in outcome.code
+    assert "        def shapes(y):\n" in outcome.code
+
+
+def test_every_test_method_that_holds_a_test_file_is_named():
+    """The first is the blocker (as on every fix pass); the others ride along with it, each with
+    its own construct, and the count of test methods: `check --native` lists them all."""
+    blocker = rewrite(HELD_TESTS).blocker
+    assert "the test method `T.testName`" in blocker.construct and "`.name`" in blocker.construct
+    assert [(where, "used other than by `run`" in held.construct) for where, held in blocker.held] == [
+        ("T.testIt", True)]
+    assert blocker.tests == 3
+
+
+def test_check_native_reports_each_other_held_test_method_at_its_def(tmp_path):
+    (tmp_path / "ops_test.py").write_text(HELD_TESTS)
+    native = _run("check", "--native", "--no-cache", "--select", "TFM216", ".", cwd=tmp_path)
+    assert "ops_test.py:2:8: TFM216" in native.stdout and "2 of its 3 test methods hold it there" in native.stdout
+    line = HELD_TESTS.splitlines().index("    def testIt(self):") + 1
+    assert f"ops_test.py:{line}:9: TFM216" in native.stdout, native.stdout
+    assert "for this test method too" in native.stdout and "used other than by `run`" in native.stdout
 
 
 def test_a_graph_run_with_several_feeds_becomes_a_traced_function_called_per_run():

@@ -10,7 +10,8 @@ only builds the feed of its `setUp` placeholders (`inlined`), and a feed named j
 
 Each test then makes its own placeholders (setup_graphs._made_in_tests) and its feeds are dicts of
 them, which test_files turns into constants or a traced function's arguments. Only a helper whose
-body is one `return {self.p: param, ...}` of its own parameters (each once, no defaults), called
+body is one `return {self.p: param, ...}` of its own parameters (each once, no defaults) or of
+what `setUp` kept (`self.p_np`, read at the call as the helper read it), called
 with arguments that bind one by one or as one `*args` alone; the argument expressions are
 evaluated in the same order as TF1's call evaluated them (its parameters' order).
 """
@@ -76,7 +77,12 @@ def _feed(function: cst.FunctionDef, placeholders: Set[str]) -> Optional[Tuple[L
     for element in feed.elements:
         if not isinstance(element, cst.DictElement) or not m.matches(
                 element.key, m.Attribute(value=m.Name("self"), attr=m.Name())) \
-                or element.key.attr.value not in placeholders or not isinstance(element.value, cst.Name):
+                or element.key.attr.value not in placeholders:
+            return None
+        if m.matches(element.value, m.Attribute(value=m.Name("self"), attr=m.Name())) \
+                and element.value.attr.value not in placeholders:
+            continue  # (`self.labels_np`, what `setUp` kept: read at the call as the helper read it)
+        if not isinstance(element.value, cst.Name):
             return None
         values.append(element.value.value)
     if sorted(values) != sorted(names[1:]) or len(set(values)) != len(values):
@@ -94,11 +100,12 @@ class _Written(cst.CSTTransformer):
                 or original.func.attr.value not in self.helpers:
             return updated
         params, feed = self.helpers[original.func.attr.value]
-        bound = _bound(updated, params, [e.value.value for e in feed.elements])
+        bound = _bound(updated, params, [e.value.value for e in feed.elements if isinstance(e.value, cst.Name)])
         if bound is None:
             return updated
         self.done[original.func.attr.value] = self.done.get(original.func.attr.value, 0) + 1
-        elements = [e.with_changes(value=bound[e.value.value]) for e in feed.elements]
+        elements = [e.with_changes(value=bound[e.value.value]) if isinstance(e.value, cst.Name) else e
+                    for e in feed.elements]
         return feed.with_changes(elements=elements)
 
 

@@ -25,7 +25,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from tfmigrate.native.syntax import (NotALine, bind, calls_in, code, found_in, fresh_name, holds, line_around,
-                                     name_nodes, names_assigned, names_read, self_attribute, tensor_spec)
+                                     name_nodes, names_assigned, names_read, self_attribute, target_names, tensor_spec)
 
 STATIC = ("shape", "get_shape", "dtype")  # what a test reads of a tensor while the graph is built
 Run = Tuple[cst.Call, Optional[cst.Dict]]  # a graph run and the dict it feeds
@@ -120,9 +120,19 @@ def _segments(statements, is_placeholder, runs: Sequence[Run], feeds: Set[int]) 
             symbolic.pop(name, None)
         for segment in segments:  # (its graph is traced after its last build: what it read must not change)
             if not segment.ran and assigned & set().union(
-                    *(names_read(s) for s in segment.builds), *(names_read(c) for _, c, _ in segment.placeholders)):
+                    *(_reads(s) for s in segment.builds), *(names_read(c) for _, c, _ in segment.placeholders)):
                 raise _Refused
     return segments
+
+
+def _reads(statement) -> Set[str]:
+    """The names a build reads: not the names it binds (`loss, _ = f(x)` reads no `_`)."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Assign):
+        assign = statement.body[0]
+        bound = {n.value for t in assign.targets for n in target_names(t.target)}
+        return names_read(assign.value) | (set().union(*(names_read(t.target) for t in assign.targets)) - bound)
+    return names_read(statement)
 
 
 def _runs_of(statement, inside: List[Run], symbolic: Dict[str, "_Segment"]) -> None:

@@ -146,6 +146,9 @@ class Blocker:
     line: int
     construct: str
     function: Optional[str] = None  # a top-level function that holds it, which native.inline may write in place
+    # A test file: the other test methods that hold it too ("Class.method", their blocker), and how many it has
+    held: Tuple[Tuple[str, "Blocker"], ...] = ()
+    tests: int = 0
 
     def __str__(self) -> str:
         return f"{self.construct} (line {self.line})"

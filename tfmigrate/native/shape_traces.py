@@ -5,7 +5,9 @@ what graph construction gives: static shapes (`y.get_shape().as_list()`), or the
 function raises (`assertRaises(ValueError)` around the op). Eagerly there is no placeholder, but
 tracing a `tf.function` builds the same ops in a graph from `tf.TensorSpec`s: each run of
 placeholders and the statements after it (up to the next placeholders) become a function traced
-once with `get_concrete_function`, its placeholders the function's parameters. The function is
+once with `get_concrete_function`, its placeholders the function's parameters (a part that reads
+what the one before made is traced with it). `tf.gradients` there are the traced graph's, as TF1's
+were its own graph's. The function is
 traced without AutoGraph (`autograph=False`), so its Python runs as TF1's did when it built the
 graph, and nothing is run: no value, state or random draw differs. TensorFlow's own assertions
 (`assertAllEqual`, ...) become a `py_func` inside a function, checked only if it ran: a statement
@@ -40,7 +42,7 @@ def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Pl
             groups.append([i])
     ends = [group[0] for group in groups[1:]] + [len(statements)]
     prefix = list(statements[:groups[0][0]])
-    segments = [(group, list(statements[group[-1] + 1:end])) for group, end in zip(groups, ends)]
+    segments = _joined([(group, list(statements[group[-1] + 1:end])) for group, end in zip(groups, ends)], at)
     outside = set().union(*(names_assigned(s) for s in prefix)) if prefix else set()
     local = [({at[i][0] for i in group} | set().union(set(), *(names_assigned(s) for s in body)))
              for group, body in segments]
@@ -56,6 +58,10 @@ def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Pl
         if crossed:
             stop(body[0] if body else at[group[0]][1],
                  f"`{crossed[0]}`, made in one traced part of a shape test and read in another")
+        spec_reads = set().union(set(), *(names_read(at[i][1].body[0].value) for i in group))
+        inner = sorted(spec_reads & others - set(params))
+        if inner:  # (the specs are made outside the traced functions)
+            stop(at[group[0]][1], f"a placeholder's shape reading `{inner[0]}`, made in a traced part of a shape test")
         shadowed = sorted(local[k] & outside)
         if shadowed:
             stop(at[group[0]][1], f"`{shadowed[0]}`, assigned before the placeholders and again after them")
@@ -63,6 +69,25 @@ def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Pl
     for group, body in segments:
         body_out.extend(_traced(group, body, at, tf, taken, stop, helpers))
     return body_out
+
+
+def _joined(segments, at) -> list:
+    """A part that reads what a part before it made is traced with it (and those between): one
+    function, the placeholders of all its parameters (`samples = a.sample(n1)`, ..., `b = Normal(...)`, `b.sample(n2)`).
+    Making a placeholder earlier changes only op names; not when its shape reads the earlier part."""
+    out: list = []
+    for group, body in segments:
+        own = set().union({at[i][0] for i in group}, *(names_assigned(s) for s in body))
+        read = set().union(set(), *(names_read(s) for s in body)) - own
+        specs_read = set().union(set(), *(names_read(at[i][1].body[0].value) for i in group))
+        made = [set().union({at[i][0] for i in g}, *(names_assigned(s) for s in b)) for g, b in out]
+        first = next((j for j, names in enumerate(made) if read & names), None)
+        if first is not None and not specs_read & set().union(*made[first:]):
+            joined = [i for g, _ in out[first:] for i in g] + group, [s for _, b in out[first:] for s in b] + body
+            out[first:] = [joined]
+        else:
+            out.append((group, body))
+    return out
 
 
 def _check_plain(statement: cst.BaseStatement, stop) -> None:

@@ -27,7 +27,7 @@ import libcst.matchers as m
 from tfmigrate.facts.eager_functions import MODEL_ENTRY
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
-from tfmigrate.native.script import Blocked
+from tfmigrate.native.script import Blocked, Blocker
 import tfmigrate.native.test_models as test_models
 import tfmigrate.native.feed_helpers as feed_helpers
 import tfmigrate.native.gradient_checks as gradient_checks
@@ -103,6 +103,8 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
                  frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)},
                  not any((names.api(c.func) or "").split(".")[-1] in GRAPH_SEEDS for c in calls_in(module)), unsafe,
                  models, frozenset(allowed))
+    file.lines.update({f"{c.name.value}.{f.name.value}": line_of(f) for c in module.body if isinstance(c, cst.ClassDef)
+                       for f in c.body.body if isinstance(f, cst.FunctionDef)})
     bases = {b.value.value for c in module.body if isinstance(c, cst.ClassDef) for b in c.bases
              if isinstance(b.value, cst.Name)}
     graphs, refusals = setup_graphs({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
@@ -114,21 +116,28 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     tapes = module_tapes({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
                           and c.name.value in classes}, names)
     new_body = []
-    for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
-        if isinstance(node, cst.ClassDef):
-            if node.name.value in refusals:
-                refusal = refusals[node.name.value]
-                raise Blocked(line_of(refusal.node), f"the class `{node.name.value}`: placeholders `setUp` makes "
-                                                     f"for its tests to feed, with {refusal.what}")
-            new_body.append(_rewritten_class(node, node.name.value in classes, tapes.get(node.name.value), file,
-                                             node.name.value in bases))
-        elif isinstance(node, cst.FunctionDef):
-            new_body.append(_Method(node, node.name.value, False, file).rewritten())
-        else:
-            new_body.append(node)
-    for node in module.body:
-        if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and not _is_import(node):
-            _check_eager(node, "the test file's top level", names, outside, line_of)
+    try:
+        for node in module.body:  # (the methods first: what stops them is named the same on each fix pass)
+            if isinstance(node, cst.ClassDef):
+                if node.name.value in refusals:
+                    refusal = refusals[node.name.value]
+                    raise Blocked(line_of(refusal.node), f"the class `{node.name.value}`: placeholders `setUp` "
+                                                         f"makes for its tests to feed, with {refusal.what}")
+                new_body.append(_rewritten_class(node, node.name.value in classes, tapes.get(node.name.value), file,
+                                                 node.name.value in bases))
+            elif isinstance(node, cst.FunctionDef):
+                new_body.append(_Method(node, node.name.value, False, file).rewritten())
+            else:
+                new_body.append(node)
+        for node in module.body:
+            if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and not _is_import(node):
+                _check_eager(node, "the test file's top level", names, outside, line_of)
+    except Blocked:
+        if file.held:
+            raise _held(file, module, classes)
+        raise
+    if file.held:
+        raise _held(file, module, classes)
     if plain is None:  # (what stops it is named first: a second fix pass says the same)
         raise Blocked(1, "a test file on TensorFlow's compat route (`import tensorflow.compat.v1`)")
     rewritten = module.with_changes(body=new_body)
@@ -142,6 +151,16 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     if text == source:
         raise Blocked(1, "a test file with no test session, run or placeholder to rewrite")
     return text
+
+
+def _held(file: _File, module: cst.Module, classes: Set[str]) -> Blocked:
+    """The first test method that holds the file, with the others and the number of test methods."""
+    (_, first), others = file.held[0], tuple(file.held[1:])
+    stop = Blocked(first.line, first.construct)
+    stop.blocker.held = others
+    stop.blocker.tests = sum(1 for c in module.body if isinstance(c, cst.ClassDef) and c.name.value in classes
+                             for f in c.body.body if isinstance(f, cst.FunctionDef) and f.name.value.startswith("test"))
+    return stop
 
 
 def traced_helpers(module: cst.Module, classes: Set[str], names: ImportTable) -> Set[str]:
@@ -253,6 +272,8 @@ class _File:
     allowed: FrozenSet[str] = frozenset()  # `ops.f`, pure, of a module not wholly eager that a test may call
     stored: Set[str] = field(default_factory=set)  # the methods that call model code (test_models.STORE)
     gradient_checked: Set[str] = field(default_factory=set)  # the methods that check gradients (gradient_checks)
+    held: List[Tuple[str, Blocker]] = field(default_factory=list)  # test methods that keep the route, in order
+    lines: Dict[str, int] = field(default_factory=dict)  # "Class.method" -> the line of its `def` as written
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File,
@@ -267,8 +288,17 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
             where = f"{node.name.value}.{statement.name.value}"
-            rewritten, method = _rewritten_method(statement, where, is_test, file, tape,
-                                                  drawn if statement is not setup_function else _Draws())
+            try:
+                rewritten, method = _rewritten_method(statement, where, is_test, file, tape,
+                                                      drawn if statement is not setup_function else _Draws())
+            except Blocked as stop:  # (each test method that holds the file is named: TFM216)
+                if stop.blocker.line <= 1:  # (a node a pre-pass wrote has no line: the method's own is named)
+                    stop.blocker.line = file.lines.get(where, 1)
+                if not (is_test and statement.name.value.startswith("test")):
+                    raise
+                file.held.append((where, stop.blocker))
+                body.append(statement)
+                continue
             if tape is not None and statement.name.value == SETUP:
                 setup = (len(body), method)
             body.append(rewritten)
@@ -336,16 +366,18 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
 
 
 def _errors_of_runs(node: cst.CSTNode, names: ImportTable) -> Set[int]:
-    """`with self.assertRaises*(tf.errors.InvalidArgumentError, ...):` around statements that build
-    tensors and then run them: TF1 raised the op's error at the run, eagerly the same op raises it
-    when built, inside the same block. (Not for errors TF1 raised while building: a shape function's
-    ValueError may be an op's InvalidArgumentError eagerly.) The ids of those checks."""
+    """`with self.assertRaises*(tf.errors.InvalidArgumentError, ...):` (or `assertRaisesOpError(
+    "message")`, any op's error) around statements that build tensors and then run them: TF1 raised
+    the op's error at the run, eagerly the same op raises it when built, inside the same block.
+    (Not for errors TF1 raised while building: a shape function's ValueError may be an op's
+    InvalidArgumentError eagerly.) The ids of those checks."""
     found = set()
     for block in m.findall(node, m.With(items=[m.WithItem(item=m.Call(
             func=m.Attribute(value=m.Name("self"), attr=m.Name())), asname=None)])):
         check = block.items[0].item
+        op_error = check.func.attr.value == "assertRaisesOpError"
         if not (check.func.attr.value.startswith("assertRaises") and check.args
-                and (names.api(check.args[0].value) or "").startswith("errors.")):
+                and (op_error or (names.api(check.args[0].value) or "").startswith("errors."))):
             continue
         inner = block.body.body if isinstance(block.body, cst.IndentedBlock) else [block.body]
         if all(isinstance(s, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for s in inner) and any(
@@ -532,7 +564,8 @@ class _Method:
         return f"the test method `{self.where}`" if self.is_test else f"the function `{self.where}`"
 
     def stop(self, node, what: str):
-        raise Blocked(self.line_of(node), f"{self.label}: {what}")
+        line = self.line_of(node)  # (a node a pre-pass wrote has no line: the method's own is named)
+        raise Blocked(line if line > 1 else self.line_of(self.function), f"{self.label}: {what}")
 
     def rewritten(self) -> cst.FunctionDef:
         self.statements = self._opened(list(self.function.body.body))
@@ -550,7 +583,8 @@ class _Method:
         built.update(self._dropped_builds() if tracing and quiet else {})
         built.update({id(c): lambda updated: updated.with_changes(func=cst.parse_expression(f"{self.tf}.random.set_seed"))
                       for c in calls_in(self.function) if self.names.api(c.func) == "set_random_seed"})
-        if self.is_test and quiet:
+        # (a test that runs nothing may take gradients of what it builds: inside the trace, graph gradients)
+        if self.is_test and (quiet or not (runs or initializers or self.sessions or self.nested)):
             self.statements = named_placeholders(
                 self.statements, lambda call: self.names.api(call.func) == "placeholder" and id(call) not in self.inline,
                 set(names_in(self.function)))
@@ -558,7 +592,7 @@ class _Method:
             if shaped:
                 if self.inline:
                     self.stop(self.function, "placeholders written inside a call beside placeholders given names")
-                return self._shape_test(shaped)
+                return self._shape_test(shaped, gradients, raising)
         placeholders = self._placeholders()
         handled = [call for call, _ in runs] + gradients + self.session_calls + [
             c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()] + [
@@ -988,10 +1022,25 @@ class _Method:
                 found.append((_assigned_target(statement), statement))
         return found
 
-    def _shape_test(self, placeholders) -> cst.FunctionDef:
-        """A test that runs nothing: its placeholders and what follows them traced (native.shape_traces)."""
+    def _shape_test(self, placeholders, gradients: Sequence[cst.Call] = (), raising=None) -> cst.FunctionDef:
+        """A test that runs nothing: its placeholders and what follows them traced (native.shape_traces).
+        Its `tf.gradients` there are taken in the traced graph, as TF1 took them in its own (`None`
+        where nothing connects, the same ops): one before the placeholders would run eagerly. A
+        construction error checked before them is traced on its own (`_construction_errors`)."""
         first = min(i for i, s in enumerate(self.statements) for _, p in placeholders if p is s)
         handled = [c for _, s in placeholders for c in _placeholder_calls(s)]
+        before = {key: value for key, value in (raising or {}).items()
+                  if any(holds(s, value[0]) for s in self.statements[:first])}
+        handled += [check for check, _ in before.values()]
+        handled += [c for s in self.statements[:first] for c in calls_in(s) if id(c) in before]
+        for gradient in gradients:
+            at = self._top_index(gradient)
+            if at is None or at < first:
+                self.stop(gradient, "`tf.gradients` before the test's placeholders (outside the traced graph)")
+            if len(gradient.args) > 4 or any(a.keyword is not None and a.keyword.value == "colocate_gradients_with_ops"
+                                             for a in gradient.args):
+                self.stop(gradient, "`tf.gradients` given TF1's `colocate_gradients_with_ops` (TF2 has no such argument)")
+            handled.append(gradient)
         for index, statement in enumerate(self.statements):
             _check_eager(statement, self.label, self.names, self.outside, self.line_of, handled,
                          build_errors=index > first, unseeded=self.unseeded, unsafe=self.unsafe,
@@ -1010,7 +1059,11 @@ class _Method:
             # (a dict of placeholders: one spec a key, in its order; shape_traces)
             bound.append((name, statement, each if _assigned_call(statement) is None
                           and isinstance(statement.body[0].value, cst.Dict) else each[0]))
-        body = traced_shapes(self.statements, bound, self.tf, self.stop, set(names_in(self.function)),
+        statements = self.statements
+        if before:  # (the statements before the placeholders: their identity is not traced_shapes' key)
+            replace = _Replace({key: build for key, (_, build) in before.items()})
+            statements = [*_replaced(statements[:first], replace), *statements[first:]]
+        body = traced_shapes(statements, bound, self.tf, self.stop, set(names_in(self.function)),
                              (set(self.methods), set(self.traced_helpers)))
         return self.function.with_changes(body=self.function.body.with_changes(body=body))
 

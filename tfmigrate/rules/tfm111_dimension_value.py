@@ -25,11 +25,17 @@ from tfmigrate.rules.base import Rule
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp)
 
 
+# TensorShape methods that return the shape checked or merged (`x.get_shape().with_rank(3)`)
+_SHAPE_METHODS = ("with_rank", "with_rank_at_least", "with_rank_at_most", "merge_with")
+
+
 def _is_shape(expr: cst.BaseExpression) -> bool:
-    """`x.get_shape()` or `x.shape` (an attribute, not `tf.shape(x)`)."""
-    if isinstance(expr, cst.Call):
-        return (not expr.args and isinstance(expr.func, cst.Attribute)
-                and expr.func.attr.value == "get_shape")
+    """`x.get_shape()` or `x.shape` (an attribute, not `tf.shape(x)`), or such a shape's
+    `.with_rank(n)` / `.merge_with(...)`."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value in _SHAPE_METHODS:
+            return _is_shape(expr.func.value)
+        return not expr.args and expr.func.attr.value == "get_shape"
     return isinstance(expr, cst.Attribute) and expr.attr.value == "shape"
 
 

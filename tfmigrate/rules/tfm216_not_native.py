@@ -82,7 +82,31 @@ class NotNative(Rule):
             "(also inside a function called once, such as `main`), model classes whose `__init__` builds the graph, "
             "`tf.test.TestCase` methods run in a test session, and a `tf.estimator.Estimator` of a model_fn with "
             "its `train` / `evaluate` / `predict`; "
-            f"the module {kept}.{advice}"), None, debt=True)
+            f"the module {kept}.{advice}{_also_held(blocker)}"), None, debt=True)
+        for where, held in blocker.held:  # (each other test method that holds the file, at its `def`)
+            function = _method(node, where)
+            if function is not None:
+                self.report(function.name, (
+                    f"`fix --native` keeps this test file on the compat route for this test method too "
+                    f"(line {held.line}): {held.construct.split(': ', 1)[-1]}."), None, debt=True)
+
+
+def _also_held(blocker) -> str:
+    if not blocker.held:
+        return ""
+    return (f" {len(blocker.held) + 1} of its {blocker.tests} test methods hold it there; "
+            "the others are reported at their `def`.")
+
+
+def _method(node: cst.Module, where: str):
+    """The `def` of `Class.method` among the module's top-level classes."""
+    cls, _, name = where.partition(".")
+    for statement in node.body:
+        if isinstance(statement, cst.ClassDef) and statement.name.value == cls:
+            for member in statement.body.body:
+                if isinstance(member, cst.FunctionDef) and member.name.value == name:
+                    return member
+    return None
 
 
 def _star_import(node: cst.Module):
