@@ -68,3 +68,26 @@ def test_a_run_in_a_comprehension_feeding_its_variable_keeps_the_compat_route():
     module, line_of = _with_lines(cst.parse_module(source))
     with pytest.raises(Blocked):
         test_files.rewrite(module, source, line_of)
+
+
+def _shared(source: str) -> str:
+    function = cst.parse_statement(source)
+    return cst.Module(body=[feed_helpers.shared_feeds(function)]).code
+
+
+def test_a_feed_shared_by_runs_is_written_into_each_its_draws_named_once():
+    source = ("def test(self):\n    feed = {x: rng.randn(2), y: ys}\n    a = sess.run(p, feed_dict=feed)\n"
+              "    with s:\n        b = s.run(q, feed)\n")
+    assert _shared(source) == ("def test(self):\n    feed_x = rng.randn(2)\n"
+                               "    a = sess.run(p, feed_dict={x: feed_x, y: ys})\n"
+                               "    with s:\n        b = s.run(q, {x: feed_x, y: ys})\n")
+
+
+def test_a_feed_shared_by_runs_is_kept_where_it_is_read_otherwise_or_its_keys_change():
+    kept = ["def test(self):\n    feed = {x: a}\n    sess.run(p, feed_dict=feed)\n    print(feed[x])\n",
+            "def test(self):\n    feed = {x: a}\n    sess.run(p, feed_dict=feed)\n    x = other\n"
+            "    sess.run(p, feed_dict=feed)\n",
+            "def test(self):\n    feed = {x: a, **more}\n    sess.run(p, feed_dict=feed)\n",
+            "def test(self):\n    feed = {x: a}\n    feed[y] = b\n    sess.run(p, feed_dict=feed)\n"]
+    for source in kept:
+        assert _shared(source) == source, source

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import bind, name_counts
+from tfmigrate.native.syntax import bind, fresh_name, name_counts, names_assigned
 
 
 def inlined(node: cst.ClassDef, placeholders: Set[str]) -> Tuple[cst.ClassDef, Set[str]]:
@@ -162,6 +162,76 @@ class _NamedFeeds(cst.CSTTransformer):
                     continue
             k += 1
         return updated.with_changes(body=body)
+
+
+def shared_feeds(function: cst.FunctionDef) -> cst.FunctionDef:
+    """`feed = {x: a, noise: rng.randn(5)}` at the top of a test, read only as the feed of the runs
+    after it (`sess.run(y, feed_dict=feed)`, twice), written into each run: `{x: a, noise:
+    feed_noise}`, a value that calls anything first named where the dict was (so it is computed
+    once, in the dict's order). Only where nothing after the dict rebinds what its keys name."""
+    body = list(function.body.body)
+    counts = name_counts(function)
+    taken = set(counts)
+    for index, statement in enumerate(body):
+        name = _feed_assigned(statement)
+        if name is None:
+            continue
+        feed = statement.body[0].value
+        if any(not isinstance(e, cst.DictElement) or m.findall(e.key, m.Call()) for e in feed.elements):
+            continue
+        runs = [c for s in body[index + 1:] for c in _runs_feeding_all(s, name)]
+        keys = {n.value for e in feed.elements for n in m.findall(e.key, m.Name())}
+        if not runs or counts.get(name) != 1 + len(runs) or any(
+                keys & names_assigned(s) for s in body[index + 1:]):
+            continue
+        named, elements = [], []
+        for element in feed.elements:
+            value = element.value
+            if not m.matches(value, _PLAIN):
+                key = (element.key.value if isinstance(element.key, cst.Name) else "value")
+                value_name = fresh_name(taken, f"{name}_{key}")
+                named.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(value_name))], value)]))
+                value = cst.Name(value_name)
+            elements.append(element.with_changes(value=value))
+        written = feed.with_changes(elements=elements)
+        rest = [s.visit(_FedAll(name, written)) for s in body[index + 1:]]
+        if named:
+            named[0] = named[0].with_changes(leading_lines=statement.leading_lines)
+        elif rest:
+            rest[0] = rest[0].with_changes(leading_lines=[*statement.leading_lines, *rest[0].leading_lines])
+        body = [*body[:index], *named, *rest]
+        return shared_feeds(function.with_changes(body=function.body.with_changes(body=body)))
+    return function
+
+
+def _runs_feeding_all(statement, name: str) -> List[cst.Call]:
+    """Every `.run(...)` / `.eval(...)` in `statement` whose feed is `name`."""
+    found = []
+    for call in m.findall(statement, m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))):
+        try:
+            bound = bind(call, _RUN_PARAMS[call.func.attr.value])
+        except ValueError:
+            continue
+        if m.matches(bound.get("feed_dict"), m.Name(name)):
+            found.append(call)
+    return found
+
+
+class _FedAll(cst.CSTTransformer):
+    def __init__(self, name: str, feed: cst.Dict):
+        self.name, self.feed = name, feed
+
+    def leave_Call(self, original, updated):
+        if not m.matches(original.func, m.Attribute(attr=m.Name("run") | m.Name("eval"))):
+            return updated
+        try:
+            fed = bind(original, _RUN_PARAMS[original.func.attr.value]).get("feed_dict")
+        except ValueError:
+            return updated
+        if not m.matches(fed, m.Name(self.name)):
+            return updated
+        return updated.with_changes(args=[new.with_changes(value=self.feed) if old.value is fed else new
+                                          for old, new in zip(original.args, updated.args)])
 
 
 def _feed_assigned(statement) -> Optional[str]:

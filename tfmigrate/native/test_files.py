@@ -495,7 +495,7 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
         function, variables, store = routed
         held = frozenset(variables)
         file.stored.add(where)
-    function = new_graphs.bound_graphs(feed_helpers.named_feeds(function), file.names.api)
+    function = new_graphs.bound_graphs(feed_helpers.shared_feeds(feed_helpers.named_feeds(function)), file.names.api)
     try:
         checked = gradient_checks.checked(function, file.names.api, file.tf) if is_test else None
     except gradient_checks.Refused as refused:
