@@ -42,6 +42,9 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     tried again with that function written where it is called (native.inline), where that is exact.
     `group`: the module is one of a library of graph classes and its programs
     (project.class_groups), rewritten with them or not at all (native.groups)."""
+    from tfmigrate.native.syntax import forget_found
+
+    forget_found()  # (what one module's rewrite remembered of its nodes is of no use to the next)
     if group:
         from tfmigrate.native.groups import member_outcome
 

@@ -3,7 +3,7 @@ arguments by parameter. Knows nothing of scripts, so every native module may use
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -38,7 +38,19 @@ def names_in(node: cst.CSTNode) -> List[str]:
 
 
 def name_nodes(node: cst.CSTNode) -> List[cst.Name]:
-    """The Name nodes `names_in` counts, in order."""
+    """The Name nodes `names_in` counts, in order (remembered like `found_in`)."""
+    key = (id(node), "names")
+    held = _FOUND.get(key)
+    if held is not None and held[0] is node:
+        return list(held[1])
+    found = _name_nodes(node)
+    if len(_FOUND) >= _FOUND_MAX:
+        _FOUND.clear()
+    _FOUND[key] = (node, found)
+    return list(found)
+
+
+def _name_nodes(node: cst.CSTNode) -> List[cst.Name]:
     found: List[cst.Name] = []
 
     class _Reads(cst.CSTVisitor):
@@ -138,11 +150,44 @@ def tensor_spec(bound: Dict[str, cst.BaseExpression], tf: str, named: bool = Fal
     return f"{tf}.TensorSpec({shape}, {dtype}{name})"
 
 
+_FOUND: Dict[Tuple[int, str], Tuple[cst.CSTNode, list]] = {}
+_FOUND_MAX = 20000  # (entries; the cache is emptied when full)
+
+
 def found_in(node: cst.CSTNode, visit: str) -> list:
-    """Every node under `node` that the visitor method named `visit` (`"visit_For"`) would see."""
+    """Every node under `node` that the visitor method named `visit` (`"visit_For"`) would see.
+    Remembered by the node's identity (libcst nodes never change; the rewrite asks the same
+    method for its calls many times): a copy of the list, so callers may change theirs."""
+    key = (id(node), visit)
+    held = _FOUND.get(key)
+    if held is not None and held[0] is node:
+        return list(held[1])
     found: list = []
-    node.visit(type("Found", (cst.CSTVisitor,), {visit: lambda self, each: found.append(each)})())
-    return found
+    node.visit(_visitor(visit)(found))
+    if len(_FOUND) >= _FOUND_MAX:
+        _FOUND.clear()
+    _FOUND[key] = (node, found)
+    return list(found)
+
+
+def forget_found() -> None:
+    """Empties what `found_in` and `name_nodes` remember (the nodes of the module done before)."""
+    _FOUND.clear()
+
+
+_VISITORS: Dict[str, type] = {}
+
+
+def _visitor(visit: str) -> type:
+    kind = _VISITORS.get(visit)
+    if kind is None:
+        def __init__(self, found: list) -> None:
+            cst.CSTVisitor.__init__(self)
+            self.found = found
+
+        kind = _VISITORS[visit] = type("Found", (cst.CSTVisitor,), {
+            "__init__": __init__, visit: lambda self, each: self.found.append(each)})
+    return kind
 
 
 def names_assigned(node: cst.CSTNode) -> Set[str]:

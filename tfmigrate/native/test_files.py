@@ -36,7 +36,7 @@ import tfmigrate.native.setup_tapes as setup_tapes
 from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
-from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, name_nodes,
+from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, found_in, fresh_name, functions_in, name_nodes,
                                      holds, names_assigned, names_in, names_read, tensor_spec)
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
@@ -1393,7 +1393,7 @@ def _pure(statement) -> bool:
 
 def _nested_withs(statement) -> List[cst.With]:
     """The `with`s under the statement (itself aside)."""
-    return [node for node in m.findall(statement, m.With()) if node is not statement]
+    return [node for node in found_in(statement, "visit_With") if node is not statement]
 
 
 def _strings(node) -> List[cst.CSTNode]:
