@@ -154,7 +154,7 @@ class _NamedFeeds(cst.CSTTransformer):
                 run = _run_feeding(body[k + 1], name)
                 if run is not None:
                     feed = body[k].body[0].value
-                    written = body[k + 1].visit(_Fed(run, feed))
+                    written = body[k + 1].visit(_Fed({id(run)}, feed))
                     body[k + 1] = written.with_changes(leading_lines=[*body[k].leading_lines,
                                                                       *written.leading_lines])
                     del body[k]
@@ -179,7 +179,7 @@ def shared_feeds(function: cst.FunctionDef) -> cst.FunctionDef:
         feed = statement.body[0].value
         if any(not isinstance(e, cst.DictElement) or m.findall(e.key, m.Call()) for e in feed.elements):
             continue
-        runs = [c for s in body[index + 1:] for c in _runs_feeding_all(s, name)]
+        runs = [call for s in body[index + 1:] for call, _ in _feeding(s, name)]
         keys = {n.value for e in feed.elements for n in m.findall(e.key, m.Name())}
         if not runs or counts.get(name) != 1 + len(runs) or any(
                 keys & names_assigned(s) for s in body[index + 1:]):
@@ -188,13 +188,13 @@ def shared_feeds(function: cst.FunctionDef) -> cst.FunctionDef:
         for element in feed.elements:
             value = element.value
             if not m.matches(value, _PLAIN):
-                key = (element.key.value if isinstance(element.key, cst.Name) else "value")
+                key = element.key.value if isinstance(element.key, cst.Name) else "value"
                 value_name = fresh_name(taken, f"{name}_{key}")
                 named.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(value_name))], value)]))
                 value = cst.Name(value_name)
             elements.append(element.with_changes(value=value))
         written = feed.with_changes(elements=elements)
-        rest = [s.visit(_FedAll(name, written)) for s in body[index + 1:]]
+        rest = [s.visit(_Fed({id(run) for run in runs}, written)) for s in body[index + 1:]]
         if named:
             named[0] = named[0].with_changes(leading_lines=statement.leading_lines)
         elif rest:
@@ -204,8 +204,8 @@ def shared_feeds(function: cst.FunctionDef) -> cst.FunctionDef:
     return function
 
 
-def _runs_feeding_all(statement, name: str) -> List[cst.Call]:
-    """Every `.run(...)` / `.eval(...)` in `statement` whose feed is `name`."""
+def _feeding(statement, name: str) -> List[Tuple[cst.Call, Dict[str, cst.BaseExpression]]]:
+    """Each `.run(...)` / `.eval(...)` in `statement` whose feed is `name`, with its bound arguments."""
     found = []
     for call in m.findall(statement, m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))):
         try:
@@ -213,25 +213,8 @@ def _runs_feeding_all(statement, name: str) -> List[cst.Call]:
         except ValueError:
             continue
         if m.matches(bound.get("feed_dict"), m.Name(name)):
-            found.append(call)
+            found.append((call, bound))
     return found
-
-
-class _FedAll(cst.CSTTransformer):
-    def __init__(self, name: str, feed: cst.Dict):
-        self.name, self.feed = name, feed
-
-    def leave_Call(self, original, updated):
-        if not m.matches(original.func, m.Attribute(attr=m.Name("run") | m.Name("eval"))):
-            return updated
-        try:
-            fed = bind(original, _RUN_PARAMS[original.func.attr.value]).get("feed_dict")
-        except ValueError:
-            return updated
-        if not m.matches(fed, m.Name(self.name)):
-            return updated
-        return updated.with_changes(args=[new.with_changes(value=self.feed) if old.value is fed else new
-                                          for old, new in zip(original.args, updated.args)])
 
 
 def _feed_assigned(statement) -> Optional[str]:
@@ -245,25 +228,22 @@ def _run_feeding(statement, name: str) -> Optional[cst.Call]:
     """The `.run(fetches, feed_dict=name)` / `.eval(feed_dict=name)` call of `statement` feeding `name`."""
     if not isinstance(statement, cst.SimpleStatementLine):
         return None
-    for call in m.findall(statement, m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))):
-        try:
-            bound = bind(call, _RUN_PARAMS[call.func.attr.value])
-        except ValueError:
-            continue
-        if m.matches(bound.get("feed_dict"), m.Name(name)) and all(
-                m.matches(f, _PLAIN | m.List(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))])
-                          | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))]))
-                for key, f in bound.items() if key != "feed_dict"):
+    for call, bound in _feeding(statement, name):
+        if all(m.matches(f, _PLAIN | m.List(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))])
+                         | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=_PLAIN))]))
+               for key, f in bound.items() if key != "feed_dict"):
             return call
     return None
 
 
 class _Fed(cst.CSTTransformer):
-    def __init__(self, run: cst.Call, feed: cst.Dict):
-        self.run, self.feed = run, feed
+    """The runs given by identity, fed `feed` in place of the name they were fed."""
+
+    def __init__(self, runs: Set[int], feed: cst.Dict):
+        self.runs, self.feed = runs, feed
 
     def leave_Call(self, original, updated):
-        if original is not self.run:
+        if id(original) not in self.runs:
             return updated
         fed = bind(original, _RUN_PARAMS[original.func.attr.value])["feed_dict"]
         return updated.with_changes(args=[new.with_changes(value=self.feed) if old.value is fed else new

@@ -58,8 +58,7 @@ def traced_shapes(statements: Sequence[cst.BaseStatement], placeholders: List[Pl
         if crossed:
             stop(body[0] if body else at[group[0]][1],
                  f"`{crossed[0]}`, made in one traced part of a shape test and read in another")
-        spec_reads = set().union(set(), *(names_read(at[i][1].body[0].value) for i in group))
-        inner = sorted(spec_reads & others - set(params))
+        inner = sorted(_spec_reads(group, at) & others - set(params))
         if inner:  # (the specs are made outside the traced functions)
             stop(at[group[0]][1], f"a placeholder's shape reading `{inner[0]}`, made in a traced part of a shape test")
         shadowed = sorted(local[k] & outside)
@@ -79,15 +78,19 @@ def _joined(segments, at) -> list:
     for group, body in segments:
         own = set().union({at[i][0] for i in group}, *(names_assigned(s) for s in body))
         read = set().union(set(), *(names_read(s) for s in body)) - own
-        specs_read = set().union(set(), *(names_read(at[i][1].body[0].value) for i in group))
         made = [set().union({at[i][0] for i in g}, *(names_assigned(s) for s in b)) for g, b in out]
         first = next((j for j, names in enumerate(made) if read & names), None)
-        if first is not None and not specs_read & set().union(*made[first:]):
+        if first is not None and not _spec_reads(group, at) & set().union(*made[first:]):
             joined = [i for g, _ in out[first:] for i in g] + group, [s for _, b in out[first:] for s in b] + body
             out[first:] = [joined]
         else:
             out.append((group, body))
     return out
+
+
+def _spec_reads(group: List[int], at) -> Set[str]:
+    """What the placeholders' own calls read (their specs are made outside the traced function)."""
+    return set().union(set(), *(names_read(at[i][1].body[0].value) for i in group))
 
 
 def _check_plain(statement: cst.BaseStatement, stop) -> None:

@@ -39,15 +39,7 @@ def names_in(node: cst.CSTNode) -> List[str]:
 
 def name_nodes(node: cst.CSTNode) -> List[cst.Name]:
     """The Name nodes `names_in` counts, in order (remembered like `found_in`)."""
-    key = (id(node), "names")
-    held = _FOUND.get(key)
-    if held is not None and held[0] is node:
-        return list(held[1])
-    found = _name_nodes(node)
-    if len(_FOUND) >= _FOUND_MAX:
-        _FOUND.clear()
-    _FOUND[key] = (node, found)
-    return list(found)
+    return _remembered(node, "names", _name_nodes)
 
 
 def _name_nodes(node: cst.CSTNode) -> List[cst.Name]:
@@ -158,16 +150,24 @@ def found_in(node: cst.CSTNode, visit: str) -> list:
     """Every node under `node` that the visitor method named `visit` (`"visit_For"`) would see.
     Remembered by the node's identity (libcst nodes never change; the rewrite asks the same
     method for its calls many times): a copy of the list, so callers may change theirs."""
-    key = (id(node), visit)
+    def walk(under: cst.CSTNode) -> list:
+        found: list = []
+        under.visit(_visitor(visit)(found))
+        return found
+
+    return _remembered(node, visit, walk)
+
+
+def _remembered(node: cst.CSTNode, kind: str, compute) -> list:
+    """`compute(node)`, once per node and kind: a copy each time (the node is held, so its id
+    names no other node while remembered)."""
+    key = (id(node), kind)
     held = _FOUND.get(key)
-    if held is not None and held[0] is node:
-        return list(held[1])
-    found: list = []
-    node.visit(_visitor(visit)(found))
-    if len(_FOUND) >= _FOUND_MAX:
-        _FOUND.clear()
-    _FOUND[key] = (node, found)
-    return list(found)
+    if held is None or held[0] is not node:
+        if len(_FOUND) >= _FOUND_MAX:
+            _FOUND.clear()
+        held = _FOUND[key] = (node, compute(node))
+    return list(held[1])
 
 
 def forget_found() -> None:
