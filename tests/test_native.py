@@ -932,9 +932,15 @@ def test_a_seed_set_for_the_projects_own_draws_keeps_the_compat_route():
     source = (TEST_HEAD.replace("\n\n\nclass", "\nfrom mylib import sample\n\n\nclass")
               + "        tf.set_random_seed(1)\n        a = sample([2])\n        with self.test_session() as sess:\n"
               "            sess.run(a)\n")
-    outcome = rewrite(source, eager=("mylib",))
+    outcome = rewrite(source, eager=("mylib", "mylib.sample:draws=run"))
     assert outcome.code is None, outcome.code
     assert "`tf.set_random_seed` in a test that calls `sample` of the project" in outcome.blocker.construct
+    # a module that does not parse may draw anywhere
+    outcome = rewrite(source, eager=("mylib", "mylib:draws=run"))
+    assert outcome.code is None and "calls `sample` of the project" in outcome.blocker.construct, outcome.code
+    # facts.eager_functions found no draw in `sample`: the seed changes nothing it computes
+    outcome = rewrite(source, eager=("mylib",))
+    assert outcome.code is not None and "tf.random.set_seed(1)" in outcome.code, outcome.blocker
 
 
 def test_a_placeholder_written_inside_a_checked_call_becomes_a_parameter_of_its_trace():

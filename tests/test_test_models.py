@@ -18,7 +18,7 @@ import libcst as cst
 import pytest
 
 from fixtures_lib import snapshot
-from tfmigrate.facts.eager_functions import function_kinds
+from tfmigrate.facts.eager_functions import function_draws, function_kinds
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native import test_models
 from tfmigrate.project.graph_imports import eager_imports
@@ -57,13 +57,70 @@ def test_function_kinds_judge_each_function_with_what_it_calls():
     assert function_kinds(b"def broken(:\n") is None
 
 
+def test_function_draws_name_what_depends_on_the_graph_seed():
+    source = (b"import numpy as np\nimport tensorflow as tf\nfrom helpers import jitter\n\n\n"
+              b"def shifted(x):\n    return x + np.random.randn(3)\n\n\n"  # numpy's draws: not the graph seed's
+              b"def noise(shape):\n    return tf.random.normal(shape)\n\n\n"
+              b"def dropped(x, rate):\n    return tf.nn.dropout(x, rate=rate)\n\n\n"
+              b"def zeros(n):\n    return tf.get_variable('z', [n], initializer=tf.zeros_initializer())\n\n\n"
+              b"def kernel(shape):\n    return tf.get_variable('k', shape=tf.TensorShape(shape))\n\n\n"
+              b"def scaled(shape):\n    init = tf.random_normal_initializer(stddev=0.1)\n"
+              b"    return tf.get_variable('s', shape, initializer=init)\n\n\n"
+              b"def head(x):\n    return tf.matmul(x, kernel([3, 2]))\n\n\n"
+              b"def shaken(x):\n    return jitter(x)\n\n\n"
+              b"class Sampler(object):\n    def sample(self):\n        return noise([2])\n")
+    assert function_draws(source) == {"noise": "run", "dropped": "run", "kernel": "init", "scaled": "init",
+                                      "head": "init", "shaken": "run", "Sampler": "run"}
+    assert function_draws(b"def broken(:\n") is None
+
+
+def test_a_seeded_test_of_a_model_function_is_rewritten_only_as_unsafe_and_says_so(tmp_path):
+    """TF1 drew the kernel from the graph seed and the op's place in the graph; eagerly the same
+    seed draws other numbers. A seeded test of a pure function stays a safe rewrite."""
+    root = tmp_path / "seeded"
+    shutil.copytree(FIXTURES / "seeded", root)
+    pytest.importorskip("tensorflow")
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    safe = (root / "ops_test.py").read_text()
+    assert "test_session" in safe, safe
+    checked = _tool("check", "--native", "--no-cache", "--select", "TFM216", "ops_test.py", cwd=root)
+    assert "`tf.set_random_seed` in a test that calls `ops.projection` of the project, whose own draws would " \
+           "change under the same seed" in " ".join(checked.stdout.split()), checked.stdout
+    shutil.rmtree(root)
+    shutil.copytree(FIXTURES / "seeded", root)
+    assert _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    fixed = (root / "ops_test.py").read_text()
+    assert fixed == snapshot(FIXTURES / "expected" / "seeded_test.py", fixed)
+    assert not [w for w in GRAPH if w in fixed], fixed
+    assert fixed.count("# tfmigrate: `ops.projection` draws under this seed") == 1, fixed
+    assert _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    assert (root / "ops_test.py").read_text() == fixed
+    ran = _tests(root)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_a_project_draw_run_twice_keeps_the_compat_route(tmp_path):
+    """TF1 drew anew at each run of `noise`; eagerly it is one value, drawn once."""
+    root = tmp_path / "twice"
+    shutil.copytree(FIXTURES / "seeded", root)
+    (root / "ops_test.py").write_text(
+        "import tensorflow as tf\n\nimport ops\n\n\nclass NoiseTest(tf.test.TestCase):\n\n"
+        "    def testNoiseDiffersAtEachRun(self):\n        noise = ops.noise([4])\n"
+        "        with self.test_session() as sess:\n            first = sess.run(noise)\n"
+        "            second = sess.run(noise)\n        self.assertNotAllClose(first, second)\n\n\n"
+        "if __name__ == '__main__':\n    tf.test.main()\n")
+    checked = _tool("check", "--native", "--unsafe-fixes", "--no-cache", "--select", "TFM216", "ops_test.py", cwd=root)
+    assert "random tensors run more than once" in " ".join(checked.stdout.split()), checked.stdout
+
+
 def test_eager_imports_list_a_mixed_module_function_by_function(tmp_path):
     paths = []
     for name in ("ops.py", "ops_test.py"):
         shutil.copy(FIXTURES / "shared" / name, tmp_path / name)
         paths.append(str(tmp_path / name))
     found = eager_imports(paths, lambda path: open(path, "rb").read())
-    assert found[str(tmp_path / "ops_test.py")] == ("ops._dense:model", "ops.gated:model", "ops.masked_mean",
+    assert found[str(tmp_path / "ops_test.py")] == ("ops._dense:draws=init", "ops._dense:model", "ops.gated:model",
+                                                    "ops.masked_mean", "ops.projection:draws=init",
                                                     "ops.projection:model"), found
     # a library that is graph code by its own constructs beyond variables takes the compat route,
     # whose `disable_v2_behavior()` would turn v2 off for the eager test too: nothing of it is listed

@@ -23,6 +23,11 @@ from typing import Dict, Optional
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
 
 PURE, MODEL, GRAPH = "pure", "model", "graph"
+# What a function draws from TensorFlow's random seeds (`function_draws`): nothing, only its
+# variables' initial values, or numbers at each run of what it built (a random op, a dropout).
+INIT_DRAWS, RUN_DRAWS = "init", "run"
+# How project.graph_imports.eager_imports lists a function that draws (`ops.sample_noise:draws=run`).
+DRAWS_ENTRY = ":draws="
 # How project.graph_imports.eager_imports lists a model function among what a test may call
 # (`ops.output_projection:model`; a pure one is listed as `ops.padding_bias`, a whole module as `ops`).
 MODEL_ENTRY = ":model"
@@ -31,47 +36,111 @@ _MAKES_VARIABLES = re.compile(rb"^\.(?:get_variable|variable_scope|\w*initialize
 _RANK = {PURE: 0, MODEL: 1, GRAPH: 2}
 
 
+class _TopLevel:
+    """A module's top-level functions and classes: each one's own text, the module's names it
+    calls, and the text outside all of them."""
+
+    def __init__(self, tree: ast.Module, data: bytes):
+        lines = data.splitlines(keepends=True)
+        self.defined = [node for node in tree.body
+                        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        spans = {}
+        for node in self.defined:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans[node.name] = (first - 1, node.end_lineno)
+        taken = {k for start, end in spans.values() for k in range(start, end)}
+        self.rest = b"".join(line for k, line in enumerate(lines) if k not in taken)
+        self.text = {name: b"".join(lines[start:end]) for name, (start, end) in spans.items()}
+        self.calls = {node.name: {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in spans
+                                  and n.id != node.name} for node in self.defined}
+
+    def closed(self, own: Dict[str, str], rank: Dict[str, int], worst=None) -> Dict[str, str]:
+        """`own` with what each function calls of its module counted as its own (the highest
+        `rank`); `worst(name, kind)` may raise a kind further."""
+        kinds = dict(own)
+        changed = True
+        while changed:
+            changed = False
+            for name, called in self.calls.items():
+                top = max([kinds[name]] + [kinds[c] for c in called if c in kinds], key=rank.__getitem__)
+                top = worst(name, top) if worst is not None else top
+                if top != kinds[name]:
+                    kinds[name], changed = top, True
+        return kinds
+
+
+def _parsed(data: bytes) -> Optional[ast.Module]:
+    try:
+        return ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def function_kinds(data: bytes) -> Optional[Dict[str, str]]:
     """Top-level function or class name -> PURE, MODEL or GRAPH (a name the top level assigns:
     PURE); None when the module's own
     top-level code (outside its functions and classes) runs otherwise eagerly, or it does not parse."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
+    tree = _parsed(data)
+    if tree is None:
         return None
-    lines = data.splitlines(keepends=True)
-    defined = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    spans = {}
-    for node in defined:
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        spans[node.name] = (first - 1, node.end_lineno)
-    taken = {k for start, end in spans.values() for k in range(start, end)}
-    rest = b"".join(line for k, line in enumerate(lines) if k not in taken)
-    if NOT_EAGER.search(code_only(rest)):
+    top = _TopLevel(tree, data)
+    if NOT_EAGER.search(code_only(top.rest)):
         return None
-    own: Dict[str, str] = {}
-    for node in defined:
-        start, end = spans[node.name]
-        own[node.name] = _kind(b"".join(lines[start:end]), isinstance(node, ast.ClassDef))
-    calls = {node.name: {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in spans
-                         and n.id != node.name} for node in defined}
-    classes = {node.name for node in defined if isinstance(node, ast.ClassDef)}
-    kinds = dict(own)
-    changed = True
-    while changed:  # (what a function calls of its module counts as its own)
-        changed = False
-        for name, called in calls.items():
-            worst = max([kinds[name]] + [kinds[c] for c in called], key=_RANK.__getitem__)
-            if name in classes and worst == MODEL:
-                worst = GRAPH
-            if worst != kinds[name]:
-                kinds[name], changed = worst, True
+    classes = {node.name for node in top.defined if isinstance(node, ast.ClassDef)}
+    own = {node.name: _kind(top.text[node.name], node.name in classes) for node in top.defined}
+    kinds = top.closed(own, _RANK, lambda name, kind: GRAPH if name in classes and kind == MODEL else kind)
     for node in tree.body:  # (constants and namedtuples of the clean top level: `DiagGaussian = ...`)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         for target in targets:
             if isinstance(target, ast.Name) and target.id not in kinds:
                 kinds[target.id] = PURE
     return kinds
+
+
+# Draws at each run: TensorFlow's random ops (`tf.random_normal`, `tf.random.uniform`), dropout,
+# sampling (`sampled_softmax_loss`, `nce_loss`, `.sample()`), shuffles. numpy's draws are not
+# TensorFlow's (its own seed, drawn as the graph is built, the same on both routes).
+_RUN_DRAWS = re.compile(rb"\b(?!np\.|numpy\.)\w+\.random\.\w+\(|\b\w*(?:random|dropout|sampl|multinomial|categorical|"
+                        rb"shuffle|nce_loss)\w*(?<!initializer)\(")
+# Draws once, for variables: an initializer that draws, `get_variable` without a fixed initializer
+# (TF1's default is glorot_uniform), layers (their kernels).
+_INIT_DRAWS = re.compile(rb"\b(?!(?:zeros|ones|constant|identity)_initializer\()\w*initializer\(|\b(?:layers|keras)\.")
+_PLAIN_IMPORTS = ("numpy", "math", "tensorflow", "collections", "functools", "itertools", "six", "absl",
+                  "__future__", "typing", "numbers", "abc", "os", "sys", "re")
+_DRAW_RANK = {"": 0, INIT_DRAWS: 1, RUN_DRAWS: 2}
+
+
+def function_draws(data: bytes) -> Optional[Dict[str, str]]:
+    """Top-level function or class name -> INIT_DRAWS or RUN_DRAWS, for those whose TensorFlow
+    numbers depend on the graph seed (with what they call of their module); a function that
+    calls a name imported from a module other than TensorFlow's and the standard ones may draw
+    there: RUN_DRAWS. Under `tf.set_random_seed`, TF1 drew each op's numbers from (seed, the op's
+    place in the graph), which eager TF2 does not repeat (native.test_files). None when the
+    module does not parse."""
+    tree = _parsed(data)
+    if tree is None:
+        return None
+    top = _TopLevel(tree, data)
+    imported = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names
+                         if a.name.split(".")[0] not in _PLAIN_IMPORTS}
+        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] not in _PLAIN_IMPORTS):
+            imported |= {a.asname or a.name for a in node.names}
+    own = {}
+    for node in top.defined:
+        text = re.sub(rb"[ \t]*([.(=])[ \t]*", rb"\1", code_only(top.text[node.name]))
+        foreign = any(isinstance(n, ast.Name) and n.id in imported for n in ast.walk(node))
+        default = any(isinstance(n, ast.Call) and _called_name(n.func) == "get_variable" and len(n.args) < 4
+                      and not any(k.arg == "initializer" for k in n.keywords) for n in ast.walk(node))
+        own[node.name] = (RUN_DRAWS if foreign or _RUN_DRAWS.search(text)
+                          else INIT_DRAWS if default or _INIT_DRAWS.search(text) else "")
+    return {name: kind for name, kind in top.closed(own, _DRAW_RANK).items() if kind}
+
+
+def _called_name(func: ast.expr) -> Optional[str]:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _kind(text: bytes, is_class: bool) -> str:

@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.facts.eager_functions import MODEL_ENTRY
+from tfmigrate.facts.eager_functions import DRAWS_ENTRY, MODEL_ENTRY, RUN_DRAWS, function_draws
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked, Blocker
@@ -95,14 +95,14 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
                if full not in eager and full.rpartition(".")[0] not in eager}
     models = test_models.spellings(outside, eager, MODEL_ENTRY)
     allowed = {f"{local}.{entry.rpartition('.')[2]}" for local, full in outside.items() for entry in eager
-               if entry.rpartition(".")[0] == full and not entry.endswith(MODEL_ENTRY)}  # (a module's pure functions one by one)
+               if entry.rpartition(".")[0] == full and not entry.endswith(MODEL_ENTRY) and DRAWS_ENTRY not in entry}  # (a module's pure functions one by one)
     defined = {f.name.value for c in module.body if isinstance(c, cst.ClassDef) and c.name.value in classes
                for f in c.body.body if isinstance(f, cst.FunctionDef)}
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),
                  frozenset(defined), frozenset(traced_helpers(module, classes, names)), _graph_tests(module, names),
                  frozenset(_outside_modules(module)) | {f.name.value for f in module.body if isinstance(f, cst.FunctionDef)},
                  not any((names.api(c.func) or "").split(".")[-1] in GRAPH_SEEDS for c in calls_in(module)), unsafe,
-                 models, frozenset(allowed))
+                 models, frozenset(allowed), draws=_draw_spellings(module, source, eager))
     file.lines.update({f"{c.name.value}.{f.name.value}": line_of(f) for c in module.body if isinstance(c, cst.ClassDef)
                        for f in c.body.body if isinstance(f, cst.FunctionDef)})
     bases = {b.value.value for c in module.body if isinstance(c, cst.ClassDef) for b in c.bases
@@ -147,6 +147,8 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
         rewritten = test_models.with_store(rewritten, tf)
     if file.unseeded and file.unsafe:
         rewritten = rewritten.visit(_UnseededNoted(names))
+    if file.seed_noted:
+        rewritten = rewritten.visit(_SeedNoted(names, file.seed_noted))
     text = rewritten.code
     if text == source:
         raise Blocked(1, "a test file with no test session, run or placeholder to rewrite")
@@ -274,6 +276,26 @@ class _File:
     gradient_checked: Set[str] = field(default_factory=set)  # the methods that check gradients (gradient_checks)
     held: List[Tuple[str, Blocker]] = field(default_factory=list)  # test methods that keep the route, in order
     lines: Dict[str, int] = field(default_factory=dict)  # "Class.method" -> the line of its `def` as written
+    draws: Dict[str, str] = field(default_factory=dict)  # `ops.f` / `f` of the project -> what it draws (_draw_spellings)
+    seed_noted: Dict[str, str] = field(default_factory=dict)  # "Class.method" -> the project function whose draws move
+
+
+def _draw_spellings(module: cst.Module, source: str, eager: Tuple[str, ...]) -> Dict[str, str]:
+    """The local spellings (`ops.sample_noise`, or `sample_noise` imported by name) of the
+    project's functions whose numbers depend on the graph seed, and what they draw
+    (facts.eager_functions.function_draws; the test file's own functions read here)."""
+    found = dict(function_draws(source.encode("utf-8")) or {})
+    imported = _outside_modules(module)
+    for entry in eager:
+        name, _, kind = entry.partition(DRAWS_ENTRY)
+        if not kind:
+            continue
+        for local, full in imported.items():
+            if full == name or full.startswith(name + "."):  # (`ops.f`, or a module that may draw anywhere)
+                found[local] = kind
+            elif full == name.rpartition(".")[0]:
+                found[f"{local}.{name.rpartition('.')[2]}"] = kind
+    return found
 
 
 def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape], file: _File,
@@ -283,7 +305,7 @@ def _rewritten_class(node: cst.ClassDef, is_test: bool, tape: Optional[SetupTape
     function instead), or when the class is another test class's base (a subclass may read it)."""
     body, setup = [], None
     setup_function = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == SETUP), None)
-    drawn = _Draws.of(setup_function, file.names, file.unseeded and file.unsafe) if setup_function is not None \
+    drawn = _Draws.of(setup_function, file.names, file.unseeded and file.unsafe, file.draws) if setup_function is not None \
         else _Draws()
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
@@ -395,13 +417,18 @@ class _Draws:
     names: FrozenSet[str] = frozenset()
 
     @staticmethod
-    def of(function: cst.FunctionDef, names: ImportTable, unseeded: bool = False) -> "_Draws":
-        """`unseeded`: draws without a seed count too (a file with no graph seed: `unseeded_draw`)."""
+    def of(function: cst.FunctionDef, names: ImportTable, unseeded: bool = False,
+           project: Dict[str, str] = None) -> "_Draws":
+        """`unseeded`: draws without a seed count too (a file with no graph seed: `unseeded_draw`);
+        `project`: the project's functions that draw (`_draw_spellings`): what one that draws at
+        each run computes counts too (TF1 drew anew at each run of it)."""
         pairs = tuple(p for p in (op_seed(c, names) for c in calls_in(function)) if p is not None)
+        stores = _stores(function)
 
         def draws(call) -> bool:  # (a variable's random initial value is drawn once either way)
             return bool(op_seed(call, names)) or (unseeded and unseeded_draw(call, names)
-                                                   and not _random_initial_value(call, function, names))
+                                                   and not _random_initial_value(call, function, names)) or (
+                _drawn_by(_project_spelling(call, stores), project or {}) == RUN_DRAWS)
         if not any(draws(c) for c in calls_in(function)):
             return _Draws()
         drawn: Set[str] = set()
@@ -431,6 +458,63 @@ class _UnseededNoted(cst.CSTTransformer):
             return updated
         note = cst.EmptyLine(comment=cst.Comment(UNSEEDED_NOTE))
         return updated.with_changes(leading_lines=[*updated.leading_lines, note])
+
+
+def _stores(function: cst.FunctionDef) -> Set[str]:
+    """The names of the STORE objects a routed test made (`tf1_variables = TF1Variables()`)."""
+    return {code(t.target) for a in assignments_in(function) for t in a.targets
+            if m.matches(a.value, m.Call(func=m.Name(test_models.STORE_NAME)))}
+
+
+def _project_spelling(call: cst.Call, stores: Set[str]) -> Optional[str]:
+    """`ops.f` of `ops.f(x)`, and of `tf1_variables(ops.f, x)` (a model function's call routed
+    through its test's STORE object, native.test_models)."""
+    name = dotted(call.func)
+    if name in stores and call.args:
+        return dotted(call.args[0].value)
+    return name
+
+
+def _drawn_by(spelling: Optional[str], draws: Dict[str, str]) -> Optional[str]:
+    """What the project's `ops.f` draws (`_draw_spellings`), or its whole module (one that does not parse)."""
+    if not spelling:
+        return None
+    return draws.get(spelling) or (draws.get(spelling.split(".")[0]) if "." in spelling else None)
+
+
+def _seed_note(function: str) -> str:
+    return f"# tfmigrate: `{function}` draws under this seed: eager TF2 draws other numbers than TF1 (same distribution)"
+
+
+class _SeedNoted(cst.CSTTransformer):
+    """A note above the graph seed of each test whose project calls draw (what `--unsafe-fixes` changed)."""
+
+    def __init__(self, names: ImportTable, noted: Dict[str, str]):
+        self.names, self.noted, self.where = names, noted, []
+
+    def visit_ClassDef(self, node) -> None:
+        self.where.append(node.name.value)
+
+    def leave_ClassDef(self, original, updated):
+        self.where.pop()
+        return updated
+
+    def visit_FunctionDef(self, node) -> None:
+        self.where.append(node.name.value)
+
+    def leave_FunctionDef(self, original, updated):
+        self.where.pop()
+        return updated
+
+    def leave_SimpleStatementLine(self, original, updated):
+        function = self.noted.get(".".join(self.where[:2]))
+        if function is None or not any((self.names.api(c.func) or dotted(c.func) or "").split(".")[-1] in GRAPH_SEEDS
+                                       for c in calls_in(original)):
+            return updated
+        note = _seed_note(function)
+        if any(line.comment is not None and line.comment.value == note for line in updated.leading_lines):
+            return updated
+        return updated.with_changes(leading_lines=[*updated.leading_lines, cst.EmptyLine(comment=cst.Comment(note))])
 
 
 def unseeded_draw(call: cst.Call, names: ImportTable) -> bool:
@@ -540,6 +624,7 @@ class _Method:
         self.methods, self.traced_helpers = file.methods, file.traced_helpers
         self.graph_tests, self.project, self.unseeded = file.graph_tests, file.project, file.unseeded
         self.unsafe = file.unsafe
+        self.file = file
         self.taken = set(names_in(function))  # (names a rewrite adds inside it must not take)
         self.inline: Set[int] = set()  # placeholders written inside a traced call (`_traced`)
         # `tf.Session()` of a session `with`, `tf.Graph().as_default()` of a graph's (opened like a test session's)
@@ -558,6 +643,7 @@ class _Method:
         self.nested: Set[int] = set()
         self.named_initializers: Dict[str, Tuple[cst.Call, cst.SimpleStatementLine]] = {}  # `init = tf...()`
         self.feed_statements: Set[int] = set()  # `feed = {...}` just before the run feeding it (dropped)
+        self.listed: Set[int] = set()  # `tf.gradients` w.r.t. the model functions' trainable variables (_tape_region)
 
     @property
     def label(self) -> str:
@@ -620,7 +706,8 @@ class _Method:
         region = self._tape_region(body, gradients) if gradients else None
         builders = {id(call): self._evaluate(call) for call, _ in runs}
         builders.update(built)
-        builders.update({id(g): lambda updated, tape=tape: _tape_gradient(tape, updated) for g in gradients})
+        builders.update({id(g): lambda updated, tape=tape, listed=id(g) in self.listed: _tape_gradient(tape, updated, listed)
+                         for g in gradients})
         recordings = self._setup_gradients(body, of_setup, builders, region) if of_setup else {}
         body = _replaced(body, _Replace(builders, self.nested, self.dropped))
         if region is not None:
@@ -642,11 +729,17 @@ class _Method:
         test (its `setUp` included), written once (not in a loop, a comprehension or a function),
         and what is computed from it is run once: then eager TF2 draws TF1's numbers."""
         seeded = [c for c in calls_in(self.function) if (self.names.api(c.func) or "").split(".")[-1] in GRAPH_SEEDS]
-        called = next((c for c in calls_in(self.function) if (dotted(c.func) or "").split(".")[0] in self.project), None)
+        draws = self.file.draws
+        # (a test calls only the project's functions facts.eager_functions read: any other holds it anyway)
+        stores = _stores(self.function)
+        called = next((c for c in calls_in(self.function) if _drawn_by(_project_spelling(c, stores), draws)), None)
         if seeded and called is not None:
-            self.stop(seeded[0], f"`{code(seeded[0].func)}` in a test that calls `{code(called.func)}` of the project, "
-                                 "whose own draws would change under the same seed")
-        here = _Draws.of(self.function, self.names, self.unseeded and self.unsafe)
+            if not self.unsafe:
+                self.stop(seeded[0], f"`{code(seeded[0].func)}` in a test that calls `{_project_spelling(called, stores)}` of the "
+                                     "project, whose own draws would change under the same seed (`fix --unsafe-fixes "
+                                     "--native` rewrites it and notes it in the code)")
+            self.file.seed_noted[self.where] = _project_spelling(called, stores)
+        here = _Draws.of(self.function, self.names, self.unseeded and self.unsafe, draws)
         pairs = list(self.drawn.pairs) + list(here.pairs)
         named = {kind for kind, seed in pairs if not seed.isdigit()}  # (its value unknown here: alone of its kind)
         if len(set(pairs)) != len(pairs) or any(sum(1 for kind, _ in pairs if kind == k) > 1 for k in named):
@@ -1257,8 +1350,14 @@ class _Method:
 
     def _tape_region(self, body: List[cst.BaseStatement], gradients: List[cst.Call]) -> Tuple[int, int, List[str], bool]:
         """(start, end, sources, several): the straight-line statements from the last source made
-        to the first `tf.gradients(ys, xs)`, each `y` computed there."""
+        to the first `tf.gradients(ys, xs)`, each `y` computed there. An `xs` that lists the
+        trainable variables of the test's model functions (`tf.trainable_variables()`, routed
+        through its STORE object, native.test_models) is made where the model code first runs:
+        the tape records from there and watches them itself, as they are trainable."""
         found = []  # (index in body, call, ys, xs)
+        stores = _stores(self.function)
+        first_model = next((i for i, s in enumerate(body) if any(dotted(c.func) in stores for c in calls_in(s))), None)
+        listed_from = []
         for gradient in gradients:
             try:
                 bound = _bound(gradient, ("ys", "xs"))
@@ -1269,12 +1368,18 @@ class _Method:
             index = next((i for i, s in enumerate(body) if holds(s, gradient)), None)
             if index is None or not isinstance(body[index], cst.SimpleStatementLine):
                 self.stop(gradient, "`tf.gradients` in a loop or a branch")
+            if first_model is not None and first_model < index and self._lists_trainable(bound["xs"], body[:index], stores):
+                self.listed.add(id(gradient))
+                listed_from.append(first_model)
+                found.append((index, gradient, _names_of(bound["ys"]), []))
+                continue
             found.append((index, gradient, _names_of(bound["ys"]), _names_of(bound["xs"])))
         if any(ys is None or xs is None for _, _, ys, xs in found):
             self.stop(gradients[0], "`tf.gradients` of other than names of tensors")
         end = min(index for index, _, _, _ in found)
         sources = sorted({x for _, _, _, xs in found for x in xs})
         made = [max((i for i in range(end) if x in names_assigned(body[i])), default=None) for x in sources]
+        made += [i - 1 for i in listed_from]
         if None in made:
             self.stop(gradients[0], "`tf.gradients` with respect to a tensor not made in this method")
         start = max(made) + 1
@@ -1287,6 +1392,19 @@ class _Method:
         if start >= end or not all(isinstance(s, cst.SimpleStatementLine) for s in body[start:end]):
             self.stop(gradients[0], "`tf.gradients` of a tensor computed in a loop, a branch or a block")
         return start, end, sources, len(found) > 1
+
+    @staticmethod
+    def _lists_trainable(xs: cst.BaseExpression, before: List[cst.BaseStatement], stores: Set[str]) -> bool:
+        """`xs` is `<store>.trainable()`, or a name bound to it once before."""
+        listing = m.Call(func=m.Attribute(value=m.OneOf(*[m.Name(n) for n in stores]), attr=m.Name("trainable")), args=[])
+        if not stores:
+            return False
+        if m.matches(xs, listing):
+            return True
+        if not isinstance(xs, cst.Name):
+            return False
+        bound = [a for s in before for a in assignments_in(s) if xs.value in {code(t.target) for t in a.targets}]
+        return len(bound) == 1 and len(bound[0].targets) == 1 and m.matches(bound[0].value, listing)
 
     def _taped(self, body, region, tape: str) -> List[cst.BaseStatement]:
         """The region's statements inside `with tf.GradientTape() as tape:`, its sources watched."""
@@ -1306,10 +1424,13 @@ def _is_tf_function(function: cst.FunctionDef, tf: str) -> bool:
                for d in function.decorators)
 
 
-def _tape_gradient(tape: str, gradient: cst.Call) -> cst.BaseExpression:
-    """`tf.gradients(ys, xs)` as the tape's gradient, in the same list structure."""
+def _tape_gradient(tape: str, gradient: cst.Call, listed: bool = False) -> cst.BaseExpression:
+    """`tf.gradients(ys, xs)` as the tape's gradient, in the same list structure (`listed`: `xs`
+    is a list of variables, `_Method._lists_trainable`)."""
     bound = _bound(gradient, ("ys", "xs"))
     ys, xs = code(bound["ys"]), bound["xs"]
+    if listed:
+        return cst.parse_expression(f"{tape}.gradient({ys}, {code(xs)})")
     if isinstance(xs, cst.Name):
         return cst.parse_expression(f"[{tape}.gradient({ys}, {xs.value})]")
     return cst.parse_expression(f"{tape}.gradient({ys}, [{', '.join(_names_of(xs))}])")

@@ -18,7 +18,8 @@ from typing import Container, Dict, Iterable, List, Optional
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
-from tfmigrate.facts.eager_functions import GRAPH, MODEL, MODEL_ENTRY, function_kinds
+from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_ENTRY, RUN_DRAWS, function_draws,
+                                             function_kinds)
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
@@ -141,7 +142,8 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     checked files without a construct that runs otherwise eagerly, nor such a module imported in
     turn: what a test file made eager may call (`fix --native`). Of a module that has such a
     construct, its functions that have none (`ops.padding_bias`), and those that only make
-    variables the TF1 way (`ops.output_projection:model`, facts.eager_functions)."""
+    variables the TF1 way (`ops.output_projection:model`, facts.eager_functions); and of those a
+    test may call, the ones whose numbers depend on the graph seed (`ops.sample_noise:draws=run`)."""
     files = [f for f in files if f.endswith(".py")]
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     clean: Dict[str, bool] = {}
@@ -180,9 +182,16 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
                 continue
             if eager(target, frozenset({path, target})):
                 names.append(module)
+                callable_ = None
             else:
-                names += [f"{module}.{name}" + (MODEL_ENTRY if kind == MODEL else "")
-                          for name, kind in functions(target, frozenset({path, target})).items()]
+                callable_ = functions(target, frozenset({path, target}))
+                names += [f"{module}.{name}" + (MODEL_ENTRY if kind == MODEL else "") for name, kind in callable_.items()]
+            drawing = function_draws(read(target) or b"")
+            if drawing is None:  # (it may draw anywhere)
+                names.append(f"{module}{DRAWS_ENTRY}{RUN_DRAWS}")
+            else:
+                names += [f"{module}.{name}{DRAWS_ENTRY}{draws}" for name, draws in drawing.items()
+                          if callable_ is None or name in callable_]
         if names:
             found[path] = tuple(sorted(set(names)))
     return found
