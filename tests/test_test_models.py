@@ -72,6 +72,13 @@ def test_function_draws_name_what_depends_on_the_graph_seed():
     assert function_draws(source) == {"noise": "run", "dropped": "run", "kernel": "init", "scaled": "init",
                                       "head": "init", "shaken": "run", "Sampler": "run"}
     assert function_draws(b"def broken(:\n") is None
+    # what a function calls of the project's other modules: what they draw, function by function
+    others = {"ops": {"noise": "run"}, "pkg.layers": {"dense": "init"}}
+    source = (b"import ops\nimport unknown\nfrom pkg import layers\nfrom ops import noise, clean\n\n\n"
+              b"def a(x):\n    return ops.clean(x)\n\n\ndef b(x):\n    return ops.noise(x)\n\n\n"
+              b"def c(x):\n    return layers.dense(x)\n\n\ndef d(x):\n    return clean(x) + noise(x)\n\n\n"
+              b"def e(x):\n    return unknown.f(x)\n\n\ndef f(x):\n    return clean(x)\n")
+    assert function_draws(source, others.get) == {"b": "run", "c": "init", "d": "run", "e": "run"}
 
 
 def test_a_seeded_test_of_a_model_function_is_rewritten_only_as_unsafe_and_says_so(tmp_path):

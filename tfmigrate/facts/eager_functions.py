@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
 
@@ -110,33 +110,60 @@ _PLAIN_IMPORTS = ("numpy", "math", "tensorflow", "collections", "functools", "it
 _DRAW_RANK = {"": 0, INIT_DRAWS: 1, RUN_DRAWS: 2}
 
 
-def function_draws(data: bytes) -> Optional[Dict[str, str]]:
+def function_draws(data: bytes, imported: Optional[Callable[[str], Optional[Dict[str, str]]]] = None
+                   ) -> Optional[Dict[str, str]]:
     """Top-level function or class name -> INIT_DRAWS or RUN_DRAWS, for those whose TensorFlow
-    numbers depend on the graph seed (with what they call of their module); a function that
-    calls a name imported from a module other than TensorFlow's and the standard ones may draw
-    there: RUN_DRAWS. Under `tf.set_random_seed`, TF1 drew each op's numbers from (seed, the op's
-    place in the graph), which eager TF2 does not repeat (native.test_files). None when the
-    module does not parse."""
+    numbers depend on the graph seed (with what they call of their module, and of the modules it
+    imports: `imported(spec)` gives what a module `ops` or `pkg.ops` draws, None when it is not
+    one of the project's checked modules: what it calls there may draw, RUN_DRAWS). Under
+    `tf.set_random_seed`, TF1 drew each op's numbers from (seed, the op's place in the graph),
+    which eager TF2 does not repeat (native.test_files). None when the module does not parse."""
     tree = _parsed(data)
     if tree is None:
         return None
     top = _TopLevel(tree, data)
-    imported = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            imported |= {(a.asname or a.name).split(".")[0] for a in node.names
-                         if a.name.split(".")[0] not in _PLAIN_IMPORTS}
-        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] not in _PLAIN_IMPORTS):
-            imported |= {a.asname or a.name for a in node.names}
+    modules, names = _imports(tree, imported or (lambda spec: None))
     own = {}
     for node in top.defined:
         text = re.sub(rb"[ \t]*([.(=])[ \t]*", rb"\1", code_only(top.text[node.name]))
-        foreign = any(isinstance(n, ast.Name) and n.id in imported for n in ast.walk(node))
-        default = any(isinstance(n, ast.Call) and _called_name(n.func) == "get_variable" and len(n.args) < 4
-                      and not any(k.arg == "initializer" for k in n.keywords) for n in ast.walk(node))
-        own[node.name] = (RUN_DRAWS if foreign or _RUN_DRAWS.search(text)
-                          else INIT_DRAWS if default or _INIT_DRAWS.search(text) else "")
+        found = [RUN_DRAWS if _RUN_DRAWS.search(text) else INIT_DRAWS if _INIT_DRAWS.search(text) or any(
+            isinstance(n, ast.Call) and _called_name(n.func) == "get_variable" and len(n.args) < 4
+            and not any(k.arg == "initializer" for k in n.keywords) for n in ast.walk(node)) else ""]
+        attributes = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules:
+                drawn = modules[n.value.id]
+                found.append(RUN_DRAWS if drawn is None else drawn.get(n.attr, ""))
+            elif isinstance(n, ast.Name) and n.id in modules and id(n) not in attributes:
+                found.append(RUN_DRAWS)  # (a module passed on: anything of it may be called)
+            elif isinstance(n, ast.Name) and n.id in names:
+                found.append(names[n.id])
+        own[node.name] = max(found, key=_DRAW_RANK.__getitem__)
     return {name: kind for name, kind in top.closed(own, _DRAW_RANK).items() if kind}
+
+
+def _imports(tree: ast.Module, imported) -> Tuple[Dict[str, Optional[Dict[str, str]]], Dict[str, str]]:
+    """(local name of an imported module -> what it draws, None if unknown; local name of an
+    imported function -> what it draws), for the imports of modules outside `_PLAIN_IMPORTS`."""
+    modules: Dict[str, Optional[Dict[str, str]]] = {}
+    names: Dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] not in _PLAIN_IMPORTS:
+                    whole = alias.asname or "." not in alias.name  # (`import a.b` binds `a`: a package's path, unknown)
+                    modules[alias.asname or alias.name.split(".")[0]] = imported(alias.name) if whole else None
+        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] not in _PLAIN_IMPORTS):
+            spec = "." * node.level + (node.module or "")
+            for alias in node.names:
+                local = alias.asname or alias.name
+                as_module = imported(f"{spec}.{alias.name}" if node.module else spec + alias.name)
+                if as_module is not None:
+                    modules[local] = as_module
+                    continue
+                of_module = imported(spec) if node.module else None
+                names[local] = RUN_DRAWS if of_module is None else of_module.get(alias.name, "")
+    return modules, names
 
 
 def _called_name(func: ast.expr) -> Optional[str]:

@@ -170,6 +170,19 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
             return {}
         return {name: kind for name, kind in (function_kinds(data) or {}).items() if kind != GRAPH}
 
+    drawn: Dict[str, Optional[dict]] = {}
+
+    def module_draws(module: str, importer: str) -> Optional[dict]:
+        """What the checked module `module` (as `importer` spells it) draws, function by function
+        (facts.eager_functions.function_draws, following its own imports); None if it is not one."""
+        target = resolve(module, importer, known)
+        if target is None:
+            return None
+        if target not in drawn:
+            drawn[target] = None  # (an import cycle: unknown)
+            drawn[target] = function_draws(read(target) or b"", lambda spec: module_draws(spec, target))
+        return drawn[target]
+
     found: Dict[str, tuple] = {}
     for path in files:
         data = read(path) or b""
@@ -186,7 +199,7 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
             else:
                 callable_ = functions(target, frozenset({path, target}))
                 names += [f"{module}.{name}" + (MODEL_ENTRY if kind == MODEL else "") for name, kind in callable_.items()]
-            drawing = function_draws(read(target) or b"")
+            drawing = module_draws(module, path)
             if drawing is None:  # (it may draw anywhere)
                 names.append(f"{module}{DRAWS_ENTRY}{RUN_DRAWS}")
             else:
