@@ -121,6 +121,26 @@ def test_the_held_group_runs_as_fix_writes_it(tmp_path, monkeypatch):
         assert _last_line(native, program) == _fixed_line(FIXTURES / "held" / program)
 
 
+def test_a_class_whose_layers_make_variables_in_another_module_keeps_the_program_on_the_route(tmp_path, monkeypatch):
+    """`helper.Net` makes no variable itself; its base class and layers come from `layers`, which
+    does (gen52's `model.SmallCNN` of `layers.Conv2D`): the program was rewritten eager while both
+    modules took the compat route, and the first call crashed. Never worse: the program as `fix`
+    writes it (its helpers take the route without switching v2 off, as for any graph program)."""
+    native = _copy("layers_elsewhere", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    compat = _copy("layers_elsewhere", tmp_path / "compat")
+    _fix(compat, monkeypatch)
+    assert (native / "main.py").read_text() == (compat / "main.py").read_text()
+    assert "Session" in (native / "main.py").read_text()
+    monkeypatch.chdir(native)
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "main.py"], catch_exceptions=False)
+    message = " ".join(d["message"] for d in json.loads(result.stdout))
+    assert "`helper.Net` from `helper`, a module that makes variables" in message, message
+    pytest.importorskip("tensorflow")
+    assert _last_line(native, "main.py") == _fixed_line(FIXTURES / "layers_elsewhere" / "main.py")
+
+
 def test_a_feed_dict_passed_by_its_own_keyword_does_not_escape():
     module = cst.parse_module("feed_dict = {x: 1}\nsess.run(y, feed_dict=feed_dict)\nmodel.feed_dict = 2\n")
     assign = module.body[0].body[0]

@@ -118,6 +118,17 @@ def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     files = [f for f in files if f.endswith(".py")]
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     makes: Dict[str, bool] = {}
+
+    def stateful(target: str) -> bool:
+        """It makes state itself, or calls a checked module that does (a model class whose layers
+        come from another module: gen52's `model.SmallCNN` of `layers.Conv2D`)."""
+        if target not in makes:
+            makes[target] = False  # (an import cycle: what the others say)
+            data = read(target) or b""
+            makes[target] = bool(MAKES_STATE.search(data)) or any(
+                stateful(other) for other in _called_modules(data, target, known)[0] if other != target)
+        return makes[target]
+
     found: Dict[str, tuple] = {}
     for path in files:
         data = read(path) or b""
@@ -128,9 +139,7 @@ def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
             target = resolve(module, path, known)
             if target is None or target == path:
                 continue
-            if target not in makes:
-                makes[target] = bool(MAKES_STATE.search(read(target) or b""))
-            if makes[target]:
+            if stateful(target):
                 names.append(module)
         if names:
             found[path] = tuple(sorted(set(names)))
