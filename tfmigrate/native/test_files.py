@@ -644,6 +644,7 @@ class _Method:
         self.named_initializers: Dict[str, Tuple[cst.Call, cst.SimpleStatementLine]] = {}  # `init = tf...()`
         self.feed_statements: Set[int] = set()  # `feed = {...}` just before the run feeding it (dropped)
         self.listed: Set[int] = set()  # `tf.gradients` w.r.t. the model functions' trainable variables (_tape_region)
+        self.watched_where_read: Set[str] = set()  # sources read by name from the model code's variables (_taped)
 
     @property
     def label(self) -> str:
@@ -1378,8 +1379,12 @@ class _Method:
             self.stop(gradients[0], "`tf.gradients` of other than names of tensors")
         end = min(index for index, _, _, _ in found)
         sources = sorted({x for _, _, _, xs in found for x in xs})
-        made = [max((i for i in range(end) if x in names_assigned(body[i])), default=None) for x in sources]
+        # (a variable the test read by name, `w = tf1_variables.variable("gc/w")`, was made by the model code)
+        looked_up = {x for x in sources if first_model is not None and self._looked_up(x, body[:end], stores)}
+        made = [first_model - 1 if x in looked_up else max((i for i in range(end) if x in names_assigned(body[i])),
+                                                            default=None) for x in sources]
         made += [i - 1 for i in listed_from]
+        self.watched_where_read |= looked_up
         if None in made:
             self.stop(gradients[0], "`tf.gradients` with respect to a tensor not made in this method")
         start = max(made) + 1
@@ -1406,14 +1411,25 @@ class _Method:
         bound = [a for s in before for a in assignments_in(s) if xs.value in {code(t.target) for t in a.targets}]
         return len(bound) == 1 and len(bound[0].targets) == 1 and m.matches(bound[0].value, listing)
 
+    @staticmethod
+    def _looked_up(name: str, before: List[cst.BaseStatement], stores: Set[str]) -> bool:
+        """`name` is bound once, to `<store>.variable("...")` (native.test_models: read by name)."""
+        bound = [a for s in before for a in assignments_in(s) if name in {code(t.target) for t in a.targets}]
+        return len(bound) == 1 and len(bound[0].targets) == 1 and m.matches(bound[0].value, m.Call(
+            func=m.Attribute(value=m.OneOf(*[m.Name(n) for n in stores]), attr=m.Name("variable")))) if stores else False
+
     def _taped(self, body, region, tape: str) -> List[cst.BaseStatement]:
         """The region's statements inside `with tf.GradientTape() as tape:`, its sources watched."""
         start, end, sources, several = region
         header = cst.parse_statement(
             f"with {self.tf}.GradientTape({'persistent=True' if several else ''}) as {tape}:\n    pass\n")
-        watches = [cst.parse_statement(f"{tape}.watch({x})\n") for x in sources]
+        watches = [cst.parse_statement(f"{tape}.watch({x})\n") for x in sources if x not in self.watched_where_read]
         first = body[start]
-        inner = [*watches, first.with_changes(leading_lines=[]), *body[start + 1:end]]
+        inner = [*watches]
+        for statement in [first.with_changes(leading_lines=[]), *body[start + 1:end]]:
+            inner.append(statement)
+            inner += [cst.parse_statement(f"{tape}.watch({x})\n") for x in sorted(
+                self.watched_where_read & set(names_assigned(statement)) & set(sources))]
         block = header.with_changes(body=header.body.with_changes(body=inner, indent=None),
                                     leading_lines=first.leading_lines)
         return [*body[:start], block, *body[end:]]

@@ -28,7 +28,7 @@ did (their random initial values are drawn once either way, as a test's own `tf.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 import libcst.matchers as m
@@ -67,6 +67,13 @@ STORE = '''class TF1Variables({tf}.Module):
 
     def all(self):
         return list(self.made)
+
+    def variable(self, name):
+        """TF1's `get_variable(name)` under `variable_scope(scope, reuse=True)`: the one made by that name."""
+        for variable in self.made:
+            if variable.name == name + ":0":
+                return variable
+        raise ValueError(f"Variable {{name}} does not exist, or was not created with tf.get_variable().")
 '''
 LISTS = {"trainable_variables": "trainable", "global_variables": "all"}
 _REPEATED = m.For() | m.While() | m.ListComp() | m.SetComp() | m.DictComp() | m.GeneratorExp() | m.Lambda()
@@ -123,21 +130,59 @@ def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[
             raise Refused(call, f"`{name}` called again without `reuse=True` (TF1 made other variables, or raised "
                                 "that they existed; eagerly they would be shared)")
         seen.add(literal)
+    lookups = _lookups(function, api)
+    looked_up = {id(c) for block in lookups.values() for _, c in block}
     lists = [c for c in calls_in(function) if (api(c.func) or "").split(".")[-1] in LISTS]
     for read in lists:
         if read.args:
             raise Refused(read, f"`{code(read.func)}(...)` given a scope or collection")
-    if lists and any((api(c.func) or "").split(".")[-1] in ("Variable", "get_variable") for c in calls_in(function)):
+    if lists and any((api(c.func) or "").split(".")[-1] in ("Variable", "get_variable") and id(c) not in looked_up
+                     for c in calls_in(function)):
         raise Refused(lists[0], "a variable list read in a test that also makes variables itself")
     taken = {n.value for n in m.findall(function, m.Name())}
     store = fresh_name(taken, "tf1_variables")
-    held = _variable_names(function, {id(c) for c in lists})
-    body = function.body.visit(_Routed(calls, lists, api, store, held))
+    held = _variable_names(function, {id(c) for c in lists}) | {name for block in lookups.values() for name, _ in block}
+    body = function.body.visit(_Routed(calls, lists, api, store, held, lookups))
     first = cst.parse_statement(f"{store} = {STORE_NAME}()\n")
     statements = list(body.body)
     at = 1 if statements and m.matches(statements[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
     statements.insert(at, first)
     return function.with_changes(body=body.with_changes(body=statements)), held, store
+
+
+def _lookups(function: cst.FunctionDef, api) -> Dict[int, List[Tuple[str, cst.Call]]]:
+    """`with tf.variable_scope("gc", reuse=True): w = tf.get_variable("weights")`: a test reading a
+    variable its model code made, by name (id(the with) -> (the name bound, the get_variable call)
+    of each statement; a scope named by a literal, `reuse=True`, and only such reads inside)."""
+    found: Dict[int, List[Tuple[str, cst.Call]]] = {}
+    for block in m.findall(function.body, m.With(items=[m.WithItem(item=m.Call(), asname=None)])):
+        scope = block.items[0].item
+        if (api(scope.func) or "").split(".")[-1] != "variable_scope" or not (
+                len(scope.args) == 2 and scope.args[0].keyword is None and isinstance(scope.args[0].value, cst.SimpleString)
+                and scope.args[1].keyword is not None and scope.args[1].keyword.value == "reuse"
+                and m.matches(scope.args[1].value, m.Name("True"))):
+            continue
+        reads = []
+        for statement in block.body.body:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+                    and isinstance(small.value, cst.Call) and (api(small.value.func) or "").split(".")[-1] == "get_variable"
+                    and small.value.args and small.value.args[0].keyword in (None,)
+                    and isinstance(small.value.args[0].value, cst.SimpleString)):
+                reads = []
+                break
+            reads.append((small.targets[0].target.value, small.value))
+        if reads:
+            found[id(block)] = reads
+    return found
+
+
+def _lookup_name(scope: cst.With, call: cst.Call) -> str:
+    return f"{scope.items[0].item.args[0].value.evaluated_value}/{call.args[0].value.evaluated_value}"
+
+
+def _quoted(text: str) -> str:
+    return f'"{text}"' if '"' not in text and "\\" not in text else repr(text)
 
 
 def _reuses(call: cst.Call) -> bool:
@@ -167,9 +212,18 @@ def _variable_names(function: cst.FunctionDef, lists: Set[int]) -> Set[str]:
 
 
 class _Routed(cst.CSTTransformer):
-    def __init__(self, calls, lists, api, store: str, held: Set[str]):
+    def __init__(self, calls, lists, api, store: str, held: Set[str], lookups=None):
         self.calls, self.lists = {id(c) for c in calls}, {id(c) for c in lists}
         self.api, self.store, self.held = api, store, held
+        self.lookups = lookups or {}
+
+    def leave_With(self, original: cst.With, updated: cst.With):
+        if id(original) not in self.lookups:
+            return updated
+        reads = [cst.parse_statement(f"{name} = {self.store}.variable({_quoted(_lookup_name(original, call))})\n")
+                 for name, call in self.lookups[id(original)]]
+        reads[0] = reads[0].with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel(reads)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if id(original) in self.calls:
