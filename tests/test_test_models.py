@@ -72,6 +72,16 @@ def test_function_draws_name_what_depends_on_the_graph_seed():
     assert function_draws(source) == {"noise": "run", "dropped": "run", "kernel": "init", "scaled": "init",
                                       "head": "init", "shaken": "run", "Sampler": "run"}
     assert function_draws(b"def broken(:\n") is None
+    # a name that says "random" draws nothing; numpy's generators are not the graph seed's; a
+    # dataset's shuffle and TensorFlow's dropout wrapper are
+    source = (b"import numpy as np\nimport tensorflow as tf\n\n\n"
+              b"def _random_graph(n, rng):\n    return (rng.rand(n, n) < 0.5).astype(np.float32)\n\n\n"
+              b"def sample_weights(rng):\n    return np.random.shuffle(rng.randn(3))\n\n\n"
+              b"def log_gamma(x):\n    return tf.lgamma(x)\n\n\n"
+              b"def batches(dataset):\n    return dataset.shuffle(100).batch(2)\n\n\n"
+              b"def cell(inner):\n    return tf.nn.rnn_cell.DropoutWrapper(inner, 0.5)\n\n\n"
+              b"def first(x):\n    return tf.truncated_normal(tf.shape(x))\n")
+    assert function_draws(source) == {"batches": "run", "cell": "run", "first": "run"}
     # what a function calls of the project's other modules: what they draw, function by function
     others = {"ops": {"noise": "run"}, "pkg.layers": {"dense": "init"}}
     source = (b"import ops\nimport unknown\nfrom pkg import layers\nfrom ops import noise, clean\n\n\n"

@@ -98,13 +98,12 @@ def function_kinds(data: bytes) -> Optional[Dict[str, str]]:
 
 
 # Draws at each run: TensorFlow's random ops (`tf.random_normal`, `tf.random.uniform`), dropout,
-# sampling (`sampled_softmax_loss`, `nce_loss`, `.sample()`), shuffles. numpy's draws are not
-# TensorFlow's (its own seed, drawn as the graph is built, the same on both routes).
-_RUN_DRAWS = re.compile(rb"\b(?!np\.|numpy\.)\w+\.random\.\w+\(|\b\w*(?:random|dropout|sampl|multinomial|categorical|"
-                        rb"shuffle|nce_loss)\w*(?<!initializer)\(")
-# Draws once, for variables: an initializer that draws, `get_variable` without a fixed initializer
-# (TF1's default is glorot_uniform), layers (their kernels).
-_INIT_DRAWS = re.compile(rb"\b(?!(?:zeros|ones|constant|identity)_initializer\()\w*initializer\(|\b(?:layers|keras)\.")
+# sampling (`tf.nn.sampled_softmax_loss`, `tf.nn.nce_loss`), shuffles, called through TensorFlow's
+# alias. numpy's draws are not TensorFlow's (its own seed, the same on both routes).
+_RUN_DRAWS = re.compile(r"random|dropout|sampl|multinomial|categorical|shuffle|nce_loss|truncated_normal", re.IGNORECASE)
+# Draws once, for variables: an initializer that draws, layers (their kernels); and `get_variable`
+# without an initializer (TF1's default is glorot_uniform).
+_FIXED_INITIALIZERS = re.compile(r"^(?:zeros|ones|constant|identity)(?:_initializer)?$|^(?:Zeros|Ones|Constant|Identity)$")
 _PLAIN_IMPORTS = ("numpy", "math", "tensorflow", "collections", "functools", "itertools", "six", "absl",
                   "__future__", "typing", "numbers", "abc", "os", "sys", "re")
 _DRAW_RANK = {"": 0, INIT_DRAWS: 1, RUN_DRAWS: 2}
@@ -123,12 +122,13 @@ def function_draws(data: bytes, imported: Optional[Callable[[str], Optional[Dict
         return None
     top = _TopLevel(tree, data)
     modules, names = _imports(tree, imported or (lambda spec: None))
+    tf = {(a.asname or a.name).split(".")[0] for node in tree.body if isinstance(node, ast.Import) for a in node.names
+          if a.name.split(".")[0] == "tensorflow"} | {a.asname or a.name for node in tree.body
+                                                     if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tensorflow")
+                                                     for a in node.names}
     own = {}
     for node in top.defined:
-        text = re.sub(rb"[ \t]*([.(=])[ \t]*", rb"\1", code_only(top.text[node.name]))
-        found = [RUN_DRAWS if _RUN_DRAWS.search(text) else INIT_DRAWS if _INIT_DRAWS.search(text) or any(
-            isinstance(n, ast.Call) and _called_name(n.func) == "get_variable" and len(n.args) < 4
-            and not any(k.arg == "initializer" for k in n.keywords) for n in ast.walk(node)) else ""]
+        found = [""] + [_tf_draw(n, tf) for n in ast.walk(node) if isinstance(n, ast.Call)]
         attributes = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
         for n in ast.walk(node):
             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules:
@@ -166,8 +166,25 @@ def _imports(tree: ast.Module, imported) -> Tuple[Dict[str, Optional[Dict[str, s
     return modules, names
 
 
-def _called_name(func: ast.expr) -> Optional[str]:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+def _tf_draw(call: ast.Call, tf: set) -> str:
+    """What a call of TensorFlow's draws (RUN_DRAWS, INIT_DRAWS, or "")."""
+    parts = []
+    func = call.func
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    if not (isinstance(func, ast.Name) and func.id in tf and parts):
+        # (a dataset's or a distribution's own draws, whatever holds it; numpy's aside)
+        methods = parts and parts[-1] in ("shuffle", "sample") and not (isinstance(func, ast.Name) and func.id in ("np", "numpy"))
+        return RUN_DRAWS if methods else ""
+    last = parts[-1]
+    if last == "get_variable":
+        return INIT_DRAWS if len(call.args) < 4 and not any(k.arg == "initializer" for k in call.keywords) else ""
+    if last.endswith("initializer") or "initializers" in parts[:-1]:
+        return "" if _FIXED_INITIALIZERS.match(last) else INIT_DRAWS
+    if _RUN_DRAWS.search(".".join(parts)):
+        return RUN_DRAWS
+    return INIT_DRAWS if "layers" in parts[:-1] or "keras" in parts[:-1] else ""
 
 
 def _kind(text: bytes, is_class: bool) -> str:
