@@ -460,6 +460,19 @@ class _UnseededNoted(cst.CSTTransformer):
         return updated.with_changes(leading_lines=[*updated.leading_lines, note])
 
 
+def _store_call(stores: Set[str], method: str):
+    """A matcher of `<store>.<method>(...)` for the STORE objects named `stores` (none: matches nothing)."""
+    if not stores:
+        return m.MatchIfTrue(lambda _node: False)
+    return m.Call(func=m.Attribute(value=m.OneOf(*[m.Name(n) for n in stores]), attr=m.Name(method)))
+
+
+def _bound_once_to(name: str, before: List[cst.BaseStatement], value) -> bool:
+    """`name` is assigned once in `before`, alone, a value matching `value`."""
+    bound = [a for s in before for a in assignments_in(s) if name in {code(t.target) for t in a.targets}]
+    return len(bound) == 1 and len(bound[0].targets) == 1 and m.matches(bound[0].value, value)
+
+
 def _stores(function: cst.FunctionDef) -> Set[str]:
     """The names of the STORE objects a routed test made (`tf1_variables = TF1Variables()`)."""
     return {code(t.target) for a in assignments_in(function) for t in a.targets
@@ -1401,22 +1414,14 @@ class _Method:
     @staticmethod
     def _lists_trainable(xs: cst.BaseExpression, before: List[cst.BaseStatement], stores: Set[str]) -> bool:
         """`xs` is `<store>.trainable()`, or a name bound to it once before."""
-        listing = m.Call(func=m.Attribute(value=m.OneOf(*[m.Name(n) for n in stores]), attr=m.Name("trainable")), args=[])
-        if not stores:
-            return False
-        if m.matches(xs, listing):
+        if m.matches(xs, _store_call(stores, "trainable")):
             return True
-        if not isinstance(xs, cst.Name):
-            return False
-        bound = [a for s in before for a in assignments_in(s) if xs.value in {code(t.target) for t in a.targets}]
-        return len(bound) == 1 and len(bound[0].targets) == 1 and m.matches(bound[0].value, listing)
+        return isinstance(xs, cst.Name) and _bound_once_to(xs.value, before, _store_call(stores, "trainable"))
 
     @staticmethod
     def _looked_up(name: str, before: List[cst.BaseStatement], stores: Set[str]) -> bool:
         """`name` is bound once, to `<store>.variable("...")` (native.test_models: read by name)."""
-        bound = [a for s in before for a in assignments_in(s) if name in {code(t.target) for t in a.targets}]
-        return len(bound) == 1 and len(bound[0].targets) == 1 and m.matches(bound[0].value, m.Call(
-            func=m.Attribute(value=m.OneOf(*[m.Name(n) for n in stores]), attr=m.Name("variable")))) if stores else False
+        return _bound_once_to(name, before, _store_call(stores, "variable"))
 
     def _taped(self, body, region, tape: str) -> List[cst.BaseStatement]:
         """The region's statements inside `with tf.GradientTape() as tape:`, its sources watched."""
