@@ -198,10 +198,14 @@ def test_a_model_function_called_again_without_reuse_keeps_the_compat_route(tmp_
      "also makes variables itself"),
     ("ops.projection(x, 3, scope='a')\n    ops.projection(x, 3, scope='a')\n", "called again without `reuse=True`"),
     ("ops.projection(x, 3, scope='a')\n    n = tf.trainable_variables('a')\n", "given a scope or collection"),
-    ("with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='a', reuse=True)\n",
-     "expected to raise"),
-    ("ops.projection(x, 3, scope='a')\n    with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='b')\n",
-     "expected to raise"),
+    # expected to raise, where a TF1 graph would not build what the test's graph had built before it:
+    # a name bound twice, a placeholder, an earlier model call inside a block
+    ("y = tf.ones([2, 3])\n    ops.projection(y, 3, scope='a')\n    y = tf.ones([2, 4])\n"
+     "    with self.assertRaises(ValueError):\n        ops.projection(y, 3, scope='a')\n", "expected to raise"),
+    ("p = tf.placeholder(tf.float32, [None, 3])\n    ops.projection(p, 3, scope='a')\n"
+     "    with self.assertRaises(ValueError):\n        ops.projection(p, 3, scope='a')\n", "expected to raise"),
+    ("with tf.name_scope('n'):\n        ops.projection(x, 3, scope='a')\n"
+     "    with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='a')\n", "expected to raise"),
 ])
 def test_what_one_tracked_object_would_share_unlike_tf1_is_refused(body, refused):
     source = f"import tensorflow as tf\nimport ops\n\n\ndef test(x):\n    {body}"
@@ -211,6 +215,24 @@ def test_what_one_tracked_object_would_share_unlike_tf1_is_refused(body, refused
     with pytest.raises(test_models.Refused) as raised:
         test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
     assert refused in raised.value.what
+
+
+@pytest.mark.parametrize("body, built", [
+    ("with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='a', reuse=True)\n",
+     "tf.compat.v1.wrap_function(lambda: [ops.projection(x, 3, scope='a', reuse=True)], [])"),
+    ("ops.projection(x, 3, scope='a')\n    with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='a')\n",
+     "tf.compat.v1.wrap_function(lambda: [ops.projection(x, 3, scope='a'), ops.projection(x, 3, scope='a')], [])"),
+])
+def test_a_model_function_expected_to_raise_is_built_in_a_tf1_graph_after_the_tests_model_calls(body, built):
+    """TF1's variable store raised ("already exists", "does not exist"); one tracked object never
+    does, so the check builds the call in a TF1 graph (`wrap_function`), after the model calls the
+    test's graph had built before it (the seeded fixture runs both kinds)."""
+    source = f"import tensorflow as tf\nimport ops\n\n\ndef test(self, x):\n    {body}"
+    module = cst.parse_module(source)
+    names = ImportTable(module, source)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    routed, _, _ = test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
+    assert built in cst.Module(body=[routed]).code, cst.Module(body=[routed]).code
 
 
 def test_two_scopes_of_their_own_and_a_reuse_are_routed():
