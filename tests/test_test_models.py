@@ -55,6 +55,13 @@ def test_function_kinds_judge_each_function_with_what_it_calls():
     # the module's own top-level code runs otherwise eagerly: nothing of it is callable alone
     assert function_kinds(b"import tensorflow as tf\nx = tf.placeholder(tf.float32)\n\n\ndef f(t):\n    return t\n") is None
     assert function_kinds(b"def broken(:\n") is None
+    # a TF1 `Dimension`'s method on a shape's element: eagerly an int (gen51 p02's kernel_ridge_fit
+    # failed in the eager test with AttributeError); a TensorShape's own method is TF2's too
+    assert function_kinds(b"def square(k):\n    s = k.get_shape().with_rank(2)\n"
+                          b"    s[0].assert_is_compatible_with(s[1])\n    return k\n\n\n"
+                          b"def merged(a, b):\n    return a.get_shape().merge_with(b.get_shape())\n\n\n"
+                          b"def sliced(a, b):\n    return a.get_shape()[:-1].is_compatible_with(b.get_shape())\n") == {
+        "square": "graph", "merged": "pure", "sliced": "pure"}
 
 
 def test_function_draws_name_what_depends_on_the_graph_seed():

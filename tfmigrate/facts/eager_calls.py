@@ -11,7 +11,10 @@ from typing import Optional
 # when a graph ran. A module without any of them is one an eager test may call (native.test_files).
 NOT_EAGER = re.compile(rb"\.(?:placeholder\w*|Session|InteractiveSession|get_variable|variable_scope|get_collection\w*|"
                        rb"add_to_collection|\w*initializer|gradients|assign\w*|scatter_\w+|py_func|Graph|"
-                       rb"get_default_graph|disable_\w+|make_template|Print)\s*\(|\bfeed_dict\s*=|\.(?:name|op|graph|value)\b")
+                       rb"get_default_graph|disable_\w+|make_template|Print)\s*\(|\bfeed_dict\s*=|\.(?:name|op|graph|value)\b|"
+                       # a TF1 `Dimension`'s methods on a shape's element (eagerly an int or None; a slice
+                       # `shape[:-1]` is a TensorShape, the same in TF2)
+                       rb"\[[^\[\]:]*\]\s*\.\s*(?:assert_is_compatible_with|is_compatible_with|merge_with)\s*\(")
 
 
 def not_eager_construct(data: bytes) -> Optional[str]:
