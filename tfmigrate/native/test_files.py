@@ -396,10 +396,14 @@ def _tf1_graph_errors(node: cst.CSTNode, names: ImportTable) -> Set[int]:
             func=m.Attribute(value=m.Name("self"), attr=m.Name())), asname=None)])):
         inner = block.body.body if isinstance(block.body, cst.IndentedBlock) else []
         if block.items[0].item.func.attr.value.startswith("assertRaises") and len(inner) == 1 and m.matches(
-                inner[0], m.SimpleStatementLine(body=[m.Expr(m.Call())])) \
-                and (names.api(inner[0].body[0].value.func) or "").endswith("wrap_function"):
+                inner[0], m.SimpleStatementLine(body=[m.Expr(m.Call())])) and _in_tf1_graph(inner[0].body[0].value, names):
             found.add(id(block.items[0].item))
     return found
+
+
+def _in_tf1_graph(call: cst.Call, names: ImportTable) -> bool:
+    """`tf.compat.v1.wrap_function(...)`: what native.test_models builds in a TF1 graph."""
+    return (names.api(call.func) or "").endswith("wrap_function")
 
 
 def _errors_of_runs(node: cst.CSTNode, names: ImportTable) -> Set[int]:
@@ -469,10 +473,14 @@ class _UnseededNoted(cst.CSTTransformer):
         if not any(unseeded_draw(c, self.names) and not _random_initial_value(c, original, self.names)
                    for c in calls_in(original)):
             return updated
-        if any(line.comment is not None and line.comment.value == UNSEEDED_NOTE for line in updated.leading_lines):
-            return updated
-        note = cst.EmptyLine(comment=cst.Comment(UNSEEDED_NOTE))
-        return updated.with_changes(leading_lines=[*updated.leading_lines, note])
+        return _noted(updated, UNSEEDED_NOTE)
+
+
+def _noted(statement: cst.SimpleStatementLine, note: str) -> cst.SimpleStatementLine:
+    """`statement` with the comment `note` as its last leading line (once: a second fix pass adds none)."""
+    if any(line.comment is not None and line.comment.value == note for line in statement.leading_lines):
+        return statement
+    return statement.with_changes(leading_lines=[*statement.leading_lines, cst.EmptyLine(comment=cst.Comment(note))])
 
 
 def _store_call(stores: Set[str], method: str):
@@ -539,10 +547,7 @@ class _SeedNoted(cst.CSTTransformer):
         if function is None or not any((self.names.api(c.func) or dotted(c.func) or "").split(".")[-1] in GRAPH_SEEDS
                                        for c in calls_in(original)):
             return updated
-        note = _seed_note(function)
-        if any(line.comment is not None and line.comment.value == note for line in updated.leading_lines):
-            return updated
-        return updated.with_changes(leading_lines=[*updated.leading_lines, cst.EmptyLine(comment=cst.Comment(note))])
+        return _noted(updated, _seed_note(function))
 
 
 def unseeded_draw(call: cst.Call, names: ImportTable) -> bool:
@@ -826,7 +831,7 @@ class _Method:
             small = inner[0].body[0]
             call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
             if not isinstance(call, cst.Call) or m.matches(call.func, m.Attribute(attr=m.Name("get_concrete_function"))) \
-                    or (self.names.api(call.func) or "").endswith("wrap_function") \
+                    or _in_tf1_graph(call, self.names) \
                     or any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval", "evaluate")
                            or self.names.api(c.func) == "placeholder_with_default" for c in calls_in(call)):
                 continue

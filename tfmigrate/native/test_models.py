@@ -176,7 +176,7 @@ def _lookups(function: cst.FunctionDef, api) -> Dict[int, List[Tuple[str, cst.Ca
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
                     and isinstance(small.value, cst.Call) and (api(small.value.func) or "").split(".")[-1] == "get_variable"
-                    and small.value.args and small.value.args[0].keyword in (None,)
+                    and small.value.args and small.value.args[0].keyword is None
                     and isinstance(small.value.args[0].value, cst.SimpleString)):
                 reads = []
                 break
