@@ -294,3 +294,86 @@ def test_a_variable_list_read_before_the_model_code_runs_eagerly_keeps_the_compa
     module, line_of = _with_lines(cst.parse_module(source))
     with pytest.raises(Blocked, match="the variable lists read before the model code"):
         test_files.rewrite(module, source, line_of, ("ops.gated:model",))
+
+
+def _trained_tests(cwd) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    return subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=600)
+
+
+def test_a_test_that_trains_its_model_becomes_eager_and_follows_tf1s_numbers(tmp_path):
+    """The `trained` fixture checks each optimizer's losses against the same rule in numpy
+    (rtol 1e-5): TF1's optimizer in the eager step meets it; Keras's Adam, measured, did not."""
+    root = tmp_path / "trained"
+    shutil.copytree(FIXTURES / "trained", root)
+    pytest.importorskip("tensorflow")
+    broken = _trained_tests(root)
+    assert broken.returncode != 0, broken.stderr[-2000:]
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    fixed = (root / "ops_test.py").read_text()
+    assert fixed == snapshot(FIXTURES / "expected" / "trained_test.py", fixed)
+    assert not [w for w in GRAPH if w in fixed], fixed
+    assert fixed.count("def train_op():") == 4 and "tf.compat.v1.train.AdagradOptimizer(0.1)" in fixed
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    assert (root / "ops_test.py").read_text() == fixed
+    ran = _trained_tests(root)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    shutil.rmtree(root)
+    shutil.copytree(FIXTURES / "trained", root)
+    assert _tool("fix", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    compat = _trained_tests(root)
+    assert compat.returncode == 0 and "OK" in compat.stderr, compat.stderr[-3000:]
+
+
+_TRAIN = ("y = ops.projection(x, 3)\n    loss = tf.reduce_sum(y)\n"
+          "    train_op = tf.train.GradientDescentOptimizer(0.1).minimize({minimize})\n"
+          "    with self.test_session() as sess:\n        {runs}\n")
+
+
+@pytest.mark.parametrize("body, refused", [
+    (_TRAIN.format(minimize="loss, global_step=step", runs="sess.run(train_op)"), "given `global_step=`"),
+    (_TRAIN.format(minimize="loss", runs="sess.run(train_op, {x: np.ones([2, 4])})"), "given a feed"),
+    (_TRAIN.format(minimize="loss", runs="self.assertIsNotNone(train_op)"), "used other than run"),
+    (_TRAIN.format(minimize="loss", runs="sess.run(train_op)\n        z = 2.0 * loss"),
+     "computed from the model after its train op"),
+    (_TRAIN.format(minimize="loss", runs="a, b = sess.run(loss), sess.run(loss)"), "two runs of the model"),
+    (_TRAIN.format(minimize="loss + 1.0", runs="sess.run(train_op)"), "of other than a name"),
+    (_TRAIN.format(minimize="loss", runs="sess.run(train_op)") + "    g = tf.gradients(loss, [x])\n", "beside a train op"),
+    (_TRAIN.format(minimize="loss", runs="sess.run(train_op)") + "    v = tf.Variable(1.0)\n", "beside a train op"),
+    ("y = ops.projection(x, 3)\n    self.assertEqual(3, y.shape[-1])\n    loss = tf.reduce_sum(y)\n"
+     "    train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n", "other than `x = ...`"),
+    ("y = ops.projection(x, 3)\n    y = tf.ones([2, 3])\n    loss = tf.reduce_sum(y)\n"
+     "    train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n", "bound between the statements"),
+    ("y = ops.projection(x, 3)\n    loss = tf.reduce_sum(y) * x\n    x = 2.0\n"
+     "    train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n", "bound more than once"),
+    ("y = ops.projection(x, 3)\n    loss = tf.reduce_sum(y) * self.scale\n"
+     "    train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n", "`self.` state"),
+    ("y = ops.projection(x, 3)\n    loss = tf.reduce_sum(y)\n    a = tf.train.AdamOptimizer(0.1).minimize(loss)\n"
+     "    b = tf.train.AdamOptimizer(0.1).minimize(loss)\n", "a second `minimize`"),
+    ("y = ops.projection(x, 3)\n    loss = tf.reduce_sum(y)\n    train_op = make_optimizer().minimize(loss)\n",
+     "of other than a TF1 optimizer"),
+])
+def test_a_train_op_that_would_not_step_as_tf1_did_is_refused(body, refused):
+    from tfmigrate.native import test_training
+
+    source = f"import numpy as np\nimport tensorflow as tf\nimport ops\n\n\ndef test(self, x, step):\n    {body}"
+    module = cst.parse_module(source)
+    names = ImportTable(module, source)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    routed, _, store = test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
+    with pytest.raises(test_training.Refused) as raised:
+        test_training.trained(routed, store, names.api, "tf")
+    assert refused in raised.value.what
+
+
+def test_a_test_without_a_train_op_is_left_to_the_other_rewrites():
+    from tfmigrate.native import test_training
+
+    source = "import tensorflow as tf\nimport ops\n\n\ndef test(self, x):\n    y = ops.projection(x, 3)\n"
+    module = cst.parse_module(source)
+    names = ImportTable(module, source)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    routed, _, store = test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
+    assert test_training.trained(routed, store, names.api, "tf") is None

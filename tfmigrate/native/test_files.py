@@ -11,7 +11,8 @@ is opened where it is; a test that runs nothing is a shape test (native.shape_tr
 Anything else raises Blocked, naming the method and the construct: the whole file then keeps the
 compat route (TFM200 puts `disable_v2_behavior()` at its own top) rather than relying on another
 module to switch the process to graph mode. Eager code runs each op when it is built, so what
-would differ is refused: state changed when a graph ran (assignments, optimizers), random draws,
+would differ is refused: state changed when a graph ran (assignments, optimizers other than a
+train op of the project's model functions, native.test_training), random draws,
 errors a graph raised only when run (`assertRaises`), graph objects (`.name`, `.op`,
 collections), and calls into modules of the project, which nothing proves run eagerly.
 """
@@ -29,6 +30,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked, Blocker
 import tfmigrate.native.test_models as test_models
+import tfmigrate.native.test_training as test_training
 import tfmigrate.native.feed_helpers as feed_helpers
 import tfmigrate.native.gradient_checks as gradient_checks
 import tfmigrate.native.new_graphs as new_graphs
@@ -608,10 +610,17 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
             if function.name.value.startswith("test") else None
     except test_models.Refused as refused:
         raise Blocked(file.line_of(refused.node), f"the test method `{where}`: {refused.what}")
+    training = None
     if routed is not None:
         function, variables, store = routed
         held = frozenset(variables)
         file.stored.add(where)
+        try:
+            training = test_training.trained(function, store, file.names.api, file.tf)
+        except test_training.Refused as refused:
+            raise Blocked(file.line_of(refused.node), f"the test method `{where}`: {refused.what}")
+        if training is not None:
+            function = training.function
     function = new_graphs.bound_graphs(feed_helpers.shared_feeds(feed_helpers.named_feeds(function)), file.names.api)
     try:
         checked = gradient_checks.checked(function, file.names.api, file.tf) if is_test else None
@@ -620,16 +629,16 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
     if checked is not None:
         function = checked
         file.gradient_checked.add(where)
-    method = _Method(function, where, is_test, file, tape, drawn, held)
+    method = _Method(function, where, is_test, file, tape, drawn, held, training)
     try:
         rewritten = method.rewritten()
     except Blocked:
         if not is_test:
             raise
-        graphed = _Method(function, where, is_test, file, tape, drawn, held).graph_functions()
+        graphed = _Method(function, where, is_test, file, tape, drawn, held, training).graph_functions()
         if graphed is None:
             raise
-        method = _Method(graphed, where, is_test, file, tape, drawn, held)
+        method = _Method(graphed, where, is_test, file, tape, drawn, held, training)
         rewritten = method.rewritten()
     if routed is None:
         return rewritten, method
@@ -645,9 +654,13 @@ class _Method:
     """One function of the test file, read and rewritten (a test method when `is_test`)."""
 
     def __init__(self, function: cst.FunctionDef, where: str, is_test: bool, file: _File,
-                 tape: Optional[SetupTape] = None, drawn: "_Draws" = None, held: Optional[FrozenSet[str]] = None):
-        """`held`: the names of variables of its calls of model functions, routed (test_models)."""
+                 tape: Optional[SetupTape] = None, drawn: "_Draws" = None, held: Optional[FrozenSet[str]] = None,
+                 training: Optional[test_training.Trained] = None):
+        """`held`: the names of variables of its calls of model functions, routed (test_models);
+        `training`: its train op written as a step (test_training)."""
         self.function, self.where, self.is_test = function, where, is_test
+        self.optimizers = training.optimizers if training is not None else frozenset()  # (written: they run eagerly)
+        self.recomputed = training.recomputed if training is not None else frozenset()  # (drawn anew at each run)
         self.allowed = file.allowed | (file.models.spellings if held is not None else frozenset())  # (_check_eager)
         self.held = held or frozenset()
         self.drawn = drawn or _Draws()  # what its class's `setUp` drew with seeds of their own
@@ -716,7 +729,8 @@ class _Method:
         placeholders = self._placeholders()
         handled = [call for call, _ in runs] + gradients + self.session_calls + [
             c for s in initializers for c in calls_in(s)] + [_assigned_call(s) for s in placeholders.values()] + [
-            check for check, _ in raising.values()] + [c for c in calls_in(self.function) if id(c) in built]
+            check for check, _ in raising.values()] + [c for c in calls_in(self.function) if id(c) in built
+                                                       or code(c) in self.optimizers]
         traced = self.is_test and self.function.name.value in self.traced_helpers
         _check_eager(self.function, self.label, self.names, self.outside, self.line_of, handled,
                      build_errors=traced, unseeded=self.unseeded, unsafe=self.unsafe, allowed=self.allowed,
@@ -784,7 +798,7 @@ class _Method:
             if op_seed(call, self.names) and not _once(self.function, call):
                 self.stop(call, f"`{code(call.func)}(...)` in a loop, a comprehension or a function (drawn "
                                 "more than once: eagerly the draws continue, TF1 drew each run anew)")
-        random = set(here.names) | set(self.drawn.names)
+        random = (set(here.names) | set(self.drawn.names)) - self.recomputed
         if not random:
             return
         fetched = 0
