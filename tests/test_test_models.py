@@ -377,3 +377,23 @@ def test_a_test_without_a_train_op_is_left_to_the_other_rewrites():
     function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
     routed, _, store = test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
     assert test_training.trained(routed, store, names.api, "tf") is None
+
+
+def test_a_model_function_stacked_from_another_modules_model_functions_is_routed_too(tmp_path):
+    """`model.two_layer` makes its variables through `layers.dense` (one store tracks both);
+    `model.named` reaches `layers.op_name`, graph code: not callable from an eager test."""
+    root = tmp_path / "split"
+    shutil.copytree(FIXTURES / "split", root)
+    paths = [str(root / name) for name in ("layers.py", "model.py", "model_test.py")]
+    found = eager_imports(paths, lambda path: open(path, "rb").read())[paths[2]]
+    assert "model.two_layer:model" in found and not [e for e in found if e.startswith("model.named")], found
+    pytest.importorskip("tensorflow")
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    fixed = (root / "model_test.py").read_text()
+    assert "tf1_variables(model.two_layer, x, 4, 2)" in fixed and not [w for w in GRAPH if w in fixed], fixed
+    assert "disable_v2_behavior" not in (root / "layers.py").read_text() + (root / "model.py").read_text()
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    ran = subprocess.run([sys.executable, "model_test.py"], capture_output=True, text=True, cwd=root, env=env,
+                         timeout=600)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]

@@ -76,10 +76,23 @@ def _parsed(data: bytes) -> Optional[ast.Module]:
         return None
 
 
-def function_kinds(data: bytes) -> Optional[Dict[str, str]]:
+class WholeModule(dict):
+    """What `function_kinds`' `imported` gives for a module that runs eagerly as a whole: every
+    function of it is pure."""
+
+    def get(self, key, default=None):
+        return PURE
+
+
+def function_kinds(data: bytes, imported: Optional[Callable[[str], Optional[Dict[str, str]]]] = None
+                   ) -> Optional[Dict[str, str]]:
     """Top-level function or class name -> PURE, MODEL or GRAPH (a name the top level assigns:
     PURE); None when the module's own
-    top-level code (outside its functions and classes) runs otherwise eagerly, or it does not parse."""
+    top-level code (outside its functions and classes) runs otherwise eagerly, or it does not parse.
+    `imported(spec)`: the kinds of a project module's functions that `ops` or `pkg.ops` names
+    (WholeModule for one wholly eager, None for a module outside the project): a function calling
+    another module's model function is a model function (`model.gcn` calling `layers.graph_conv`:
+    one variable store tracks both), one calling what that module has not listed is GRAPH."""
     tree = _parsed(data)
     if tree is None:
         return None
@@ -88,6 +101,12 @@ def function_kinds(data: bytes) -> Optional[Dict[str, str]]:
         return None
     classes = {node.name for node in top.defined if isinstance(node, ast.ClassDef)}
     own = {node.name: _kind(top.text[node.name], node.name in classes) for node in top.defined}
+    if imported is not None:
+        modules, names = _imports(tree, imported, GRAPH)
+        modules = {local: listed for local, listed in modules.items() if listed is not None}  # (outside the project)
+        for node in top.defined:
+            own[node.name] = max([own[node.name]] + _called_kinds(node, modules, names, GRAPH, GRAPH),
+                                 key=_RANK.__getitem__)
     kinds = top.closed(own, _RANK, lambda name, kind: GRAPH if name in classes and kind == MODEL else kind)
     for node in tree.body:  # (constants and namedtuples of the clean top level: `DiagGaussian = ...`)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
@@ -129,22 +148,33 @@ def function_draws(data: bytes, imported: Optional[Callable[[str], Optional[Dict
     own = {}
     for node in top.defined:
         found = [""] + [_tf_draw(n, tf) for n in ast.walk(node) if isinstance(n, ast.Call)]
-        attributes = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-        for n in ast.walk(node):
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules:
-                drawn = modules[n.value.id]
-                found.append(RUN_DRAWS if drawn is None else drawn.get(n.attr, ""))
-            elif isinstance(n, ast.Name) and n.id in modules and id(n) not in attributes:
-                found.append(RUN_DRAWS)  # (a module passed on: anything of it may be called)
-            elif isinstance(n, ast.Name) and n.id in names:
-                found.append(names[n.id])
-        own[node.name] = max(found, key=_DRAW_RANK.__getitem__)
+        own[node.name] = max(found + _called_kinds(node, modules, names, RUN_DRAWS, ""), key=_DRAW_RANK.__getitem__)
     return {name: kind for name, kind in top.closed(own, _DRAW_RANK).items() if kind}
 
 
-def _imports(tree: ast.Module, imported) -> Tuple[Dict[str, Optional[Dict[str, str]]], Dict[str, str]]:
+def _called_kinds(node: ast.AST, modules: Dict[str, Optional[Dict[str, str]]], names: Dict[str, str], worst: str,
+                  unlisted: str) -> list:
+    """What `node` reaches of the modules it imports: `mod.f` as `mod` lists it (`unlisted` if it
+    does not, `worst` if `mod` is unknown), a module passed on as `worst` (anything of it may be
+    called), `f` imported by name as listed."""
+    found = []
+    attributes = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules:
+            listed = modules[n.value.id]
+            found.append(worst if listed is None else listed.get(n.attr, unlisted))
+        elif isinstance(n, ast.Name) and n.id in modules and id(n) not in attributes:
+            found.append(worst)
+        elif isinstance(n, ast.Name) and n.id in names:
+            found.append(names[n.id])
+    return found
+
+
+def _imports(tree: ast.Module, imported, unknown: str = RUN_DRAWS) -> Tuple[Dict[str, Optional[Dict[str, str]]],
+                                                                          Dict[str, str]]:
     """(local name of an imported module -> what it draws, None if unknown; local name of an
-    imported function -> what it draws), for the imports of modules outside `_PLAIN_IMPORTS`."""
+    imported function -> what it draws, `unknown` if its module is not one), for the imports of
+    modules outside `_PLAIN_IMPORTS` (`imported`: as `function_draws` or `function_kinds` reads them)."""
     modules: Dict[str, Optional[Dict[str, str]]] = {}
     names: Dict[str, str] = {}
     for node in tree.body:
@@ -162,7 +192,10 @@ def _imports(tree: ast.Module, imported) -> Tuple[Dict[str, Optional[Dict[str, s
                     modules[local] = as_module
                     continue
                 of_module = imported(spec) if node.module else None
-                names[local] = RUN_DRAWS if of_module is None else of_module.get(alias.name, "")
+                if unknown == RUN_DRAWS:
+                    names[local] = RUN_DRAWS if of_module is None else of_module.get(alias.name, "")
+                elif of_module is not None:
+                    names[local] = of_module.get(alias.name, unknown)
     return modules, names
 
 

@@ -18,8 +18,8 @@ from typing import Container, Dict, Iterable, List, Optional
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
-from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_ENTRY, RUN_DRAWS, function_draws,
-                                             function_kinds)
+from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_ENTRY, RUN_DRAWS, WholeModule,
+                                             function_draws, function_kinds)
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
@@ -174,10 +174,25 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         if MAPPED_GRAPH_CALL_BYTES.search(code_only(data)):
             return {}
         followed, packages = _called_modules(data, path, known)
-        if any(NOT_EAGER.search(code_only(read(package) or b"")) for package in packages) or not all(
-                target in seen or eager(target, seen | {target}) for target in followed):
+        if any(NOT_EAGER.search(code_only(read(package) or b"")) for package in packages):
             return {}
-        return {name: kind for name, kind in (function_kinds(data) or {}).items() if kind != GRAPH}
+        partial = {target for target in followed if not (target in seen or eager(target, seen | {target}))}
+        consulted = set()
+
+        def listed(spec: str) -> Optional[dict]:
+            """What the module `spec` lets this one call (a module not wholly eager: its own
+            functions of this kind, so `model.gcn` calling `layers.graph_conv` is a model function)."""
+            target = resolve(spec, path, known)
+            if target is None or target == path:
+                return None
+            if target not in partial:
+                return WholeModule()
+            consulted.add(target)
+            return functions(target, seen | {target})
+        kinds = function_kinds(data, listed) or {}
+        if partial - consulted:  # (imported in a way not read here: `import pkg.mod`)
+            return {}
+        return {name: kind for name, kind in kinds.items() if kind != GRAPH}
 
     drawn: Dict[str, Optional[dict]] = {}
 
