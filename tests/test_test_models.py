@@ -397,3 +397,26 @@ def test_a_model_function_stacked_from_another_modules_model_functions_is_routed
     ran = subprocess.run([sys.executable, "model_test.py"], capture_output=True, text=True, cwd=root, env=env,
                          timeout=600)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_a_library_checking_shapes_with_dimension_methods_is_callable_once_fixed(tmp_path):
+    """`shape[0].assert_is_compatible_with(...)` is graph code as written (an int has no such
+    method eagerly) and eager code once TFM111 writes `tf.compat.dimension_at_index`: the test
+    file's imports are judged as `fix` leaves them (workspace.plan._as_fixed)."""
+    (tmp_path / "checks.py").write_text(
+        "import tensorflow as tf\n\n\ndef gram(x):\n    shape = x.get_shape().with_rank(2)\n"
+        "    shape[0].assert_is_compatible_with(shape[1])\n    return tf.matmul(x, x, transpose_b=True)\n")
+    (tmp_path / "checks_test.py").write_text(
+        "import numpy as np\nimport tensorflow as tf\n\nimport checks\n\n\nclass GramTest(tf.test.TestCase):\n\n"
+        "    def testGram(self):\n        with self.test_session() as sess:\n"
+        "            value = sess.run(checks.gram(tf.eye(3)))\n        self.assertAllClose(np.eye(3), value)\n\n\n"
+        "if __name__ == '__main__':\n    tf.test.main()\n")
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
+    fixed = (tmp_path / "checks_test.py").read_text()
+    assert "self.evaluate(checks.gram(tf.eye(3)))" in fixed and "test_session" not in fixed, fixed
+    assert "tf.compat.dimension_at_index(shape, 0)" in (tmp_path / "checks.py").read_text()
+    pytest.importorskip("tensorflow")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    ran = subprocess.run([sys.executable, "checks_test.py"], capture_output=True, text=True, cwd=tmp_path, env=env,
+                         timeout=600)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]

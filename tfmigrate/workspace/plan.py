@@ -145,16 +145,17 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups)
 
 
-_DIMENSION_VALUE = re.compile(rb"\.value\b")
+_DIMENSION_VALUE = re.compile(rb"\.value\b|\]\s*\.\s*(?:assert_is_compatible_with|is_compatible_with|merge_with)\b")
 
 
 def _as_fixed(read: Callable[[str], bytes]) -> Callable[[str], bytes]:
     """`read`, giving a module's text as `fix` leaves it where that decides whether it runs
-    eagerly: TF1's `Dimension.value` (`x.get_shape()[1].value`) read as TF2 spells it (TFM111)."""
+    eagerly: TF1's `Dimension.value` (`x.get_shape()[1].value`) and its methods
+    (`shape[0].assert_is_compatible_with(...)`) read as TF2 spells them (TFM111)."""
     def fixed(path: str) -> bytes:
         data = read(path)
         if not data or b"shape" not in data or not _DIMENSION_VALUE.search(data):
-            return data  # (TFM111 reads a shape's `.value`; `.values` and other files are not parsed twice)
+            return data  # (TFM111 reads a shape's `.value` or a Dimension method; other files are not parsed twice)
         from tfmigrate.core import engine
 
         result = engine.fix_source(data, path, ["TFM111"])
