@@ -91,3 +91,34 @@ def test_a_feed_shared_by_runs_is_kept_where_it_is_read_otherwise_or_its_keys_ch
             "def test(self):\n    feed = {x: a}\n    feed[y] = b\n    sess.run(p, feed_dict=feed)\n"]
     for source in kept:
         assert _shared(source) == source, source
+
+
+_FED = ("import numpy as np\nimport tensorflow as tf\n\n\ndef test(self, given):\n    data = np.ones((4, 2))\n"
+        "    x = tf.placeholder(tf.float32, [None, 2])\n    loss = tf.reduce_sum(x)\n"
+        "    with self.test_session() as sess:\n        a = sess.run(loss, {x: data})\n"
+        "        for _ in range(3):\n            sess.run(step, feed_dict={x: %s})\n%s")
+
+
+def _constant(source: str) -> str:
+    from tfmigrate.facts.names import ImportTable
+
+    module = cst.parse_module(source)
+    names = ImportTable(module, source)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    return cst.Module(body=[feed_helpers.constant_feeds(function, names.api, "tf")]).code
+
+
+def test_a_placeholder_fed_the_same_value_at_every_run_is_that_value():
+    written = _constant(_FED % ("data", ""))
+    assert "x = tf.constant(data, dtype=tf.float32)" in written and "feed" not in written.replace("feed_dict", "")
+    assert "a = sess.run(loss)" in written and "sess.run(step)" in written, written
+    assert "x = tf.constant(given, dtype=tf.float32)" in _constant(_FED.replace("{x: data}", "{x: given}") % ("given", ""))
+
+
+def test_a_placeholder_fed_otherwise_stays():
+    for source in (_FED % ("data * 2", ""),  # another value
+                   _FED % ("data", "    data = np.zeros((4, 2))\n"),  # the value bound again
+                   _FED % ("data", "    n = x.get_shape()[0]\n"),  # a static shape read (the constant's differs)
+                   _FED.replace("{x: data}", "{x: given}") % ("given", "    given = 2\n")):  # a parameter rebound
+        written = _constant(source)
+        assert "tf.placeholder(tf.float32, [None, 2])" in written, (source, written)

@@ -248,3 +248,102 @@ class _Fed(cst.CSTTransformer):
         fed = bind(original, _RUN_PARAMS[original.func.attr.value])["feed_dict"]
         return updated.with_changes(args=[new.with_changes(value=self.feed) if old.value is fed else new
                                           for old, new in zip(original.args, updated.args)])
+
+
+def constant_feeds(function: cst.FunctionDef, api, tf: str) -> cst.FunctionDef:
+    """`x = tf.placeholder(tf.float32, [None, 12])` fed the same value at every run that feeds it
+    (`{x: data}`, `data` bound once before the placeholder): `x = tf.constant(data, dtype=tf.float32)`,
+    out of every feed (a feed left empty goes). Each run then computes from the same value, as TF1's
+    did. Only where no static shape of the placeholder is read in the test (the constant's is the
+    value's) and the placeholder is read only as a feed's key or by the graph."""
+    body = list(function.body.body)
+    params = {p.name.value for p in m.findall(function.params, m.Param())}
+    feeds = [(call, bound["feed_dict"]) for call in m.findall(function, m.Call(func=m.Attribute(
+        attr=m.Name("run") | m.Name("eval")))) if (bound := _bound_run(call)) is not None
+        and isinstance(bound.get("feed_dict"), cst.Dict)]
+    replaced: Dict[int, cst.BaseStatement] = {}
+    dropped: Set[int] = set()  # id(DictElement) no longer fed
+    for index, statement in enumerate(body):
+        placeholder = _placeholder_made(statement, api)
+        if placeholder is None:
+            continue
+        name, call = placeholder
+        fed = [e for _, feed in feeds for e in feed.elements
+               if isinstance(e, cst.DictElement) and m.matches(e.key, m.Name(name))]
+        values = {_code(e.value) for e in fed}
+        if not fed or len(values) != 1 or not isinstance(fed[0].value, cst.Name) or _bindings(function, name) != 1:
+            continue
+        value = fed[0].value.value
+        binds = _bindings(function, value)
+        if not ((value in params and binds == 0) or (binds == 1 and any(value in names_assigned(s)
+                                                                          for s in body[:index]))):
+            continue  # (a value known where the placeholder is made, the same at every run)
+        if any(m.matches(a, m.Attribute(attr=m.Name("shape") | m.Name("get_shape") | m.Name("set_shape")))
+               for a in m.findall(function, m.Attribute())):
+            continue
+        try:
+            dtype = bind(call, ("dtype", "shape", "name")).get("dtype")
+        except ValueError:
+            continue
+        if dtype is None:
+            continue
+        made = cst.parse_statement(f"{name} = {tf}.constant({value}, dtype={_code(dtype)})\n")
+        replaced[id(statement)] = made.with_changes(leading_lines=statement.leading_lines)
+        dropped |= {id(e) for e in fed}
+    if not replaced:
+        return function
+    body = [replaced.get(id(s), s) for s in body]
+    return function.with_changes(body=function.body.with_changes(body=body)).visit(_Unfed(dropped))
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _bound_run(call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:
+    try:
+        return bind(call, _RUN_PARAMS[call.func.attr.value])
+    except ValueError:
+        return None
+
+
+def _placeholder_made(statement, api) -> Optional[Tuple[str, cst.Call]]:
+    """(x, the call) of `x = tf.placeholder(...)` alone on its line."""
+    if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())],
+                                                                 value=m.Call())])):
+        assign = statement.body[0]
+        if api(assign.value.func) == "placeholder":
+            return assign.targets[0].target.value, assign.value
+    return None
+
+
+def _bindings(function: cst.FunctionDef, name: str) -> int:
+    """How often the test's body binds `name` (assignments, loop, `with` and `except` targets)."""
+    targets = [t.target for t in m.findall(function.body, m.AssignTarget())]
+    targets += [n.target for n in m.findall(function.body, m.AugAssign() | m.AnnAssign() | m.For() | m.CompFor())]
+    targets += [w.asname.name for w in m.findall(function.body, m.WithItem()) if w.asname is not None]
+    return sum(1 for target in targets if name in names_assigned(cst.AssignTarget(target)))
+
+
+class _Unfed(cst.CSTTransformer):
+    """The feeds without the elements given by identity; a feed left empty goes from its run."""
+
+    def __init__(self, dropped: Set[int]):
+        self.dropped = dropped
+
+    def leave_Dict(self, original, updated):
+        if not any(id(e) in self.dropped for e in original.elements):
+            return updated
+        kept = [new for old, new in zip(original.elements, updated.elements) if id(old) not in self.dropped]
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(elements=kept)
+
+    def leave_Call(self, original, updated):
+        args = [a for a in updated.args if not (isinstance(a.value, cst.Dict) and not a.value.elements
+                                                  and (a.keyword is None or a.keyword.value == "feed_dict"))]
+        if len(args) == len(updated.args):
+            return updated
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(args=args)

@@ -28,9 +28,10 @@ whose kernels run eagerly: Keras's Adam, the same rule in other float32 steps, e
 test 1.3e-5 away (relative) where TF1's ended 4e-6 away from the float64 rule. A random op in the
 model draws anew at each run, as TF1's did.
 
+A placeholder fed the same value at every run is that value (native.feed_helpers.constant_feeds).
 Refused (the test keeps the compat route), where that is not what TF1 ran: a second `minimize`, one
-given a global step or another variable list, an optimizer other than native.optimizers', a feed
-to a run of the model, a tensor computed from the model after its train op or read between the
+given a global step or another variable list, an optimizer other than native.optimizers', another
+feed to a run of the model, a tensor computed from the model after its train op or read between the
 statements that build it, a name the model code reads bound again later, the train op used other
 than run, `tf.gradients` or variables of the test's own beside it, `self.` state in the model code.
 """
@@ -44,6 +45,7 @@ import libcst.matchers as m
 
 from tfmigrate.native.optimizers import OPTIMIZERS
 from tfmigrate.facts.names import dotted
+from tfmigrate.native.feed_helpers import constant_feeds, named_feeds, shared_feeds
 from tfmigrate.native.syntax import (NotALine, bind, calls_in, code, fresh_name, holds, line_around, names_assigned,
                                      names_in, names_read)
 
@@ -79,9 +81,10 @@ class Trained:
 def trained(function: cst.FunctionDef, store: str, api, tf: str) -> Optional[Trained]:
     """`function` (routed through the STORE object `store`) with its train op as a step function,
     None when it makes none. `api(node)`: the TensorFlow API a node names. Refused: see above."""
-    minimizes = [c for c in calls_in(function) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"]
-    if not minimizes:
+    if not any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize" for c in calls_in(function)):
         return None
+    function = constant_feeds(shared_feeds(named_feeds(function)), api, tf)
+    minimizes = [c for c in calls_in(function) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "minimize"]
     if len(minimizes) > 1:
         raise Refused(minimizes[1], "a second `minimize` in the test")
     minimize = minimizes[0]
