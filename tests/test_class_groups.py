@@ -6,6 +6,7 @@ Fixtures: tests/fixtures/class_groups/<case>/ folders (a library `models.py` and
 the program files carry the `# fixed:` line both routes print. Snapshots of what `fix --native`
 writes: tests/fixtures/class_groups/expected/<case>/ (TFMIGRATE_UPDATE_SNAPSHOTS=1 refreshes them).
 """
+import importlib.util
 import json
 import os
 import re
@@ -99,8 +100,15 @@ def test_one_user_that_cannot_go_eager_holds_the_whole_group(tmp_path, monkeypat
     _fix(native, monkeypatch, "--native", "--unsafe-fixes")
     compat = _copy("held", tmp_path / "compat")
     _fix(compat, monkeypatch)
-    for name in ("models.py", "train.py", "probe.py"):  # never worse: all of it as `fix` writes it
+    for name in ("train.py", "probe.py"):  # never worse: the programs as `fix` writes them
         assert (native / name).read_text() == (compat / name).read_text(), name
+    # the library too, but for the programs' switch: with --native they turn v2 behaviour off
+    # themselves (its compat route leaves that to them: facts.eager_functions.library_only)
+    assert (native / "models.py").read_text() == (compat / "models.py").read_text().replace(
+        "tf.disable_v2_behavior()\n", "", 1)
+    if importlib.util.find_spec("tensorflow") is not None:
+        for name in ("train.py", "probe.py"):
+            assert _last_line(native, name) == _fixed_line(FIXTURES / "held" / name)
     check = _copy("held", tmp_path / "check")
     monkeypatch.chdir(check)
     result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",

@@ -146,10 +146,17 @@ def test_eager_imports_list_a_mixed_module_function_by_function(tmp_path):
     assert found[str(tmp_path / "ops_test.py")] == ("ops._dense:draws=init", "ops._dense:model", "ops.gated:model",
                                                     "ops.masked_mean", "ops.projection:draws=init",
                                                     "ops.projection:model"), found
-    # a library that is graph code by its own constructs beyond variables takes the compat route,
-    # whose `disable_v2_behavior()` would turn v2 off for the eager test too: nothing of it is listed
+    # a library with graph code beyond variables leaves v2 behaviour to the programs that run it
+    # (its compat route under --native has no `disable_v2_behavior()`): its other functions stay listed
     (tmp_path / "ops.py").write_text((FIXTURES / "shared" / "ops.py").read_text()
                                      + "\n\ndef collected(x):\n    tf.add_to_collection('c', x)\n    return x\n")
+    found = eager_imports(paths, lambda path: open(path, "rb").read())[str(tmp_path / "ops_test.py")]
+    assert "ops.gated:model" in found and not [e for e in found if e.startswith("ops.collected")], found
+    # a program (a session of its own) turns v2 behaviour off where it starts, for the eager test too:
+    # nothing of it is listed
+    (tmp_path / "ops.py").write_text((FIXTURES / "shared" / "ops.py").read_text()
+                                     + "\n\ndef collected(x):\n    tf.add_to_collection('c', x)\n"
+                                       "    return tf.Session().run(x)\n")
     assert str(tmp_path / "ops_test.py") not in eager_imports(paths, lambda path: open(path, "rb").read())
 
 
@@ -420,3 +427,28 @@ def test_a_library_checking_shapes_with_dimension_methods_is_callable_once_fixed
     ran = subprocess.run([sys.executable, "checks_test.py"], capture_output=True, text=True, cwd=tmp_path, env=env,
                          timeout=600)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_a_library_beside_its_programs_graph_code_is_callable_by_an_eager_test(tmp_path):
+    """`ops.py` holds a trainer class with placeholders (graph code `train.py` runs) beside the model
+    function and loss its tests call. With --native the library's compat route leaves v2 behaviour
+    to `train.py`, which turns it off where it starts, and the test file (naming no class of it, so
+    not of the class group) becomes eager; `train.py` prints the compat route's line."""
+    root = tmp_path / "beside_graph"
+    shutil.copytree(FIXTURES / "beside_graph", root)
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    fixed = (root / "ops_test.py").read_text()
+    assert "tf1_variables(ops.dense, tf.ones([2, 4]), 3)" in fixed and not [w for w in GRAPH if w in fixed], fixed
+    library, program = (root / "ops.py").read_text(), (root / "train.py").read_text()
+    assert "disable_v2_behavior" not in library and "tf.placeholder(" in library, library
+    assert "tf.disable_v2_behavior()" in program, program
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    assert (root / "ops.py").read_text() == library and (root / "ops_test.py").read_text() == fixed
+    pytest.importorskip("tensorflow")
+    ran = _tests(root)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    trained = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, cwd=root, env=env,
+                             timeout=600)
+    assert trained.stdout.strip().splitlines()[-1] == "loss=0.00066", trained.stderr[-2000:]

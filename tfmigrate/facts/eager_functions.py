@@ -84,6 +84,20 @@ class WholeModule(dict):
         return PURE
 
 
+# A module that runs graphs itself: a session, an entry point, a test case, an Estimator. Its compat
+# route turns v2 behaviour off where it starts; a module without one is a library of such programs.
+_RUNS_GRAPHS = re.compile(rb"\b(?:Session|InteractiveSession|MonitoredTrainingSession|SingularMonitoredSession|Supervisor"
+                          rb"|Estimator|TestCase)\b|__name__|\bapp\.run\b|\bmain\s*\(")
+
+
+def library_only(data: bytes) -> bool:
+    """A library of graph programs whose top level builds nothing (no session, entry point or test
+    of its own): with `--native` its compat route leaves v2 behaviour to the programs that call its
+    graph code, which turn it off where they start (fixers.compat_route), so an eager test may call
+    its pure and model functions (project.graph_imports.eager_imports) without graph mode."""
+    return not _RUNS_GRAPHS.search(code_only(data)) and function_kinds(data) is not None
+
+
 def function_kinds(data: bytes, imported: Optional[Callable[[str], Optional[Dict[str, str]]]] = None
                    ) -> Optional[Dict[str, str]]:
     """Top-level function or class name -> PURE, MODEL or GRAPH (a name the top level assigns:

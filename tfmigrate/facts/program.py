@@ -21,6 +21,7 @@ import libcst as cst
 from tfmigrate.facts.graph_words import (EAGER_ON_CALL, EAGER_TRAINING_CALL, GRAPH_CALLS_TEXT, GRAPH_ONLY_TEXT, GRAPH_WORD,
                                         LEGACY_KERAS_SET, LEGACY_KERAS_VARIABLE, RNN_RUNNERS_TEXT, TF1_ONLY_BASE,
                                         V2_OFF_CALL)
+from tfmigrate.facts.eager_functions import library_only
 from tfmigrate.facts.keras_classes import KerasClasses
 from tfmigrate.facts.names import dotted, normalize
 from tfmigrate.facts.source_search import SourceSearch
@@ -229,6 +230,12 @@ class ProgramMode:
     def graph_by_import(self) -> bool:
         """Graph code only because graph code imports it (no graph construct of its own)."""
         return self.graph and any(not line for line, _ in self.evidence)
+
+    @cached_property
+    def library_only(self) -> bool:
+        """A library of graph programs (facts.eager_functions.library_only): with `--native` its
+        programs turn v2 behaviour off themselves, and an eager test may call it."""
+        return library_only(self.source.encode("utf-8"))
 
     @cached_property
     def v2_disabled(self) -> bool:

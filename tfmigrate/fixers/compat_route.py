@@ -64,6 +64,13 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = (), dat
         switch = None
         done[-1] = done[-1].split(" and call")[0] + (" (no `disable_v2_behavior()` here: with `--native` a script "
                                                       "that imports this module may run eagerly)")
+    elif switch is not None and ctx.native and program.library_only:
+        # A library of graph programs: they turn v2 behaviour off where they start, and an eager
+        # test may call its model and pure functions.
+        switch = None
+        done[-1] = done[-1].split(" and call")[0] + (" (no `disable_v2_behavior()` here: with `--native` the programs "
+                                                      "that run this library's graph code turn v2 behaviour off "
+                                                      "themselves, and an eager test may call its other functions)")
     legacy = program.needs_legacy_keras and not program.legacy_keras_set
     if legacy:
         done.append("set `TF_USE_LEGACY_KERAS=1` before TensorFlow loads: `tf.layers` and `tf.nn.rnn_cell` then "

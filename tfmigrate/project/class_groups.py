@@ -16,6 +16,7 @@ from typing import Dict, Iterable, Optional, Tuple
 from tfmigrate.project.graph_imports import MAKES_STATE, TF_IMPORT, imported_modules, resolve
 
 _CLASS = re.compile(rb"^class[ \t]+\w+", re.MULTILINE)
+_CLASS_NAME = re.compile(rb"^class[ \t]+(\w+)", re.MULTILINE)
 _SESSION = re.compile(rb"\bSession\s*\(")
 
 # (member path, library path, library source, ((user path, module as written, user source), ...),
@@ -26,7 +27,8 @@ Group = Tuple[str, str, str, Tuple[Tuple[str, str, str], ...], Tuple[str, ...]]
 def class_groups(files: Iterable[str], read, star: Optional[dict] = None) -> Dict[str, Group]:
     """path -> its group: a library module (TensorFlow imported, a top-level class, something that
     makes variables or placeholders, no Session of its own) and the checked modules importing it,
-    at least one of which opens a Session. A module importing two such libraries is in none.
+    at least one of which opens a Session; a test file naming none of its classes is not one (it
+    tests the library's functions on its own route). A module importing two such libraries is in none.
     `star`: path -> its project.star_imports.StarFact; a module whose `tf` arrives through
     `from layers import *` of a checked module (gcn's `models.py`) imports TensorFlow too."""
     files = [f for f in files if f.endswith(".py")]
@@ -41,7 +43,7 @@ def class_groups(files: Iterable[str], read, star: Optional[dict] = None) -> Dic
     for path, text in data.items():
         for module in imported_modules(text):
             target = resolve(module, path, known)
-            if target in libraries and target != path:
+            if target in libraries and target != path and not _tests_functions_only(text, data[target]):
                 users.setdefault(target, []).append((path, module))
                 seen.setdefault(path, []).append(target)
     found: Dict[str, Group] = {}
@@ -57,6 +59,15 @@ def class_groups(files: Iterable[str], read, star: Optional[dict] = None) -> Dic
         for member in [library] + [user for user, _ in members]:
             found[member] = (member, library, _text(data[library]), entries, stateful)
     return found
+
+
+def _tests_functions_only(text: bytes, library: bytes) -> bool:
+    """A test file that names none of the library's classes: it tests the library's functions
+    (the test route, native.test_files), not what the group rewrites."""
+    if b"TestCase" not in text:
+        return False
+    classes = [m.group(1) for m in _CLASS_NAME.finditer(library)]
+    return not any(re.search(rb"\b" + name + rb"\b", text) for name in classes)
 
 
 def _star_tensorflow(fact) -> bool:

@@ -19,7 +19,7 @@ from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
 from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_ENTRY, RUN_DRAWS, WholeModule,
-                                             function_draws, function_kinds)
+                                             function_draws, function_kinds, library_only)
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
@@ -168,10 +168,10 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
 
     def functions(path: str, seen: frozenset) -> Dict[str, str]:
         """The functions of a module not wholly eager that a test may call (eager_functions): not
-        of a graph module by its own graph code beyond variables (the compat route would turn v2
-        behaviour off in it, for the eager test too)."""
+        of a program with graph code beyond variables (its compat route turns v2 behaviour off, for
+        the eager test too); a library's is left to its programs (eager_functions.library_only)."""
         data = read(path) or b""
-        if MAPPED_GRAPH_CALL_BYTES.search(code_only(data)):
+        if MAPPED_GRAPH_CALL_BYTES.search(code_only(data)) and not library_only(data):
             return {}
         followed, packages = _called_modules(data, path, known)
         if any(NOT_EAGER.search(code_only(read(package) or b"")) for package in packages):

@@ -96,7 +96,7 @@ def _native_helper_routed(ctx, program: ProgramMode) -> bool:
     `tensorflow.compat.v1` (`from tensorflow.python... import x` aside: the route leaves those as
     they are; and legacy Keras is on where it needs it): it gets no
     `disable_v2_behavior()` there (fixers.compat_route), so nothing is left to fix."""
-    if not (ctx.native and program.graph_by_import):
+    if not (ctx.native and (program.graph_by_import or program.library_only)):
         return False
     imports = program.tf_imports()
     bound = [alias for _, alias, local in imports if local is not None]  # what the route would swap
