@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.syntax import bind, fresh_name, name_counts, names_assigned
+from tfmigrate.native.syntax import bind, bound_names, code, fresh_name, name_counts, names_assigned
 
 
 def inlined(node: cst.ClassDef, placeholders: Set[str]) -> Tuple[cst.ClassDef, Set[str]]:
@@ -270,7 +270,7 @@ def constant_feeds(function: cst.FunctionDef, api, tf: str) -> cst.FunctionDef:
         name, call = placeholder
         fed = [e for _, feed in feeds for e in feed.elements
                if isinstance(e, cst.DictElement) and m.matches(e.key, m.Name(name))]
-        values = {_code(e.value) for e in fed}
+        values = {code(e.value) for e in fed}
         if not fed or len(values) != 1 or not isinstance(fed[0].value, cst.Name) or _bindings(function, name) != 1:
             continue
         value = fed[0].value.value
@@ -287,17 +287,13 @@ def constant_feeds(function: cst.FunctionDef, api, tf: str) -> cst.FunctionDef:
             continue
         if dtype is None:
             continue
-        made = cst.parse_statement(f"{name} = {tf}.constant({value}, dtype={_code(dtype)})\n")
+        made = cst.parse_statement(f"{name} = {tf}.constant({value}, dtype={code(dtype)})\n")
         replaced[id(statement)] = made.with_changes(leading_lines=statement.leading_lines)
         dropped |= {id(e) for e in fed}
     if not replaced:
         return function
     body = [replaced.get(id(s), s) for s in body]
     return function.with_changes(body=function.body.with_changes(body=body)).visit(_Unfed(dropped))
-
-
-def _code(node) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _bound_run(call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:
@@ -318,11 +314,8 @@ def _placeholder_made(statement, api) -> Optional[Tuple[str, cst.Call]]:
 
 
 def _bindings(function: cst.FunctionDef, name: str) -> int:
-    """How often the test's body binds `name` (assignments, loop, `with` and `except` targets)."""
-    targets = [t.target for t in m.findall(function.body, m.AssignTarget())]
-    targets += [n.target for n in m.findall(function.body, m.AugAssign() | m.AnnAssign() | m.For() | m.CompFor())]
-    targets += [w.asname.name for w in m.findall(function.body, m.WithItem()) if w.asname is not None]
-    return sum(1 for target in targets if name in names_assigned(cst.AssignTarget(target)))
+    """How often the test's body binds `name` (assignments, loop and `with` targets)."""
+    return sum(1 for bound in bound_names(function.body) if bound.value == name)
 
 
 class _Unfed(cst.CSTTransformer):

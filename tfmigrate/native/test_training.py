@@ -46,8 +46,8 @@ import libcst.matchers as m
 from tfmigrate.native.optimizers import OPTIMIZERS
 from tfmigrate.facts.names import dotted
 from tfmigrate.native.feed_helpers import constant_feeds, named_feeds, shared_feeds
-from tfmigrate.native.syntax import (NotALine, bind, calls_in, code, fresh_name, holds, line_around, names_assigned,
-                                     names_in, names_read)
+from tfmigrate.native.syntax import (NotALine, bind, bound_names, calls_in, code, fresh_name, holds, line_around,
+                                     names_assigned, names_in, names_read, target_names)
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
 MINIMIZE_PARAMS = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
@@ -297,37 +297,13 @@ def _check_closure(function: cst.FunctionDef, moved: List[cst.BaseStatement], bu
     where TF1 read it once, when it built the graph: it must be bound once."""
     free = set().union(*(names_read(s) for s in moved)) - built
     counts: Dict[str, int] = {}
-
-    class _Bindings(cst.CSTVisitor):
-        def visit_AssignTarget(self, node) -> None:
-            for name in _target_names(node.target):
-                counts[name] = counts.get(name, 0) + 1
-
-        def visit_For(self, node) -> None:
-            for name in _target_names(node.target):
-                counts[name] = counts.get(name, 0) + 1
-
-        def visit_AugAssign(self, node) -> None:
-            for name in _target_names(node.target):
-                counts[name] = counts.get(name, 0) + 2
-
-    function.body.visit(_Bindings())
-    for param in m.findall(function.params, m.Param()):
-        counts[param.name.value] = counts.get(param.name.value, 0) + 1
+    for name in [n.value for n in bound_names(function.body)] + [p.name.value for p in m.findall(function.params,
+                                                                                               m.Param())]:
+        counts[name] = counts.get(name, 0) + 1
     again = sorted(n for n in free if counts.get(n, 0) > 1)
     if again:
         raise Refused(moved[0], f"`{again[0]}`, which the model code reads, bound more than once (the step "
                                 "would read its last value)")
-
-
-def _target_names(target) -> Set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_target_names(e.value) for e in target.elements))
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
 
 
 def _read_outside(function: cst.FunctionDef, moved: Set[int]) -> Set[str]:
@@ -361,14 +337,8 @@ def _in_order(statements) -> List[str]:
     for statement in statements:
         value = statement.body[0]
         for target in value.targets:
-            found.extend(n for n in _ordered_targets(target.target) if n not in found)
+            found.extend(n.value for n in target_names(target.target) if n.value not in found)
     return found
-
-
-def _ordered_targets(target) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    return [n for e in target.elements for n in _ordered_targets(e.value)]
 
 
 def _runs(function: cst.FunctionDef, top, at: int, outputs: Set[str], train: str, named: Optional[str]):
