@@ -452,3 +452,25 @@ def test_a_library_beside_its_programs_graph_code_is_callable_by_an_eager_test(t
     trained = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, cwd=root, env=env,
                              timeout=600)
     assert trained.stdout.strip().splitlines()[-1] == "loss=0.00066", trained.stderr[-2000:]
+
+
+def test_a_class_that_makes_its_variables_in_init_is_made_through_the_store(tmp_path):
+    """`model.Factors` makes its variables in `__init__` only and computes in pure methods: the
+    test makes the object through the store (its variables by TF1 name, listed as TF1 listed
+    them) and calls its methods outside it, a training step included. `model.Lazy` makes a
+    variable at each call: not callable from an eager test."""
+    root = tmp_path / "objects"
+    shutil.copytree(FIXTURES / "objects", root)
+    paths = [str(root / name) for name in ("model.py", "model_test.py")]
+    found = eager_imports(paths, lambda path: open(path, "rb").read())[paths[1]]
+    assert "model.Factors:model" in found and not [e for e in found if e.startswith("model.Lazy")], found
+    assert function_kinds((root / "model.py").read_bytes()) == {"Factors": "model", "Lazy": "graph"}
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
+    fixed = (root / "model_test.py").read_text()
+    assert "factors = tf1_variables(model.Factors, 3, 4, 2)" in fixed and not [w for w in GRAPH if w in fixed], fixed
+    pytest.importorskip("tensorflow")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    ran = subprocess.run([sys.executable, "model_test.py"], capture_output=True, text=True, cwd=root, env=env,
+                         timeout=600)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]

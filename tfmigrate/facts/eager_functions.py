@@ -11,14 +11,15 @@ kept every test of the module on the compat route. Judged per function:
   variable is made once with its TF1 name and found again by name;
 - "graph": anything else of facts.eager_calls.NOT_EAGER (a placeholder, `tf.gradients`, `.assign`,
   `.name`): the test keeps the compat route.
-A class is judged whole (its methods are called outside any variable store): "pure" or "graph".
+A class is "model" when only its `__init__` makes variables (the object is made through the
+variable store, its other methods, pure, are called outside it), else judged whole: "pure" or "graph".
 Read from the bytes with `ast` (project.graph_imports gathers it for every checked file up front).
 """
 from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
 
@@ -113,15 +114,26 @@ def function_kinds(data: bytes, imported: Optional[Callable[[str], Optional[Dict
     top = _TopLevel(tree, data)
     if NOT_EAGER.search(code_only(top.rest)):
         return None
-    classes = {node.name for node in top.defined if isinstance(node, ast.ClassDef)}
-    own = {node.name: _kind(top.text[node.name], node.name in classes) for node in top.defined}
-    if imported is not None:
-        modules, names = _imports(tree, imported, GRAPH)
-        modules = {local: listed for local, listed in modules.items() if listed is not None}  # (outside the project)
-        for node in top.defined:
-            own[node.name] = max([own[node.name]] + _called_kinds(node, modules, names, GRAPH, GRAPH),
-                                 key=_RANK.__getitem__)
-    kinds = top.closed(own, _RANK, lambda name, kind: GRAPH if name in classes and kind == MODEL else kind)
+    classes = {node.name: node for node in top.defined if isinstance(node, ast.ClassDef)}
+    lines = data.splitlines(keepends=True)
+    own = {node.name: _class_kind(node, lines) if node.name in classes else _kind(top.text[node.name], False)
+           for node in top.defined}
+    modules, names = _imports(tree, imported, GRAPH) if imported is not None else ({}, {})
+    modules = {local: listed for local, listed in modules.items() if listed is not None}  # (outside the project)
+    for node in top.defined:
+        called = _called_kinds(node, modules, names, GRAPH, GRAPH)
+        if node.name in classes and any(k != PURE for k in _called_kinds(_outside_init(node), modules, names,
+                                                                          GRAPH, GRAPH)):
+            called.append(GRAPH)  # (a method other than `__init__` calling model code: variables at each call)
+        own[node.name] = max([own[node.name]] + called, key=_RANK.__getitem__)
+    demoted: set = set()
+    while True:  # (a model class is one whose methods besides `__init__` reach only pure code)
+        kinds = top.closed({n: GRAPH if n in demoted else k for n, k in own.items()}, _RANK)
+        newly = {name for name, node in classes.items() if kinds[name] == MODEL and name not in demoted and any(
+            kinds.get(n, PURE) != PURE for n in _names_outside_init(node) if n in own and n != name)}
+        if not newly:
+            break
+        demoted |= newly
     for node in tree.body:  # (constants and namedtuples of the clean top level: `DiagGaussian = ...`)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         for target in targets:
@@ -232,6 +244,32 @@ def _tf_draw(call: ast.Call, tf: set) -> str:
     if _RUN_DRAWS.search(".".join(parts)):
         return RUN_DRAWS
     return INIT_DRAWS if "layers" in parts[:-1] or "keras" in parts[:-1] else ""
+
+
+def _class_kind(node: ast.ClassDef, lines: List[bytes]) -> str:
+    """A class that makes its variables in `__init__` only (`get_variable` under `variable_scope`,
+    once per object) and computes in pure methods is MODEL: an eager test makes the object through
+    the variable store (native.test_models), which then holds its variables by TF1 name, and calls
+    its methods outside it. Anything else of the graph in it makes it GRAPH."""
+    init = next((f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "__init__"),
+                None)
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+    span = range(init.lineno - 1, init.end_lineno) if init is not None else range(0)
+    rest = b"".join(lines[k] for k in range(first, node.end_lineno) if k not in span)
+    if _kind(rest, False) != PURE:
+        return GRAPH
+    return _kind(b"".join(lines[k] for k in span), False) if init is not None else PURE
+
+
+def _outside_init(node: ast.ClassDef) -> ast.ClassDef:
+    """The class without its `__init__` (its bases kept: a model class may derive from one)."""
+    return ast.ClassDef(name=node.name, bases=[], keywords=[], decorator_list=node.decorator_list,
+                        body=[f for f in node.body if not (isinstance(f, ast.FunctionDef) and f.name == "__init__")])
+
+
+def _names_outside_init(node: ast.ClassDef) -> set:
+    """The names the class reads other than in `__init__` and its list of bases."""
+    return {n.id for n in ast.walk(_outside_init(node)) if isinstance(n, ast.Name)}
 
 
 def _kind(text: bytes, is_class: bool) -> str:
