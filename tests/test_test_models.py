@@ -474,3 +474,18 @@ def test_a_class_that_makes_its_variables_in_init_is_made_through_the_store(tmp_
     ran = subprocess.run([sys.executable, "model_test.py"], capture_output=True, text=True, cwd=root, env=env,
                          timeout=600)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+@pytest.mark.parametrize("tail, library", [
+    ("", True),
+    ("\n\nclass Trainer(object):\n    def __init__(self):\n        self.x = tf.placeholder(tf.float32)\n", True),
+    ("\n\ndef run(y):\n    return tf.Session().run(y)\n", False),  # a program: its own session
+    ("\n\ndef run(y):\n    return tf.train.MonitoredSession().run(y)\n", False),
+    ("\n\nif __name__ == '__main__':\n    print(1)\n", False),  # an entry point
+    ("\n\nX = tf.placeholder(tf.float32)\n", False),  # its top level builds a graph
+])
+def test_a_library_of_graph_programs_is_one_without_a_program_of_its_own(tail, library):
+    from tfmigrate.facts.eager_functions import library_only
+
+    source = (FIXTURES / "shared" / "ops.py").read_text() + tail
+    assert library_only(source.encode("utf-8")) is library

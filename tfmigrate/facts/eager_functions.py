@@ -87,8 +87,9 @@ class WholeModule(dict):
 
 # A module that runs graphs itself: a session, an entry point, a test case, an Estimator. Its compat
 # route turns v2 behaviour off where it starts; a module without one is a library of such programs.
-_RUNS_GRAPHS = re.compile(rb"\b(?:Session|InteractiveSession|MonitoredTrainingSession|SingularMonitoredSession|Supervisor"
-                          rb"|Estimator|TestCase)\b|__name__|\bapp\.run\b|\bmain\s*\(")
+_RUNS_GRAPHS = re.compile(rb"\b(?:Session|InteractiveSession|MonitoredSession|MonitoredTrainingSession"
+                          rb"|SingularMonitoredSession|Supervisor|Estimator|TestCase)\b|__name__|\bapp\.run\b"
+                          rb"|\bmain\s*\(")
 
 
 def library_only(data: bytes) -> bool:
