@@ -166,7 +166,16 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
                 target in seen or eager(target, seen | {target}) for target in followed)
         return clean[path]
 
+    listed_of: Dict[str, Dict[str, str]] = {}
+
     def functions(path: str, seen: frozenset) -> Dict[str, str]:
+        """(once per module: `seen` only keeps an import cycle from recursing)"""
+        if path not in listed_of:
+            listed_of[path] = {}  # (an import cycle back to it: nothing listed yet)
+            listed_of[path] = _functions(path, seen)
+        return listed_of[path]
+
+    def _functions(path: str, seen: frozenset) -> Dict[str, str]:
         """The functions of a module not wholly eager that a test may call (eager_functions): not
         of a program with graph code beyond variables (its compat route turns v2 behaviour off, for
         the eager test too); a library's is left to its programs (eager_functions.library_only)."""
