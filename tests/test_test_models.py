@@ -489,3 +489,44 @@ def test_a_library_of_graph_programs_is_one_without_a_program_of_its_own(tail, l
 
     source = (FIXTURES / "shared" / "ops.py").read_text() + tail
     assert library_only(source.encode("utf-8")) is library
+
+
+_SHARING = ("import tensorflow as tf\n\n\ndef encode(x, reuse=tf.AUTO_REUSE):\n"
+            "    with tf.variable_scope('enc', reuse=reuse):\n"
+            "        w = tf.get_variable('w', [3, 2], initializer=tf.constant_initializer(0.5))\n"
+            "        h = tf.matmul(x, w)\n    return tf.nn.relu(h)\n%s")
+
+
+@pytest.mark.parametrize("tail, shared", [
+    ("", {"encode"}),
+    ("\n\ndef literal(x):\n    with tf.variable_scope('lit', reuse=tf.AUTO_REUSE):\n"
+     "        return x * tf.get_variable('s', [], initializer=tf.ones_initializer())\n", {"encode", "literal"}),
+    ("\n\ndef outside(x):\n    with tf.variable_scope('o', reuse=tf.AUTO_REUSE):\n        y = encode(x)\n"
+     "    return y * tf.get_variable('extra', [])\n", {"encode"}),  # a variable made outside the shared scope
+    ("\n\ndef twice(x):\n    with tf.variable_scope('t', reuse=tf.AUTO_REUSE):\n        y = x\n"
+     "    return encode(y, reuse=None)\n", {"encode"}),  # model code called outside it
+])
+def test_model_functions_that_share_their_variables_by_default(tail, shared):
+    from tfmigrate.facts.eager_functions import shared_by_default
+
+    data = (_SHARING % tail).encode("utf-8")
+    assert shared_by_default(data, function_kinds(data)) == shared
+
+
+def test_a_model_function_sharing_by_default_may_be_called_twice(tmp_path):
+    """`reuse=tf.AUTO_REUSE` as its default: TF1's second call shared the variables, and so does the
+    test's store (gen53 p08's `capsnet`)."""
+    (tmp_path / "ops.py").write_text(_SHARING % "")
+    (tmp_path / "ops_test.py").write_text(
+        "import numpy as np\nimport tensorflow as tf\n\nimport ops\n\n\nclass SharedTest(tf.test.TestCase):\n\n"
+        "    def testSharedByDefault(self):\n        a = ops.encode(tf.ones([2, 3]))\n        b = ops.encode(tf.ones([2, 3]))\n"
+        "        self.assertEqual(1, len(tf.trainable_variables()))\n        with self.test_session() as sess:\n"
+        "            sess.run(tf.global_variables_initializer())\n            va, vb = sess.run([a, b])\n"
+        "        self.assertAllClose(np.full((2, 2), 1.5), va)\n        self.assertAllClose(va, vb)\n\n\n"
+        "if __name__ == '__main__':\n    tf.test.main()\n")
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
+    fixed = (tmp_path / "ops_test.py").read_text()
+    assert fixed.count("tf1_variables(ops.encode, tf.ones([2, 3]))") == 2 and "test_session" not in fixed, fixed
+    pytest.importorskip("tensorflow")
+    ran = _tests(tmp_path)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]

@@ -32,6 +32,9 @@ DRAWS_ENTRY = ":draws="
 # How project.graph_imports.eager_imports lists a model function among what a test may call
 # (`ops.output_projection:model`; a pure one is listed as `ops.padding_bias`, a whole module as `ops`).
 MODEL_ENTRY = ":model"
+# How eager_imports lists a model function whose variables are all made under `reuse=tf.AUTO_REUSE`
+# (`ops.encoder:shares`): a second call shares them, in TF1's graph as in the test's variable store.
+SHARES_ENTRY = ":shares"
 # What a model function may do beyond a pure one: make variables by name, under scopes.
 _MAKES_VARIABLES = re.compile(rb"^\.(?:get_variable|variable_scope|\w*initializer)\s*\($")
 _RANK = {PURE: 0, MODEL: 1, GRAPH: 2}
@@ -245,6 +248,46 @@ def _tf_draw(call: ast.Call, tf: set) -> str:
     if _RUN_DRAWS.search(".".join(parts)):
         return RUN_DRAWS
     return INIT_DRAWS if "layers" in parts[:-1] or "keras" in parts[:-1] else ""
+
+
+def shared_by_default(data: bytes, kinds: Dict[str, str], imported=None) -> set:
+    """The model functions (`kinds`: function_kinds') whose variables are all made under
+    `variable_scope(..., reuse=tf.AUTO_REUSE)`, or a `reuse` parameter defaulting to it: what they do
+    outside those scopes reaches pure code only (`imported`: as function_kinds reads imports). Called
+    again without `reuse`, TF1 shared their variables, and so does one variable store."""
+    tree = _parsed(data)
+    if tree is None:
+        return set()
+    lines = data.splitlines(keepends=True)
+    modules, names = _imports(tree, imported, GRAPH) if imported is not None else ({}, {})
+    modules = {local: listed for local, listed in modules.items() if listed is not None}
+    found = set()
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or kinds.get(node.name) != MODEL:
+            continue
+        positional = node.args.posonlyargs + node.args.args
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(node.args.defaults):]], node.args.defaults))
+        defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None})
+        body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
+            getattr(node.body[0], "value", None), ast.Constant) else node.body
+        shared = [s for s in body if isinstance(s, ast.With) and any(_auto_reused(i.context_expr, defaults) for i in s.items)]
+        rest = [s for s in body if not any(s is t for t in shared)]
+        if shared and all(_kind(b"".join(lines[s.lineno - 1:s.end_lineno]), False) == PURE and all(
+                k == PURE for k in _called_kinds(s, modules, names, GRAPH, GRAPH)) and all(
+                kinds.get(n.id, PURE) == PURE for n in ast.walk(s) if isinstance(n, ast.Name)) for s in rest):
+            found.add(node.name)
+    return found
+
+
+def _auto_reused(expr: ast.expr, defaults: Dict[str, ast.expr]) -> bool:
+    """`tf.variable_scope(..., reuse=tf.AUTO_REUSE)`, or `reuse=reuse` of a parameter defaulting to it."""
+    if not (isinstance(expr, ast.Call) and (getattr(expr.func, "attr", None) or getattr(expr.func, "id", None))
+            == "variable_scope"):
+        return False
+    reuse = next((k.value for k in expr.keywords if k.arg == "reuse"), None)
+    if isinstance(reuse, ast.Name):
+        reuse = defaults.get(reuse.id)
+    return isinstance(reuse, ast.Attribute) and reuse.attr == "AUTO_REUSE"
 
 
 def _class_kind(node: ast.ClassDef, lines: List[bytes]) -> str:

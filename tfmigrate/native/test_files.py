@@ -25,7 +25,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.facts.eager_functions import DRAWS_ENTRY, MODEL_ENTRY, RUN_DRAWS, function_draws
+from tfmigrate.facts.eager_functions import DRAWS_ENTRY, MODEL_ENTRY, RUN_DRAWS, SHARES_ENTRY, function_draws
 from tfmigrate.facts.names import ImportTable, dotted
 from tfmigrate.native.graph_functions import gradient_graphs, graphed
 from tfmigrate.native.script import Blocked, Blocker
@@ -96,8 +96,10 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
     outside = {name: full for name, full in _outside_modules(module).items()
                if full not in eager and full.rpartition(".")[0] not in eager}
     models = test_models.spellings(outside, eager, MODEL_ENTRY)
+    models = test_models.Models(models.spellings, test_models.spellings(outside, eager, SHARES_ENTRY).spellings)
     allowed = {f"{local}.{entry.rpartition('.')[2]}" for local, full in outside.items() for entry in eager
-               if entry.rpartition(".")[0] == full and not entry.endswith(MODEL_ENTRY) and DRAWS_ENTRY not in entry}  # (a module's pure functions one by one)
+               if entry.rpartition(".")[0] == full and not entry.endswith((MODEL_ENTRY, SHARES_ENTRY))
+               and DRAWS_ENTRY not in entry}  # (a module's pure functions one by one)
     defined = {f.name.value for c in module.body if isinstance(c, cst.ClassDef) and c.name.value in classes
                for f in c.body.body if isinstance(f, cst.FunctionDef)}
     file = _File(names, tf, outside, line_of, any(names.api(c.func) == "Variable" for c in calls_in(module)),

@@ -93,6 +93,7 @@ class Models:
     """What a test file may call of its project's model functions: their local spellings
     (`ops.output_projection`, or `output_projection` imported by name)."""
     spellings: FrozenSet[str] = frozenset()
+    shares: FrozenSet[str] = frozenset()  # those whose variables are shared by default (`reuse=tf.AUTO_REUSE`)
 
 
 def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[Tuple[cst.FunctionDef, Set[str], str]]:
@@ -128,8 +129,9 @@ def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[
     calls = [c for c in calls if id(c) not in raising]
     scopes: Dict[str, Set[str]] = {}
     for call in calls:
-        if _reuses(call):
-            continue
+        if _reuses(call) or (code(call.func) in models.shares and not any(
+                a.keyword is not None and a.keyword.value == "reuse" for a in call.args)):
+            continue  # (TF1 shared its variables too)
         scope = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "scope"), None)
         name = code(call.func)
         literal = scope.value if isinstance(scope, cst.SimpleString) else None

@@ -18,8 +18,9 @@ from typing import Container, Dict, Iterable, List, Optional
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
-from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_ENTRY, RUN_DRAWS, WholeModule,
-                                             function_draws, function_kinds, library_only)
+from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_ENTRY, RUN_DRAWS, SHARES_ENTRY,
+                                             WholeModule, function_draws, function_kinds, library_only,
+                                             shared_by_default)
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
@@ -167,6 +168,7 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         return clean[path]
 
     listed_of: Dict[str, Dict[str, str]] = {}
+    shares_of: Dict[str, set] = {}  # path -> its model functions that share their variables by default
 
     def functions(path: str, seen: frozenset) -> Dict[str, str]:
         """(once per module: `seen` only keeps an import cycle from recursing)"""
@@ -201,6 +203,7 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
         kinds = function_kinds(data, listed) or {}
         if partial - consulted:  # (imported in a way not read here: `import pkg.mod`)
             return {}
+        shares_of[path] = shared_by_default(data, kinds, listed)
         return {name: kind for name, kind in kinds.items() if kind != GRAPH}
 
     drawn: Dict[str, Optional[dict]] = {}
@@ -232,6 +235,7 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
             else:
                 callable_ = functions(target, frozenset({path, target}))
                 names += [f"{module}.{name}" + (MODEL_ENTRY if kind == MODEL else "") for name, kind in callable_.items()]
+                names += [f"{module}.{name}{SHARES_ENTRY}" for name in shares_of.get(target, ()) if name in callable_]
             drawing = module_draws(module, path)
             if drawing is None:  # (it may draw anywhere)
                 names.append(f"{module}{DRAWS_ENTRY}{RUN_DRAWS}")
