@@ -33,10 +33,10 @@ def _tool(*args, cwd):
     return subprocess.run([sys.executable, "-m", "tfmigrate", *args], capture_output=True, text=True, cwd=cwd, env=env)
 
 
-def _tests(cwd) -> subprocess.CompletedProcess:
+def _tests(cwd, program: str = "ops_test.py") -> subprocess.CompletedProcess:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_USE_LEGACY_KERAS", None)  # (the fixed file sets it where it needs it)
-    return subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=cwd, env=env,
+    return subprocess.run([sys.executable, program], capture_output=True, text=True, cwd=cwd, env=env,
                           timeout=600)
 
 
@@ -303,20 +303,13 @@ def test_a_variable_list_read_before_the_model_code_runs_eagerly_keeps_the_compa
         test_files.rewrite(module, source, line_of, ("ops.gated:model",))
 
 
-def _trained_tests(cwd) -> subprocess.CompletedProcess:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    return subprocess.run([sys.executable, "ops_test.py"], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=600)
-
-
 def test_a_test_that_trains_its_model_becomes_eager_and_follows_tf1s_numbers(tmp_path):
     """The `trained` fixture checks each optimizer's losses against the same rule in numpy
     (rtol 1e-5): TF1's optimizer in the eager step meets it; Keras's Adam, measured, did not."""
     root = tmp_path / "trained"
     shutil.copytree(FIXTURES / "trained", root)
     pytest.importorskip("tensorflow")
-    broken = _trained_tests(root)
+    broken = _tests(root)
     assert broken.returncode != 0, broken.stderr[-2000:]
     assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
     fixed = (root / "ops_test.py").read_text()
@@ -325,12 +318,12 @@ def test_a_test_that_trains_its_model_becomes_eager_and_follows_tf1s_numbers(tmp
     assert fixed.count("def train_op():") == 5 and "inputs = tf.constant(data, dtype=tf.float32)" in fixed and "tf.compat.v1.train.AdagradOptimizer(0.1)" in fixed
     assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
     assert (root / "ops_test.py").read_text() == fixed
-    ran = _trained_tests(root)
+    ran = _tests(root)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
     shutil.rmtree(root)
     shutil.copytree(FIXTURES / "trained", root)
     assert _tool("fix", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
-    compat = _trained_tests(root)
+    compat = _tests(root)
     assert compat.returncode == 0 and "OK" in compat.stderr, compat.stderr[-3000:]
 
 
@@ -399,10 +392,7 @@ def test_a_model_function_stacked_from_another_modules_model_functions_is_routed
     fixed = (root / "model_test.py").read_text()
     assert "tf1_variables(model.two_layer, x, 4, 2)" in fixed and not [w for w in GRAPH if w in fixed], fixed
     assert "disable_v2_behavior" not in (root / "layers.py").read_text() + (root / "model.py").read_text()
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    ran = subprocess.run([sys.executable, "model_test.py"], capture_output=True, text=True, cwd=root, env=env,
-                         timeout=600)
+    ran = _tests(root, "model_test.py")
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
 
 
@@ -423,9 +413,7 @@ def test_a_library_checking_shapes_with_dimension_methods_is_callable_once_fixed
     assert "self.evaluate(checks.gram(tf.eye(3)))" in fixed and "test_session" not in fixed, fixed
     assert "tf.compat.dimension_at_index(shape, 0)" in (tmp_path / "checks.py").read_text()
     pytest.importorskip("tensorflow")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    ran = subprocess.run([sys.executable, "checks_test.py"], capture_output=True, text=True, cwd=tmp_path, env=env,
-                         timeout=600)
+    ran = _tests(tmp_path, "checks_test.py")
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
 
 
@@ -447,10 +435,7 @@ def test_a_library_beside_its_programs_graph_code_is_callable_by_an_eager_test(t
     pytest.importorskip("tensorflow")
     ran = _tests(root)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    trained = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, cwd=root, env=env,
-                             timeout=600)
+    trained = _tests(root, "train.py")
     assert trained.stdout.strip().splitlines()[-1] == "loss=0.00066", trained.stderr[-2000:]
 
 
@@ -469,10 +454,7 @@ def test_a_class_that_makes_its_variables_in_init_is_made_through_the_store(tmp_
     fixed = (root / "model_test.py").read_text()
     assert "factors = tf1_variables(model.Factors, 3, 4, 2)" in fixed and not [w for w in GRAPH if w in fixed], fixed
     pytest.importorskip("tensorflow")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    ran = subprocess.run([sys.executable, "model_test.py"], capture_output=True, text=True, cwd=root, env=env,
-                         timeout=600)
+    ran = _tests(root, "model_test.py")
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
 
 
