@@ -160,6 +160,35 @@ def test_eager_imports_list_a_mixed_module_function_by_function(tmp_path):
     assert str(tmp_path / "ops_test.py") not in eager_imports(paths, lambda path: open(path, "rb").read())
 
 
+_PACKAGE_INIT = "from .dists import *\nfrom .meta import Meta\n"
+_DISTS = ("import tensorflow as tf\n\nfrom pkg.meta import Meta\n\n\nclass Normal(object):\n"
+          "    def __init__(self, mean):\n        self.mean = tf.convert_to_tensor(mean)\n\n"
+          "    def check(self, value):\n        if value.dtype.name != self.mean.dtype.name:\n"
+          "            raise TypeError('use %s.observe' % Meta.observe.__name__)\n        return value\n\n"
+          "    def sample(self):\n        return self.mean + tf.random_normal(tf.shape(self.mean))\n\n\n"
+          "def _private(x):\n    return x\n")
+_META = ("import tensorflow as tf\n\n\nclass Meta(object):\n    def observe(self, x):\n"
+         "        with tf.variable_scope('meta'):\n            return x * tf.get_variable('s', [])\n")
+
+
+def test_eager_imports_read_a_package_through_its_reexports(tmp_path):
+    """`from pkg import Normal`, which `pkg/__init__.py` passes on from `.dists` (`from .dists import *`):
+    a test may call it as `dists` lists it, with what it draws. A dtype's `.name` and a graph class
+    named only for its `__name__` (an error message) make nothing of it graph code; `Meta`, which
+    makes a variable at each call, stays unlisted (zhusuan's `framework` package)."""
+    (tmp_path / "pkg").mkdir()
+    files = {"pkg/__init__.py": _PACKAGE_INIT, "pkg/dists.py": _DISTS, "pkg/meta.py": _META,
+             "dists_test.py": "import tensorflow as tf\n\nfrom pkg import Normal\n\n\n"
+                              "class NormalTest(tf.test.TestCase):\n    def testMean(self):\n"
+                              "        self.assertAllClose(Normal(1.0).mean, 1.0)\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    paths = [str(tmp_path / name) for name in files]
+    found = eager_imports(paths, lambda path: open(path, "rb").read())[paths[-1]]
+    assert "pkg.Normal" in found and "pkg.Normal:draws=run" in found, found
+    assert not [e for e in found if e.startswith(("pkg.Meta", "pkg._private"))], found
+
+
 def test_a_test_calling_model_functions_becomes_eager_and_passes(tmp_path):
     root = tmp_path / "shared"
     shutil.copytree(FIXTURES / "shared", root)

@@ -38,4 +38,5 @@ def code_only(data: bytes) -> bytes:
     except (tokenize.TokenError, SyntaxError, ValueError):
         return data
     text = text if isinstance(text, bytes) else text.encode("utf-8")
+    text = re.sub(rb"\bdtype\s*\.\s*name\b", b"dtype_name", text)
     return re.sub(rb"\bself\s*\.\s*name\b", b"self_name", text)

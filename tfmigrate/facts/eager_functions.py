@@ -55,8 +55,8 @@ class _TopLevel:
         taken = {k for start, end in spans.values() for k in range(start, end)}
         self.rest = b"".join(line for k, line in enumerate(lines) if k not in taken)
         self.text = {name: b"".join(lines[start:end]) for name, (start, end) in spans.items()}
-        self.calls = {node.name: {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in spans
-                                  and n.id != node.name} for node in self.defined}
+        self.calls = {node.name: {n.id for n in _names_used(node) if n.id in spans and n.id != node.name}
+                      for node in self.defined}
 
     def closed(self, own: Dict[str, str], rank: Dict[str, int], worst=None) -> Dict[str, str]:
         """`own` with what each function calls of its module counted as its own (the highest
@@ -71,6 +71,19 @@ class _TopLevel:
                 if top != kinds[name]:
                     kinds[name], changed = top, True
         return kinds
+
+
+def _names_used(node: ast.AST) -> List[ast.Name]:
+    """The names `node` reads, but those read only for a dunder attribute (`Meta.__name__`,
+    `Meta.observe.__name__` in an error message run nothing of `Meta`)."""
+    dunder = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr.startswith("__") and n.attr.endswith("__"):
+            root = n.value
+            while isinstance(root, ast.Attribute):  # (`Meta.observe.__name__`)
+                root = root.value
+            dunder.add(id(root))
+    return [n for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in dunder]
 
 
 def _parsed(data: bytes) -> Optional[ast.Module]:
@@ -189,7 +202,10 @@ def _called_kinds(node: ast.AST, modules: Dict[str, Optional[Dict[str, str]]], n
     called), `f` imported by name as listed."""
     found = []
     attributes = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    named = {id(n) for n in _names_used(node)}
     for n in ast.walk(node):
+        if isinstance(n, ast.Name) and id(n) not in named:
+            continue
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules:
             listed = modules[n.value.id]
             found.append(worst if listed is None else listed.get(n.attr, unlisted))

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import re
-from typing import Container, Dict, Iterable, List, Optional
+from typing import Container, Dict, Iterable, List, Optional, Tuple
 
 from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
@@ -201,6 +201,17 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
             consulted.add(target)
             return functions(target, seen | {target})
         kinds = function_kinds(data, listed) or {}
+        for spec, names in _reexports(data):  # (a package's `from .bn import *`: its names are the module's)
+            target = resolve(spec, path, known)
+            if target is None or target == path:
+                continue
+            consulted.add(target)
+            if target in partial:
+                given = functions(target, seen | {target})
+            else:
+                given = {name: kind for name, kind in (function_kinds(read(target) or b"") or {}).items()}
+            kinds.update({name: kind for name, kind in given.items()
+                          if name not in kinds and (name in names if names else not name.startswith("_"))})
         if partial - consulted:  # (imported in a way not read here: `import pkg.mod`)
             return {}
         shares_of[path] = shared_by_default(data, kinds, listed)
@@ -216,7 +227,15 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
             return None
         if target not in drawn:
             drawn[target] = None  # (an import cycle: unknown)
-            drawn[target] = function_draws(read(target) or b"", lambda spec: module_draws(spec, target))
+            data = read(target) or b""
+            draws = function_draws(data, lambda spec: module_draws(spec, target))
+            for spec, names in _reexports(data) if draws is not None else ():
+                given = module_draws(spec, target)
+                if given is None:
+                    return None
+                draws.update({name: value for name, value in given.items()
+                              if name not in draws and (name in names if names else not name.startswith("_"))})
+            drawn[target] = draws
         return drawn[target]
 
     found: Dict[str, tuple] = {}
@@ -263,12 +282,26 @@ def _called_modules(data: bytes, path: str, known: Dict[str, str]):
         if target is None or target == path:
             continue
         submodules = named.get(module)
-        if submodules and all(s is not None and not s.endswith("__init__.py") for s in submodules):
+        if submodules and all(s is not None and s != target for s in submodules):
             followed += [s for s in submodules if s != path]
             packages.append(target)
         else:
             followed.append(target)
     return followed, packages
+
+
+def _reexports(data: bytes) -> List[Tuple[str, Tuple[str, ...]]]:
+    """The module's top-level `from X import *` (no names: all its public ones) and `from X import
+    a, b` of a relative X (`from .bn import BayesianNet`): what a package's `__init__` passes on."""
+    found = []
+    for match in re.finditer(rb"^from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\*|[\w \t,]+)[ \t]*(?:#.*)?$", data, re.MULTILINE):
+        module = match.group(1).decode("ascii", "replace")
+        if match.group(2) == b"*":
+            found.append((module, ()))
+        elif module.startswith("."):
+            found.append((module, tuple(n.strip().split()[0].decode("ascii", "replace")
+                                        for n in match.group(2).split(b",") if n.strip())))
+    return found
 
 
 def _imported_names(data: bytes) -> List[str]:
