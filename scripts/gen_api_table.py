@@ -215,13 +215,21 @@ TRANSFORM_NOTES = {
 # an object of the same name, a different one: (pattern, when, what differs). `when` says which
 # compat.v1-spelled uses are reported: "args" (a call passing an argument TF2's does not take, or
 # one whose position means something else in TF2), "always", or the parameters whose passing
-# makes the difference. Measured in tests/test_api_table.py (test_diverged_notes_hold...). A
+# makes the difference ("-name": whose absence does, TF2's default being another). Measured in tests/test_api_table.py (test_diverged_notes_hold...). A
 # diverged path without an entry stops the generator, so a new TensorFlow cannot add one silently.
 _INITIALIZERS = ("TF1's initializers take `dtype` when built (`dtype=` is a TypeError on TF2's, "
                  "which take the dtype when called)")
 _RANDOM_INITIALIZERS = ("TF1's initializers take `dtype` when built (a TypeError on TF2's, which take "
                         "it when called), and TF2's draw different numbers for the same `seed`")
+# TF2's random_normal / random_uniform also default to a narrower range: a TF1 call that leaves
+# it to the default ("-stddev": not passing it makes the difference) draws other numbers too.
+_NORMAL_DEFAULTS = _RANDOM_INITIALIZERS + ", and its default `stddev` is 0.05 where TF1's is 1.0"
+_UNIFORM_DEFAULTS = _RANDOM_INITIALIZERS + ", and its default range is [-0.05, 0.05] where TF1's is [0, 1)"
 DIVERGED_NOTES = [
+    *((path, ["seed", "dtype", "-stddev"], _NORMAL_DEFAULTS)
+      for path in ("random_normal_initializer", "initializers.random_normal")),
+    *((path, ["seed", "dtype", "-minval", "-maxval"], _UNIFORM_DEFAULTS)
+      for path in ("random_uniform_initializer", "initializers.random_uniform")),
     *((f"initializers.{leaf}", ["seed", "dtype"], _RANDOM_INITIALIZERS)
       for leaf in ("glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "lecun_normal",
                    "lecun_uniform", "orthogonal", "random_normal", "random_uniform", "truncated_normal",

@@ -229,11 +229,20 @@ def test_diverged_notes_hold_under_tf221(tf):
         tf.zeros_initializer(dtype=tf.float32)
     with pytest.raises(TypeError):
         tf.debugging.assert_equal(1, 1, data=[1])
-    assert api_table.diverged("random_normal_initializer")["when"] == ["seed", "dtype"]
+    assert api_table.diverged("random_normal_initializer")["when"] == ["seed", "dtype", "-stddev"]
+    assert api_table.diverged("random_uniform_initializer")["when"] == ["seed", "dtype", "-minval", "-maxval"]
     for name in ("random_normal", "glorot_uniform", "truncated_normal"):  # same seed, other numbers
         v1_values = getattr(tf.compat.v1.initializers, name)(seed=3)([3, 3]).numpy()
         v2_values = getattr(tf.initializers, name)(seed=3)([3, 3]).numpy()
         assert (v1_values != v2_values).any(), name
+    # and other defaults: TF1's normal has stddev 1.0, TF2's 0.05; TF1's uniform [0, 1), TF2's [-0.05, 0.05]
+    v1_normal = tf.compat.v1.random_normal_initializer()([2000]).numpy()
+    v2_normal = tf.random_normal_initializer()([2000]).numpy()
+    assert 0.9 < v1_normal.std() < 1.1 and 0.04 < v2_normal.std() < 0.06
+    v1_uniform = tf.compat.v1.random_uniform_initializer()([2000]).numpy()
+    v2_uniform = tf.random_uniform_initializer()([2000]).numpy()
+    assert v1_uniform.min() >= 0.0 and v1_uniform.max() > 0.9
+    assert v2_uniform.min() < 0.0 and v2_uniform.max() <= 0.05
     graph = tf.Graph()
     with graph.as_default():
         var = tf.compat.v1.get_variable("v", [2], initializer=tf.zeros_initializer())

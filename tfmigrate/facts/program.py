@@ -80,6 +80,27 @@ def mentions_graph_mode(ctx) -> bool:
     return ctx.fact(SourceSearch).found(GRAPH_WORD)
 
 
+# TF1's variables, which TF2 removed from `tf`: a module spelling them through TensorFlow's own
+# alias (not `tf.compat.v1`) was written for TF1, graph mode or not (a library of model functions).
+_TF1_VARIABLE_WORDS = "get_variable|get_local_variable|variable_scope|get_variable_scope|AUTO_REUSE"
+
+
+@lru_cache(maxsize=64)
+def _plain_tf1_variables(aliases: Tuple[str, ...]) -> re.Pattern:
+    heads = "|".join(f"{re.escape(a)}(?<!\\w{re.escape(a)})" for a in aliases)
+    return re.compile(rf"(?:{heads})\s*\.\s*(?:{_TF1_VARIABLE_WORDS})\b")
+
+
+def written_for_tf1(ctx) -> bool:
+    """Whether the module is TF1 code by evidence: graph mode (mentions_graph_mode), or TF1's
+    variables spelled `tf.get_variable` / `tf.variable_scope`. A `tf.X` that TF2 redefined
+    (`tf.random_normal_initializer`, `tf.where`) then meant TF1's."""
+    if mentions_graph_mode(ctx):
+        return True
+    aliases = tuple(sorted(local for local, target in ctx.names.aliases.items() if target == "tensorflow"))
+    return bool(aliases) and ctx.fact(SourceSearch).found(_plain_tf1_variables(aliases))
+
+
 class ProgramMode:
     """The module's TensorFlow imports and the evidence that it is TF1 graph code."""
 

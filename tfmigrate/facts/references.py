@@ -29,7 +29,7 @@ import libcst as cst
 from tfmigrate.facts import api_table
 from tfmigrate.facts.names import dotted, normalize
 from tfmigrate.facts.probes import AssignedPaths, FailedTries, protected, self_assigned
-from tfmigrate.facts.program import ProgramMode, graph_only, mentions_graph_mode
+from tfmigrate.facts.program import ProgramMode, graph_only, mentions_graph_mode, written_for_tf1
 from tfmigrate.facts.source_search import SourceSearch
 
 
@@ -300,8 +300,8 @@ class References:
                 if v1:
                     self._diverged_prefix(node, path)
                 return
-            # Spelled `tf.X` in TF1 graph code, it was written against TF1's object.
-            tf1 = v1 or mentions_graph_mode(self.ctx)
+            # Spelled `tf.X` in TF1 code, it was written against TF1's object.
+            tf1 = v1 or written_for_tf1(self.ctx)
             if not tf1 and entry.get("when") != "args":
                 return
         if entry.get("transformer") == "softmax_cross_entropy_with_logits":
@@ -520,9 +520,15 @@ def signature_evidence(call: cst.Call, entry: dict, tf1: bool) -> Tuple[str, ...
     keywords = tuple(a.keyword.value for a in call.args if a.keyword is not None)
     if isinstance(when, list):  # the difference is in these parameters: report passing them
         positional = [a for a in call.args if a.keyword is None and not a.star]
+        if any(a.star for a in call.args):
+            return ()  # (what `*args` / `**kwargs` pass is unknown)
         passed = set(keywords) | set(v1_params[: len(positional)])
         named = [w for w in when if w in passed]
-        return (f"passes {' and '.join(f'`{w}`' for w in named)}",) if named else ()
+        defaulted = [w[1:] for w in when if w.startswith("-") and w[1:] not in passed]
+        found = (f"passes {' and '.join(f'`{w}`' for w in named)}",) if named else ()
+        if defaulted:
+            found += (f"leaves {' and '.join(f'`{w}`' for w in defaulted)} to the default",)
+        return found
     evidence = [k for k in keywords if k in old]
     if entry.get("transformer") == "name_scope" and _passes_none_name(call):
         evidence.append("name=None")  # TF1: reset to the root scope; TF2: ValueError

@@ -80,7 +80,9 @@ def tf1_signature_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
     """A call that TF2's signature rejects was written for TF1's function of that name:
     `tf.compat.v1.<name>` is that function, arguments unchanged (`tf.name_scope(name,
     values=[x])`). Only where TF2's would raise, so the code cannot have meant TF2's."""
-    if ref.call is None or ref.spelled_v1 or ref.routed or ref.entry.get("same_object") or not fails_in_tf2(ref):
+    redefined = ref.section == "diverged" and isinstance(ref.entry.get("when"), list) and bool(ref.evidence)
+    if ref.call is None or ref.spelled_v1 or ref.routed or ref.entry.get("same_object") or not (
+            fails_in_tf2(ref) or redefined):
         return None  # (a module TFM200 routes gets TF1's function with the rest of it)
     if ref.path == "name_scope":
         spelled = spelling_like(ref, ctx, "name_scope")
@@ -90,6 +92,9 @@ def tf1_signature_fix(ref: TF1Ref, ctx) -> Optional[Fix]:
                        "it names the ops alike)", (Replace(ref.call, scoped),) + tuple(spelled.import_edits()))
     reference = spelling_like(ref, ctx, f"compat.v1.{ref.path}")
     edits = (Replace(ref.node, reference.expression()),) + tuple(reference.import_edits())
+    if redefined and not fails_in_tf2(ref):  # (TF1 code by evidence: it meant TF1's, which computes as it did)
+        return Fix("safe", f"Call `{reference.code}`, TF1's, which computes what this code computed "
+                   "when it was written (compat.v1 fallback)", edits)
     return Fix("safe", f"Call `{reference.code}`, TF1's function, which takes these arguments "
                "(compat.v1 fallback)", edits)
 

@@ -159,7 +159,7 @@ def _describe_evidence(ref: TF1Ref) -> str:
         parts.append(f"TF2's takes {most} argument{'s' if most != 1 else ''} by position, this call "
                      f"passes {len(overflow) + most} ({taken} by position)")
     for key in ref.evidence:
-        if key.startswith("passes "):
+        if key.startswith(("passes ", "leaves ")):
             parts.append(f"it {key}")
         elif key.startswith("#"):
             i = int(key[1:])
