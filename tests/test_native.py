@@ -295,6 +295,62 @@ def test_a_helper_shared_with_a_graph_script_stays_eager(tmp_path):
         assert ran.stdout.strip().splitlines()[-1] == last
 
 
+PICKING_HELPER = """import tensorflow as tf
+
+
+def pick(c, x):
+    return tf.where(c, x, tf.zeros_like(x))
+"""
+PICKING_SCRIPT = """import numpy as np
+import tensorflow as tf
+
+import ops
+
+c = tf.placeholder(tf.bool, [None])
+x = tf.placeholder(tf.float32, [None, 2])
+y = ops.pick(c, x)
+with tf.Session() as sess:
+    print(sess.run(y, {c: [True, False], x: np.ones((2, 2))}).tolist())
+"""
+DROPPING_HELPER = """import tensorflow as tf
+
+
+def drop(x):
+    return tf.nn.dropout(x, 0.8) * 0.8
+"""
+DROPPING_SCRIPT = """import numpy as np
+import tensorflow as tf
+
+import ops
+
+x = tf.placeholder(tf.float32, [None, 1000])
+y = tf.reduce_mean(tf.cast(tf.equal(ops.drop(x), 0.0), tf.float32))
+with tf.Session() as sess:
+    print("dropped=%.1f" % sess.run(y, {x: np.ones((1, 1000))}))
+"""
+
+
+@pytest.mark.parametrize("helper, script, written, last", [
+    (PICKING_HELPER, PICKING_SCRIPT, "tf.compat.v1.where(c, x", "[[1.0, 1.0], [0.0, 0.0]]"),
+    (DROPPING_HELPER, DROPPING_SCRIPT, "tf.nn.dropout(x, rate=0.2)", "dropped=0.2"),
+], ids=["where", "dropout"])
+def test_a_helper_of_a_script_made_eager_keeps_the_tf1_objects_it_meant(tmp_path, helper, script, written, last):
+    """`fix` routes a helper with its graph script, where `tf.where(c, x, y)` is TF1's (rows where
+    `c` is a vector) and `tf.nn.dropout(x, 0.8)` keeps 0.8. `fix --native` rewrites the script as
+    eager TF2 and keeps the helper eager too, where they were TF2's (`c` broadcast: `[[1, 0], [1,
+    0]]`; a drop rate of 0.8): the helper is TF1 code since a TF1 script imports it, so it calls
+    TF1's `where` and drops at rate 0.2, printing what `fix` prints."""
+    (tmp_path / "ops.py").write_text(helper)
+    (tmp_path / "train.py").write_text(script)
+    result = _run("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert written in (tmp_path / "ops.py").read_text()
+    assert not TF1_LEFT.search((tmp_path / "train.py").read_text())
+    pytest.importorskip("tensorflow")
+    ran = run_python(["train.py"], cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert ran.returncode == 0 and ran.stdout.strip().splitlines()[-1] == last, ran.stderr[-2000:]
+
+
 def test_notebooks_are_checked_with_native_on_but_never_rewritten(tmp_path):
     import json
 

@@ -124,6 +124,7 @@ class ImportTable:
         self.legacy_keras_for = shims.legacy_keras_for if shims is not None else None
         self.stateful_imports = shims.stateful if shims is not None else ()  # (fix --native)
         self.eager_imports = shims.eager if shims is not None else ()  # (fix --native, test files)
+        self.tf1_user = shims.tf1_user if shims is not None else None  # (fix --native: TF1 code imports it)
         self.class_group = shims.group if shims is not None else ()  # (fix --native, native.groups)
         fallbacks = _fallback_imports(module) if "except" in source or not source else set()
         for stmt in statements_of(module.body):

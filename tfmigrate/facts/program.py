@@ -92,10 +92,11 @@ def _plain_tf1_variables(aliases: Tuple[str, ...]) -> re.Pattern:
 
 
 def written_for_tf1(ctx) -> bool:
-    """Whether the module is TF1 code by evidence: graph mode (mentions_graph_mode), or TF1's
-    variables spelled `tf.get_variable` / `tf.variable_scope`. A `tf.X` that TF2 redefined
-    (`tf.random_normal_initializer`, `tf.where`) then meant TF1's."""
-    if mentions_graph_mode(ctx):
+    """Whether the module is TF1 code by evidence: graph mode (mentions_graph_mode), a checked
+    graph module importing it (its ops run in that graph: `fix` routes it with it, `fix --native`
+    may not), or TF1's variables spelled `tf.get_variable` / `tf.variable_scope`. A `tf.X` that
+    TF2 redefined (`tf.random_normal_initializer`, `tf.where`) then meant TF1's."""
+    if mentions_graph_mode(ctx) or ctx.imported_by is not None or ctx.names.tf1_user is not None:
         return True
     aliases = tuple(sorted(local for local, target in ctx.names.aliases.items() if target == "tensorflow"))
     return bool(aliases) and ctx.fact(SourceSearch).found(_plain_tf1_variables(aliases))

@@ -37,6 +37,9 @@ class ProjectImports:
     # The library of graph classes and the programs importing it that this file belongs to
     # (project.class_groups.Group): `fix --native` rewrites them together or not at all.
     group: tuple = ()
+    # A checked TF1 graph module that imports it, where `fix --native` may rewrite that one as eager
+    # TF2 (workspace.plan.ProjectFacts.tf1_users): this one is TF1 code too (facts.program.written_for_tf1).
+    tf1_user: Optional[str] = None
 
     def target(self, path: str) -> Optional[str]:
         return next((target for name, target in self.aliases if name == path), None)

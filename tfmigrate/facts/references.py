@@ -29,7 +29,7 @@ import libcst as cst
 from tfmigrate.facts import api_table
 from tfmigrate.facts.names import dotted, normalize
 from tfmigrate.facts.probes import AssignedPaths, FailedTries, protected, self_assigned
-from tfmigrate.facts.program import ProgramMode, graph_only, mentions_graph_mode, written_for_tf1
+from tfmigrate.facts.program import ProgramMode, graph_only, written_for_tf1
 from tfmigrate.facts.source_search import SourceSearch
 
 
@@ -305,12 +305,12 @@ class References:
             if not tf1 and entry.get("when") != "args":
                 return
         if entry.get("transformer") == "softmax_cross_entropy_with_logits":
-            tf1 = v1 or mentions_graph_mode(self.ctx)  # TF1 code meant TF1's gradient
+            tf1 = v1 or written_for_tf1(self.ctx)  # TF1 code meant TF1's gradient
         call = parent if isinstance(parent, cst.Call) and parent.func is node else None
         if entry.get("transformer") == "dropout" and call is not None and not tf1:
             # `tf.nn.dropout(x, keep_prob)`: TF2 reads the second argument as the drop rate. In
             # TF1 graph code, or when the argument's name says so, it is TF1's keep probability.
-            tf1 = _keep_prob_named(call) or mentions_graph_mode(self.ctx)
+            tf1 = _keep_prob_named(call) or written_for_tf1(self.ctx)
         if section == "diverged" and entry.get("when") == "always":
             self.receiver.table_ref(TF1Ref(node, path, section, entry, v1, call))
             return

@@ -51,6 +51,9 @@ class ProjectFacts(NamedTuple):
     eager: Dict[str, tuple] = {}
     # path -> its library of graph classes and their programs (with --native only, project.class_groups)
     groups: Dict[str, tuple] = {}
+    # path -> a graph module that imports it, also where `fix --native` rewrites that one as eager
+    # TF2 (with --native only): its `tf.where` or seeded initializer still meant TF1's
+    tf1_users: Dict[str, str] = {}
 
 
 def collect(paths: Sequence[str], settings: Settings, context: bool = False) -> List[str]:
@@ -140,9 +143,11 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     stateful = stateful_imports(files, read or read_regular) if native else {}
     eager = eager_imports(files, _as_fixed(read or read_regular)) if native else {}
     groups = class_groups(files, read or read_regular, star) if native else {}
+    tf1_users = importers if native else {}
     if native:
         importers = _unless_rewritten(files, star, importers, read, stateful, eager, unsafe, groups)
-    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups)
+    return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups,
+                        tf1_users)
 
 
 _DIMENSION_VALUE = re.compile(rb"\.value\b|\]\s*\.\s*(?:assert_is_compatible_with|is_compatible_with|merge_with)\b")
@@ -183,6 +188,8 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
             f"|eager import: {m}" for m in facts.eager.get(path, ()))
         if path in facts.groups:  # the group's other members' text decides this one's rewrite
             key += "|group: " + hashlib.sha256(repr(facts.groups[path]).encode("utf-8")).hexdigest()
+        if path in facts.tf1_users:
+            key += "|TF1 code imports it: " + facts.tf1_users[path]
     if key and own.native and mode == "fix" and (own.unsafe_fixes if unsafe is None else unsafe):
         key += "|unsafe"  # TFM216 names what holds the module after the unsafe fixes
     if key and own.native and own.keras3:
@@ -192,7 +199,8 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
     return Task(path, display_path(path), codes, mode, own.unsafe_fixes if unsafe is None else unsafe, diff,
                 key=key, cache_dir=cache_dir, data=data,
                 shims=file_shims(own, path, facts.star.get(path), display_path(legacy) if legacy else None,
-                                 facts.stateful.get(path, ()), facts.eager.get(path, ()), facts.groups.get(path, ())),
+                                 facts.stateful.get(path, ()), facts.eager.get(path, ()), facts.groups.get(path, ()),
+                                 display_path(facts.tf1_users[path]) if path in facts.tf1_users else None),
                 graph_importer=display_path(importer) if importer else None, max_size=own.max_file_size,
                 native=own.native, keras3=own.native and own.keras3, ignore_noqa=own.ignore_noqa)
 
@@ -266,19 +274,19 @@ def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = (), unsafe: bool
 
 
 def file_shims(settings: Settings, path: str, star=None, legacy_keras_for: Optional[str] = None,
-               stateful: tuple = (), eager: tuple = (), group: tuple = ()):
+               stateful: tuple = (), eager: tuple = (), group: tuple = (), tf1_user: Optional[str] = None):
     """The configured re-exports of TensorFlow, with this file's module name, what its star
     imports bring in (a star_imports.StarFact), and the module that wants legacy Keras from it
     (star_imports.legacy_keras_wanted); None if none of them."""
     if not settings.tensorflow_aliases and star is None and legacy_keras_for is None and not stateful and not eager \
-            and not group:
+            and not group and tf1_user is None:
         return None
     from tfmigrate.facts.project_imports import ProjectImports, module_name
 
     modules, program = star if star is not None else ((), ())
     if not settings.tensorflow_aliases:
         return ProjectImports(star=modules, star_program=program, legacy_keras_for=legacy_keras_for,
-                              stateful=tuple(stateful), eager=tuple(eager), group=tuple(group))
+                              stateful=tuple(stateful), eager=tuple(eager), group=tuple(group), tf1_user=tf1_user)
     module, is_package = module_name(path)
     return ProjectImports(tuple(sorted(settings.tensorflow_aliases.items())), module, is_package, modules, program,
-                          legacy_keras_for, tuple(stateful), tuple(eager), tuple(group))
+                          legacy_keras_for, tuple(stateful), tuple(eager), tuple(group), tf1_user)
