@@ -2195,3 +2195,68 @@ def test_a_library_routed_on_an_earlier_pass_is_named_by_its_own_tf1_code():
     assert "it uses `.get_variable` itself" in held, held
     plain = _construct(LIBRARY_MODULE, "ops_test.py", routed + "    return x * 2.0\n")
     assert "itself" not in plain and "follow the imports" in plain, plain
+
+
+_FIXED_FEED = '''import numpy as np
+import tensorflow as tf
+
+
+class SumTest(tf.test.TestCase):
+
+    def setUp(self):
+        super(SumTest, self).setUp()
+        self.rows, self.weights = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])
+        self.rows_ph = tf.placeholder(tf.float32, [None, None])
+        self.weights_ph = tf.placeholder(tf.float32, [None])
+        self.feed = {self.rows_ph: self.rows, self.weights_ph: self.weights}
+
+    def testWeightedSum(self):
+        total = tf.reduce_sum(self.rows_ph * self.weights_ph, axis=1)
+        with self.test_session() as sess:
+            out = sess.run(total, self.feed)
+        self.assertAllClose([8.0, 26.0], out)
+
+    def testMean(self):
+        mean = tf.reduce_mean(self.rows_ph)
+        with self.test_session():
+            self.assertAllClose(2.5, mean.eval(feed_dict=self.feed))
+
+
+if __name__ == "__main__":
+    tf.test.main()
+'''
+
+
+@pytest.mark.parametrize("change, eager", [
+    (("", ""), True),
+    # a static shape read: TF1's placeholder had unknown dimensions, a constant has none
+    (("        self.assertAllClose([8.0, 26.0], out)\n",
+      "        self.assertAllClose([8.0, 26.0], out)\n        self.assertEqual(total.get_shape().as_list(), [None])\n"), False),
+    # another feed of a placeholder: not the one fixed value
+    (("            out = sess.run(total, self.feed)\n",
+      "            out = sess.run(total, {self.rows_ph: self.rows, self.weights_ph: self.weights})\n"), False),
+    # the feed given to something else than a run
+    (("            out = sess.run(total, self.feed)\n",
+      "            out = sess.run(total, dict(self.feed))\n"), False),
+    # a value bound again after setUp: TF1 fed the new one
+    (("        mean = tf.reduce_mean(self.rows_ph)\n", "        self.rows = self.rows * 2\n        mean = tf.reduce_mean(self.rows_ph)\n"),
+     False),
+    # a value bound after the placeholder is made
+    (("        self.feed = {", "        self.weights = self.weights + 1\n        self.feed = {"), False),
+], ids=["fixed", "static-shape", "other-feed", "feed-passed", "value-rebound", "value-after"])
+def test_placeholders_set_up_with_one_fixed_feed_become_its_values(tmp_path, change, eager):
+    """`setUp` makes placeholders and one feed of values it bound before them, and every run feeds
+    that feed: each placeholder is its value as a constant, the runs go eager (native.setup_feeds;
+    gen54 p07's `HawkesOpsTest`). Anything else done with them keeps the class as it was."""
+    source = _FIXED_FEED.replace(*change)
+    assert source != _FIXED_FEED or change == ("", "")
+    code = rewrite(source, unsafe=True).code
+    if not eager:
+        assert code is None or "tf.constant(self.rows" not in code, code
+        return
+    assert "self.rows_ph = tf.constant(self.rows, dtype=tf.float32)" in code and "feed" not in code, code
+    assert "placeholder" not in code and "test_session" not in code, code
+    pytest.importorskip("tensorflow")
+    (tmp_path / "sum_test.py").write_text(code)
+    ran = run_python(["sum_test.py"], cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]

@@ -35,6 +35,7 @@ import tfmigrate.native.feed_helpers as feed_helpers
 import tfmigrate.native.gradient_checks as gradient_checks
 import tfmigrate.native.new_graphs as new_graphs
 import tfmigrate.native.setup_tapes as setup_tapes
+from tfmigrate.native.setup_feeds import constant_setup_feeds
 from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
@@ -111,6 +112,8 @@ def rewrite(module: cst.Module, source: str, line_of, eager: Tuple[str, ...] = (
                        for f in c.body.body if isinstance(f, cst.FunctionDef)})
     bases = {b.value.value for c in module.body if isinstance(c, cst.ClassDef) for b in c.bases
              if isinstance(b.value, cst.Name)}
+    module = module.with_changes(body=[constant_setup_feeds(c, names.api, tf, bases) if isinstance(c, cst.ClassDef)
+                                       and c.name.value in classes else c for c in module.body])
     graphs, refusals = setup_graphs({c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)
                            and c.name.value in classes}, bases, lambda node, api: (names.api(node) or "").split(".")[-1] == api,
                           tf, names_assigned(cst.Module(body=[s for s in module.body if not isinstance(s, cst.ClassDef)]))
