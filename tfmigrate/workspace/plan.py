@@ -143,7 +143,8 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     stateful = stateful_imports(files, read or read_regular) if native else {}
     eager = eager_imports(files, _as_fixed(read or read_regular)) if native else {}
     groups = class_groups(files, read or read_regular, star) if native else {}
-    tf1_users = importers if native else {}
+    # (a group's library is rewritten with its programs as TF2 code: what it then spells `tf.X` is TF2's)
+    tf1_users = {path: importer for path, importer in importers.items() if path not in groups} if native else {}
     if native:
         importers = _unless_rewritten(files, star, importers, read, stateful, eager, unsafe, groups)
     return ProjectFacts(star, importers, legacy_keras_wanted(files, star, read=read), stateful, eager, groups,
