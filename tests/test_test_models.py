@@ -344,7 +344,7 @@ def test_a_test_that_trains_its_model_becomes_eager_and_follows_tf1s_numbers(tmp
     fixed = (root / "ops_test.py").read_text()
     assert fixed == snapshot(FIXTURES / "expected" / "trained_test.py", fixed)
     assert not [w for w in GRAPH if w in fixed], fixed
-    assert fixed.count("def train_op():") == 5 and "inputs = tf.constant(data, dtype=tf.float32)" in fixed and "tf.compat.v1.train.AdagradOptimizer(0.1)" in fixed
+    assert fixed.count("def train_op():") == 6 and "inputs = tf.constant(data, dtype=tf.float32)" in fixed and "tf.compat.v1.train.AdagradOptimizer(0.1)" in fixed
     assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
     assert (root / "ops_test.py").read_text() == fixed
     ran = _tests(root)

@@ -384,7 +384,9 @@ def _check_eager(node: cst.CSTNode, where: str, names: ImportTable, outside: Dic
     class _Attributes(cst.CSTVisitor):
         def visit_Attribute(self, attr: cst.Attribute) -> None:
             if attr.attr.value in GRAPH_ATTRIBUTES and not (isinstance(attr.value, cst.Name) and (
-                    attr.value.value in ("self", "cls", "os", "sys") or attr.value.value in held and attr.attr.value == "name")):
+                    attr.value.value in ("self", "cls", "os", "sys") or attr.value.value in held and attr.attr.value == "name")) \
+                    and not (attr.attr.value == "name" and any(m.matches(attr.value, test_models.listed_item(store))
+                                                               for store in held)):
                 if names.api(attr) is None:
                     stop(attr, f"`.{attr.attr.value}`, which eager tensors do not have")
 
@@ -618,7 +620,7 @@ def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file
     training = None
     if routed is not None:
         function, variables, store = routed
-        held = frozenset(variables)
+        held = frozenset(variables) | {store}  # (and the store: `store.trainable()[0].name` is TF1's name)
         file.stored.add(where)
         try:
             training = test_training.trained(function, store, file.names.api, file.tf)

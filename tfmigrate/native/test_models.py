@@ -291,7 +291,18 @@ class _Routed(cst.CSTTransformer):
         if m.matches(updated, m.Attribute(value=m.Attribute(value=m.Name(), attr=m.Name("op")), attr=m.Name("name"))) \
                 and updated.value.value.value in self.held:
             return cst.parse_expression(f'{updated.value.value.value}.name.split(":")[0]')
+        # `tf.trainable_variables()[0].op.name`, the list already the store's
+        if m.matches(updated, m.Attribute(value=m.Attribute(value=listed_item(self.store), attr=m.Name("op")),
+                                          attr=m.Name("name"))):
+            return cst.parse_expression(f'{code(updated.value.value)}.name.split(":")[0]')
         return updated
+
+
+def listed_item(store: str) -> m.Subscript:
+    """`store.trainable()[k]` / `store.all()[k]`: one of the variables the store lists, whose
+    `.name` reads as TF1's."""
+    return m.Subscript(value=m.Call(func=m.Attribute(value=m.Name(store), attr=m.Name("trainable") | m.Name("all")),
+                                    args=[]))
 
 
 def store_class(tf: str) -> cst.ClassDef:

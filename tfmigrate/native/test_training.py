@@ -166,18 +166,26 @@ def _first_run(after: List[cst.BaseStatement], runs, train_runs) -> Optional[cst
 
 
 def _top_statements(function: cst.FunctionDef, api) -> List[cst.BaseStatement]:
-    """The body, each test session's `with` at its top level read as its own statements."""
+    """The body, each test session's `with` at its top level read as its own statements, and so is
+    a `with tf.Graph().as_default():` (eagerly there is no graph to build in: native.new_graphs)."""
     found: List[cst.BaseStatement] = []
 
     def add(statements) -> None:
         for statement in statements:
-            if isinstance(statement, cst.With) and len(statement.items) == 1 and _session(statement.items[0].item, api) \
+            if isinstance(statement, cst.With) and len(statement.items) == 1 and (_session(statement.items[0].item, api) or (
+                    _new_graph(statement.items[0].item, api) and statement.items[0].asname is None)) \
                     and isinstance(statement.body, cst.IndentedBlock):
                 add(statement.body.body)
             else:
                 found.append(statement)
     add(function.body.body)
     return found
+
+
+def _new_graph(item: cst.BaseExpression, api) -> bool:
+    """`tf.Graph().as_default()`."""
+    return m.matches(item, m.Call(func=m.Attribute(value=m.Call(), attr=m.Name("as_default")), args=[])) \
+        and api(item.func.value.func) == "Graph"
 
 
 def _session(item: cst.BaseExpression, api) -> bool:
