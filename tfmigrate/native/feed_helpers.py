@@ -17,7 +17,7 @@ evaluated in the same order as TF1's call evaluated them (its parameters' order)
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 import libcst.matchers as m
@@ -127,7 +127,7 @@ def _bound(call: cst.Call, params: List[str], order: List[str]) -> Optional[Dict
     return bound
 
 
-_RUN_PARAMS = {"run": ("fetches", "feed_dict"), "eval": ("feed_dict",)}
+RUN_PARAMS = {"run": ("fetches", "feed_dict"), "eval": ("feed_dict",)}
 _PLAIN = m.Name() | m.Attribute(value=m.Name()) | m.Integer() | m.Float() | m.SimpleString() | m.Subscript(value=m.Name())
 
 
@@ -209,7 +209,7 @@ def _feeding(statement, name: str) -> List[Tuple[cst.Call, Dict[str, cst.BaseExp
     found = []
     for call in m.findall(statement, m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))):
         try:
-            bound = bind(call, _RUN_PARAMS[call.func.attr.value])
+            bound = bind(call, RUN_PARAMS[call.func.attr.value])
         except ValueError:
             continue
         if m.matches(bound.get("feed_dict"), m.Name(name)):
@@ -245,7 +245,7 @@ class _Fed(cst.CSTTransformer):
     def leave_Call(self, original, updated):
         if id(original) not in self.runs:
             return updated
-        fed = bind(original, _RUN_PARAMS[original.func.attr.value])["feed_dict"]
+        fed = bind(original, RUN_PARAMS[original.func.attr.value])["feed_dict"]
         return updated.with_changes(args=[new.with_changes(value=self.feed) if old.value is fed else new
                                           for old, new in zip(original.args, updated.args)])
 
@@ -298,7 +298,7 @@ def constant_feeds(function: cst.FunctionDef, api, tf: str) -> cst.FunctionDef:
 
 def _bound_run(call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:
     try:
-        return bind(call, _RUN_PARAMS[call.func.attr.value])
+        return bind(call, RUN_PARAMS[call.func.attr.value])
     except ValueError:
         return None
 
@@ -333,10 +333,14 @@ class _Unfed(cst.CSTTransformer):
         return updated.with_changes(elements=kept)
 
     def leave_Call(self, original, updated):
-        args = [a for a in updated.args if not (isinstance(a.value, cst.Dict) and not a.value.elements
-                                                  and (a.keyword is None or a.keyword.value == "feed_dict"))]
-        if len(args) == len(updated.args):
-            return updated
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(args=args)
+        return without_feed(updated, lambda value: isinstance(value, cst.Dict) and not value.elements)
+
+
+def without_feed(call: cst.Call, dropped: Callable[[cst.BaseExpression], bool]) -> cst.Call:
+    """`call` without its feed arguments (by position or `feed_dict=`) whose value `dropped` picks."""
+    args = [a for a in call.args if not (dropped(a.value) and (a.keyword is None or a.keyword.value == "feed_dict"))]
+    if len(args) == len(call.args):
+        return call
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args)

@@ -22,10 +22,10 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
+from tfmigrate.native.feed_helpers import RUN_PARAMS, without_feed
 from tfmigrate.native.syntax import bind, code
 
 SETUP = "setUp"
-_RUN_PARAMS = {"run": ("fetches", "feed_dict"), "eval": ("feed_dict",)}
 _GRAPH_READS = ("shape", "get_shape", "set_shape", "name", "op", "graph", "consumers")
 
 
@@ -126,7 +126,7 @@ def _only_fed_and_read(node: cst.ClassDef, feed: str, placeholders, statements) 
     fed_nodes: Set[int] = set()
     for call in m.findall(node, m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))):
         try:
-            given = bind(call, _RUN_PARAMS[call.func.attr.value]).get("feed_dict")
+            given = bind(call, RUN_PARAMS[call.func.attr.value]).get("feed_dict")
         except ValueError:
             continue
         if given is not None and _self_attribute(given) == feed:
@@ -203,10 +203,4 @@ class _Unfed(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         if not m.matches(original.func, m.Attribute(attr=m.Name("run") | m.Name("eval"))):
             return updated
-        args = [a for a in updated.args if not (_self_attribute(a.value) == self.feed
-                                                 and (a.keyword is None or a.keyword.value == "feed_dict"))]
-        if len(args) == len(updated.args):
-            return updated
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(args=args)
+        return without_feed(updated, lambda value: _self_attribute(value) == self.feed)
