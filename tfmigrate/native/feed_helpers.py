@@ -281,19 +281,29 @@ def constant_feeds(function: cst.FunctionDef, api, tf: str) -> cst.FunctionDef:
         if any(m.matches(a, m.Attribute(attr=m.Name("shape") | m.Name("get_shape") | m.Name("set_shape")))
                for a in m.findall(function, m.Attribute())):
             continue
-        try:
-            dtype = bind(call, ("dtype", "shape", "name")).get("dtype")
-        except ValueError:
+        made = constant_statement(name, call, value, tf, statement)
+        if made is None:
             continue
-        if dtype is None:
-            continue
-        made = cst.parse_statement(f"{name} = {tf}.constant({value}, dtype={code(dtype)})\n")
-        replaced[id(statement)] = made.with_changes(leading_lines=statement.leading_lines)
+        replaced[id(statement)] = made
         dropped |= {id(e) for e in fed}
     if not replaced:
         return function
     body = [replaced.get(id(s), s) for s in body]
     return function.with_changes(body=function.body.with_changes(body=body)).visit(_Unfed(dropped))
+
+
+def constant_statement(target: str, placeholder: cst.Call, value: str, tf: str,
+                       statement: cst.BaseStatement) -> Optional[cst.SimpleStatementLine]:
+    """`target = tf.constant(value, dtype=...)` in the place of `statement`, of the placeholder's
+    dtype; None when the placeholder's call does not name one."""
+    try:
+        dtype = bind(placeholder, ("dtype", "shape", "name")).get("dtype")
+    except ValueError:
+        return None
+    if dtype is None:
+        return None
+    made = cst.parse_statement(f"{target} = {tf}.constant({value}, dtype={code(dtype)})\n")
+    return made.with_changes(leading_lines=statement.leading_lines)
 
 
 def _bound_run(call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:

@@ -22,8 +22,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from tfmigrate.native.feed_helpers import RUN_PARAMS, without_feed
-from tfmigrate.native.syntax import bind, code
+from tfmigrate.native.feed_helpers import RUN_PARAMS, constant_statement, without_feed
+from tfmigrate.native.syntax import bind, code, self_attribute, target_names
 
 SETUP = "setUp"
 _GRAPH_READS = ("shape", "get_shape", "set_shape", "name", "op", "graph", "consumers")
@@ -44,7 +44,8 @@ def constant_setup_feeds(node: cst.ClassDef, api: Callable, tf: str, derived: Se
     feed, placeholders, statements = found
     if not _only_fed_and_read(node, feed, placeholders, statements):
         return node
-    constants = {id(statements[attribute]): _constant(attribute, call, value, tf, statements[attribute])
+    constants = {id(statements[attribute]): constant_statement(f"self.{attribute}", call, code(value), tf,
+                                                               statements[attribute])
                  for attribute, (call, value) in placeholders.items()}
     if any(c is None for c in constants.values()):
         return node
@@ -56,9 +57,8 @@ def constant_setup_feeds(node: cst.ClassDef, api: Callable, tf: str, derived: Se
 
 
 def _self_attribute(expr) -> Optional[str]:
-    if m.matches(expr, m.Attribute(value=m.Name("self"), attr=m.Name())):
-        return expr.attr.value
-    return None
+    """`x` of `self.x`, else None."""
+    return expr.attr.value if self_attribute(expr) else None
 
 
 def _assigned(statement) -> Optional[Tuple[str, cst.BaseExpression]]:
@@ -95,14 +95,13 @@ def _fixed_feed(setup: cst.FunctionDef, api) -> Optional[Tuple[str, Dict[str, Tu
                 feeds.append((name, value))
         elif m.matches(statement, m.SimpleStatementLine(body=[m.Assign()])):  # (`self.a, b = f(...)`)
             for target in statement.body[0].targets:
-                for bound in m.findall(target, m.Name() | m.Attribute(value=m.Name("self"), attr=m.Name())):
-                    if isinstance(bound, cst.Attribute) or not m.findall(target, m.Attribute(attr=bound)):
-                        spelled = code(bound)
-                        if spelled.startswith("self.") and spelled[5:] in statements:
-                            return None  # (bound twice in setUp)
-                        bound_before.setdefault(spelled, index)
-                        if spelled.startswith("self."):
-                            statements[spelled[5:]] = statement
+                for attribute in filter(None, map(_self_attribute, m.findall(target.target, m.Attribute()))):
+                    if attribute in statements:
+                        return None  # (bound twice in setUp)
+                    statements[attribute] = statement
+                    bound_before.setdefault(f"self.{attribute}", index)
+                for name in target_names(target.target):
+                    bound_before.setdefault(name.value, index)
     if not made or len(feeds) != 1:
         return None
     feed, literal = feeds[0]
@@ -180,18 +179,6 @@ class _Uses(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if _self_attribute(node.target) in self.watched:
             self.rebound = True
-
-
-def _constant(attribute: str, call: cst.Call, value: cst.BaseExpression, tf: str,
-              statement: cst.SimpleStatementLine) -> Optional[cst.SimpleStatementLine]:
-    try:
-        dtype = bind(call, ("dtype", "shape", "name")).get("dtype")
-    except ValueError:
-        return None
-    if dtype is None:
-        return None
-    made = cst.parse_statement(f"self.{attribute} = {tf}.constant({code(value)}, dtype={code(dtype)})\n")
-    return made.with_changes(leading_lines=statement.leading_lines)
 
 
 class _Unfed(cst.CSTTransformer):
