@@ -229,3 +229,36 @@ def test_the_fixed_chain_prints_the_compat_routes_numbers(chain, monkeypatch, tm
              for where in (compat, root)]
     assert lines[0].returncode == 0 and lines[1].returncode == 0, lines[1].stderr[-2000:]
     assert lines[1].stdout.strip().splitlines()[-1] == lines[0].stdout.strip().splitlines()[-1]
+
+
+# A library of graph code whose program keeps the compat route under `--native` (gen55 p04's
+# `input_pipeline.py`): `fix --native` routes it without a `disable_v2_behavior()` of its own.
+PLACEHOLDER_LIBRARY = b"""import tensorflow as tf
+
+
+def inputs(dim):
+    return tf.placeholder(tf.float32, [None, dim], name="x")
+"""
+PLACEHOLDER_PROGRAM = b"""import tensorflow as tf
+
+import lib
+
+x = lib.inputs(2)
+y = tf.reduce_sum(x * 2.0)
+with tf.Session() as sess:
+    print(sess.run(y, feed_dict={x: [[1.0, 2.0]]}))
+"""
+
+
+def test_a_library_left_to_its_programs_under_native_is_debt_not_breakage(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lib.py").write_bytes(PLACEHOLDER_LIBRARY)
+    (tmp_path / "train.py").write_bytes(PLACEHOLDER_PROGRAM)
+    run("fix", "--no-cache", "--native", "--unsafe-fixes", ".")
+    library = (tmp_path / "lib.py").read_text()
+    assert library.startswith("import tensorflow.compat.v1 as tf\n") and "disable_v2_behavior" not in library
+    assert "disable_v2_behavior()" in (tmp_path / "train.py").read_text()
+    assert run_python(["train.py"], cwd=tmp_path).stdout.strip().splitlines()[-1] == "6.0"
+    data = json.loads(run("check", "--format", "json", "--no-cache", "--native").stdout)
+    assert {(d["rule"], d["kind"]) for d in data if d["path"] == "lib.py"} == {("TFM202", "debt"), ("TFM216", "debt")}
+    assert "0 break under TensorFlow 2.21" in run("check", "--no-cache", "--native").stdout

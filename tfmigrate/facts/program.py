@@ -294,9 +294,20 @@ class ProgramMode:
 
     @property
     def on_compat_route(self) -> bool:
-        """Graph code that already runs the official way: v2 behaviour off, legacy Keras on
-        where it needs it."""
-        return self.v2_disabled and (self.legacy_keras_set or not self.needs_legacy_keras)
+        """Graph code that already runs the official way: v2 behaviour off (or, with `--native`,
+        left to the programs that run it), legacy Keras on where it needs it."""
+        return (self.v2_disabled or self.v2_left_to_programs) and (self.legacy_keras_set or not self.needs_legacy_keras)
+
+    @cached_property
+    def v2_left_to_programs(self) -> bool:
+        """With `--native`, a graph library routed through `tensorflow.compat.v1` without a
+        `disable_v2_behavior()` of its own (fixers.compat_route leaves it out there): the programs
+        that run its graph code turn v2 behaviour off where they start, so its TF1 API runs as debt,
+        not as a break (measured: gen55 p04's `input_pipeline.py`, zhusuan's `evaluation.py`)."""
+        if not (self._ctx.native and self.graph and (self.graph_by_import or self.library_only)):
+            return False
+        imported = [(dotted(alias.name) or "") for _, alias, local in self.tf_imports() if local is not None]
+        return bool(imported) and all(name == "tensorflow.compat.v1" for name in imported)
 
     @cached_property
     def entry(self) -> bool:
