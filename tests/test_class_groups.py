@@ -218,3 +218,45 @@ def test_a_held_star_importing_library_is_reported_at_its_star_import(tmp_path, 
     assert "`./models.py` holds the group on the compat route" in found["train.py"]["message"]
     if pytest.importorskip("tensorflow"):
         assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "star_held" / "train.py")
+
+
+def test_a_library_imported_as_a_module_is_rewritten_with_its_program(tmp_path, monkeypatch):
+    """`import models` then `models.Classifier(...)`, and `from __future__` imports in both files
+    (how most TF1 repositories spell it: gen55 p03's `mil.py` and its test): the group is read with
+    `models.Classifier` as the library's own `Classifier`, and written back qualified."""
+    root = _copy("qualified", tmp_path / "native")
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    for name in ("models.py", "train.py"):
+        text = (root / name).read_text()
+        assert not any(marker in text for marker in GRAPH), (name, text)
+    program = (root / "train.py").read_text()
+    assert "\nimport models\n" in program and "model = models.Classifier(input_dim=3, classes=2)" in program
+    assert "from models import" not in program and "Classifier(" not in program.replace("models.Classifier(", "")
+    assert (root / "models.py").read_text().index("from __future__ import print_function") < \
+        (root / "models.py").read_text().index("import tensorflow as tf")
+    before = {name: (root / name).read_text() for name in ("models.py", "train.py")}
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    assert {name: (root / name).read_text() for name in before} == before
+    pytest.importorskip("tensorflow")
+    assert _last_line(root, "train.py") == _fixed_line(FIXTURES / "qualified" / "train.py")
+
+
+@pytest.mark.parametrize("use, why", [
+    ("print(models.__name__)", "it reads `models.__name__`, which the module `models` does not define"),
+    ("library = models", "it uses the module `models` other than as `models.<name>`"),
+    ("Classifier = None", "it reads `models.Classifier` and spells `Classifier` otherwise too"),
+])
+def test_a_module_import_the_group_cannot_read_back_holds_the_group(tmp_path, monkeypatch, use, why):
+    native = _copy("qualified", tmp_path / "native")
+    program = (native / "train.py").read_text().replace("\nxs = ", f"\n{use}\nxs = ", 1)
+    (native / "train.py").write_text(program)
+    compat = tmp_path / "compat"
+    shutil.copytree(native, compat)
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    _fix(compat, monkeypatch)
+    assert (native / "train.py").read_text() == (compat / "train.py").read_text()  # never worse: as `fix` writes it
+    monkeypatch.chdir(tmp_path / "native")
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
+    assert why in found["train.py"], found

@@ -17,10 +17,11 @@ from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
+import libcst.matchers as m
 
 from tfmigrate.facts.program import LEGACY_KERAS_LINE
 from tfmigrate.native.script import Blocker
-from tfmigrate.native.syntax import code
+from tfmigrate.native.syntax import bound_names, code, name_counts, name_nodes, names_assigned, names_read, target_names
 
 SPLIT = "__tfmigrate_group_split__ = None"
 _KEEP = "__tfmigrate_group_keep_{}__ = None"
@@ -60,14 +61,12 @@ def rewrite_group(library: str, library_source: str, users: tuple, stateful: tup
     if stateful:
         return GroupOutcome(None, library, Blocker(1, f"its classes use `{stateful[0]}`, a checked module that "
                                                       "makes variables, which the group's rewrite does not follow"))
-    if "from __future__" in library_source:
-        return GroupOutcome(None, library, Blocker(1, "a `from __future__` import in the library module"))
     head = library_source if library_source.endswith("\n") else library_source + "\n"
     offset = head.count("\n") + 1
     codes: Dict[str, str] = {}
     for path, module, source in users:
         try:
-            held, kept = _hold(cst.parse_module(source), module)
+            held, kept, qualified = _hold(cst.parse_module(source), module, library_source)
         except _Refused as why:
             return GroupOutcome(None, path, Blocker(why.line, why.construct))
         except Exception as error:  # noqa: BLE001 - an unparsable user holds the group
@@ -81,7 +80,8 @@ def rewrite_group(library: str, library_source: str, users: tuple, stateful: tup
         if parts is None:
             return GroupOutcome(None, path, Blocker(1, "internal: the group's rewrite could not be cut back into "
                                                        "its files; please report it"))
-        written, codes[path] = parts
+        written, user = parts
+        codes[path] = _qualified(user, *qualified) if qualified is not None else user
         if codes.setdefault(library, written) != written:
             return GroupOutcome(None, path, Blocker(1, f"its runs of the classes of `{library}` need another "
                                                        "rewrite of that module than the group's other programs"))
@@ -94,23 +94,101 @@ class _Refused(Exception):
         self.line, self.construct = line, construct
 
 
-def _hold(module: cst.Module, written: str) -> Tuple[str, List[str]]:
-    """The user's text with its `from <library> import ...` and `from __future__` statements held by
-    placeholder statements (the library's classes are then its own), and the statements held."""
+def _hold(module: cst.Module, written: str, library_source: str) -> Tuple[str, List[str], Optional[tuple]]:
+    """The user's text with its `from <library> import ...`, `import <library> [as lib]` and
+    `from __future__` statements held by placeholder statements (the library's classes are then its
+    own: `lib.Net` read as `Net`), the statements held, and for `import <library>` what
+    `_qualified` needs to write `lib.Net` again: (`lib`, the library's names the user must read
+    through it)."""
     kept: List[str] = []
     body = []
+    local = None
     for statement in module.body:
         small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
-        if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and (
+        imported = isinstance(small, cst.Import) and len(small.names) == 1 and code(small.names[0].name) == written \
+            and (small.names[0].asname is not None or "." not in written)
+        if imported or isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and (
                 "." * len(small.relative) + (code(small.module) if small.module else "")) in (written, "__future__"):
+            if imported:
+                if local is not None:
+                    raise _Refused(1, f"it imports `{written}` twice")
+                local = small.names[0].evaluated_alias or written
             kept.append(module.code_for_node(statement.with_changes(leading_lines=())))
             body.append(cst.parse_statement(_KEEP.format(len(kept) - 1) + "\n").with_changes(
                 leading_lines=statement.leading_lines))
             continue
         body.append(statement)
     if not any(not text.startswith("from __future__") for text in kept):
-        raise _Refused(1, f"it imports `{written}` other than as `from {written} import <names>` at its top level")
-    return module.with_changes(body=body).code, kept
+        raise _Refused(1, f"it imports `{written}` other than as `from {written} import <names>` or `import "
+                          f"{written}` at its top level")
+    held = module.with_changes(body=body)
+    if local is None:
+        return held.code, kept, None
+    return _unqualified(held, local, library_source, written), kept, (local, _library_names(library_source),
+                                                                       frozenset(names_read(module)))
+
+
+def _library_names(library_source: str) -> frozenset:
+    """The names the library module binds at its top level."""
+    return frozenset(names_assigned(cst.parse_module(library_source)))
+
+
+def _unqualified(module: cst.Module, local: str, library_source: str, written: str) -> str:
+    """`lib.Net` read as `Net` (the user's text joined after the library's), refused where that
+    would change what a name means: `lib` read other than as `lib.<name>` of the library, or a
+    name read so that the user also spells otherwise (`Net = ...`, `obj.Net`, `f(Net=1)`)."""
+    names = _library_names(library_source)
+    through = [a for a in m.findall(module, m.Attribute(value=m.Name(local)))]
+    for attribute in through:
+        if attribute.attr.value not in names:
+            raise _Refused(1, f"it reads `{code(attribute)}`, which the module `{written}` does not define at its "
+                              "top level")
+    if name_counts(module).get(local, 0) != len(through):
+        raise _Refused(1, f"it uses the module `{local}` other than as `{local}.<name>`")
+    counts = name_counts(module)
+    spelled: Dict[str, int] = {}
+    for attribute in through:
+        spelled[attribute.attr.value] = spelled.get(attribute.attr.value, 0) + 1
+    for name, uses in spelled.items():
+        if counts.get(name, 0) != uses:
+            raise _Refused(1, f"it reads `{local}.{name}` and spells `{name}` otherwise too")
+
+    class _Bare(cst.CSTTransformer):
+        def leave_Attribute(self, original, updated):
+            if m.matches(updated, m.Attribute(value=m.Name(local))):
+                return cst.Name(updated.attr.value)
+            return updated
+
+    return module.visit(_Bare()).code
+
+
+def _qualified(user: str, local: str, names: frozenset, read_before: frozenset) -> str:
+    """The rewritten user's reads of the library's names written `lib.Net` again (`_unqualified`):
+    each bare read of a name the library binds, the user does not, and the user did not read bare
+    before (a builtin the library shadows stays the builtin)."""
+    module = cst.parse_module(user)
+    restore = names - _bound_anywhere(module) - read_before
+
+    class _Qualified(cst.CSTTransformer):
+        def __init__(self):
+            self.reads = {id(n) for n in name_nodes(module) if n.value in restore}
+
+        def leave_Name(self, original, updated):
+            if id(original) in self.reads:
+                return cst.Attribute(value=cst.Name(local), attr=updated)
+            return updated
+
+    return module.visit(_Qualified()).code
+
+
+def _bound_anywhere(module: cst.Module) -> set:
+    """Every name the module binds, in any scope (functions, parameters, comprehensions too)."""
+    found = {n.value for n in bound_names(module)} | names_assigned(module)
+    for node in m.findall(module, m.FunctionDef() | m.ClassDef()):
+        found.add(node.name.value)
+    found |= {p.name.value for p in m.findall(module, m.Param())}
+    found |= {n.value for f in m.findall(module, m.CompFor()) for n in target_names(f.target)}
+    return found
 
 
 def _split(text: str, kept: List[str], library_source: str) -> Optional[Tuple[str, str]]:
