@@ -220,11 +220,30 @@ def test_a_held_star_importing_library_is_reported_at_its_star_import(tmp_path, 
         assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "star_held" / "train.py")
 
 
+def _qualified(where: Path) -> Path:
+    """The `together` group as most TF1 repositories spell it (gen55 p03's `mil.py` and its
+    programs): `from __future__` imports in both files, the library imported as a module
+    (`import models`, then `models.Classifier`)."""
+    root = _copy("together", where)
+    future = "from __future__ import absolute_import\nfrom __future__ import division\nfrom __future__ import print_function\n"
+    library = (root / "models.py").read_text()
+    docstring_end = library.index('"""', 3) + 4
+    (root / "models.py").write_text(library[:docstring_end] + future + library[docstring_end:])
+    program = (root / "train.py").read_text().replace("import numpy as np\n", "from __future__ import print_function\n\n"
+                                                                            "import numpy as np\n", 1)
+    program = program.replace("from models import Classifier\n", "import models\n", 1)
+    (root / "train.py").write_text(program.replace("= Classifier(", "= models.Classifier(", 1))
+    return root
+
+
 def test_a_library_imported_as_a_module_is_rewritten_with_its_program(tmp_path, monkeypatch):
-    """`import models` then `models.Classifier(...)`, and `from __future__` imports in both files
-    (how most TF1 repositories spell it: gen55 p03's `mil.py` and its test): the group is read with
-    `models.Classifier` as the library's own `Classifier`, and written back qualified."""
-    root = _copy("qualified", tmp_path / "native")
+    """`import models` then `models.Classifier(...)`, and `from __future__` imports in both files:
+    the group is read with `models.Classifier` as the library's own `Classifier`, and written
+    back qualified."""
+    root = _qualified(tmp_path / "native")
+    assert "import models\n" in (root / "train.py").read_text()
+    assert "models.Classifier(" in (root / "train.py").read_text()
+    assert "from __future__ import division" in (root / "models.py").read_text()
     _fix(root, monkeypatch, "--native", "--unsafe-fixes")
     for name in ("models.py", "train.py"):
         text = (root / name).read_text()
@@ -238,7 +257,7 @@ def test_a_library_imported_as_a_module_is_rewritten_with_its_program(tmp_path, 
     _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
     assert {name: (root / name).read_text() for name in before} == before
     pytest.importorskip("tensorflow")
-    assert _last_line(root, "train.py") == _fixed_line(FIXTURES / "qualified" / "train.py")
+    assert _last_line(root, "train.py") == _fixed_line(FIXTURES / "together" / "train.py")
 
 
 @pytest.mark.parametrize("use, why", [
@@ -247,7 +266,7 @@ def test_a_library_imported_as_a_module_is_rewritten_with_its_program(tmp_path, 
     ("Classifier = None", "it reads `models.Classifier` and spells `Classifier` otherwise too"),
 ])
 def test_a_module_import_the_group_cannot_read_back_holds_the_group(tmp_path, monkeypatch, use, why):
-    native = _copy("qualified", tmp_path / "native")
+    native = _qualified(tmp_path / "native")
     program = (native / "train.py").read_text().replace("\nxs = ", f"\n{use}\nxs = ", 1)
     (native / "train.py").write_text(program)
     compat = tmp_path / "compat"
