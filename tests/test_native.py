@@ -856,6 +856,38 @@ def test_check_native_reports_each_other_held_test_method_at_its_def(tmp_path):
     assert "for this test method too" in native.stdout and "used other than by `run`" in native.stdout
 
 
+def test_a_placeholder_fed_one_unchanged_value_in_a_loop_is_that_constant():
+    """A graph built in a loop on one placeholder, each run feeding it the same array (gen55 p07's
+    `testTimeToBatchRoundTrip`): every run fed that value, so it is the constant, made where the
+    placeholder was."""
+    outcome = rewrite(_test_file("x = np.arange(6, dtype=np.float32).reshape(2, 3)",
+                                 "value = tf.placeholder(tf.float32, [None, 3])",
+                                 "with self.test_session() as sess:",
+                                 "    for k in (1, 2):",
+                                 "        out = value * k",
+                                 "        self.assertAllClose(sess.run(out, feed_dict={value: x}), x * k)",
+                                 "    self.assertAllClose(sess.run(value + 1.0, {value: x}), x + 1.0)"))
+    assert outcome.code is not None, outcome.blocker
+    assert ("        x = np.arange(6, dtype=np.float32).reshape(2, 3)\n"
+            "        value = tf.constant(x, dtype=tf.float32)\n"
+            "        for k in (1, 2):\n            out = value * k\n"
+            "            self.assertAllClose(self.evaluate(out), x * k)\n"
+            "        self.assertAllClose(self.evaluate(value + 1.0), x + 1.0)\n") in outcome.code, outcome.code
+
+
+@pytest.mark.parametrize("change", [
+    "    x = x + 1.0",          # bound again in the loop
+    "    x[0, 0] = 5.0",        # changed in place
+    "    x.sort()",             # a method that may change it
+    "    np.random.shuffle(x)",  # shuffled
+])
+def test_a_value_that_may_change_between_runs_is_no_constant(change):
+    outcome = rewrite(_test_file("x = np.ones((2, 3), np.float32)", "value = tf.placeholder(tf.float32, [None, 3])",
+                                 "out = value * 2.0", "for k in (1, 2):", change,
+                                 "    with self.test_session() as sess:", "        sess.run(out, feed_dict={value: x})"))
+    assert outcome.code is None or "tf.constant(x" not in outcome.code, outcome.code
+
+
 def test_a_graph_run_with_several_feeds_becomes_a_traced_function_called_per_run():
     """native.graph_functions: placeholders fed by two runs (no constant stands for them) become
     the parameters of a `tf.function` traced from their specs; each run calls it with its feed,

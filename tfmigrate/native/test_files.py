@@ -39,8 +39,8 @@ from tfmigrate.native.setup_feeds import constant_setup_feeds
 from tfmigrate.native.setup_graphs import setup_graphs
 from tfmigrate.native.setup_tapes import SETUP, SetupTape, check_test, module_tapes, self_sources, taped_setup
 from tfmigrate.native.shape_traces import DEFERRED_ASSERTIONS, named_placeholders, traced_shapes
-from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, found_in, fresh_name, functions_in, name_nodes,
-                                     holds, names_assigned, names_in, names_read, tensor_spec)
+from tfmigrate.native.syntax import (assignments_in, bind, bound_names, calls_in, code, found_in, fresh_name, functions_in,
+                                     name_nodes, holds, names_assigned, names_in, names_read, tensor_spec)
 
 SESSION_METHODS = ("test_session", "cached_session", "session")
 INITIALIZERS = ("global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
@@ -413,6 +413,15 @@ def _tf1_graph_errors(node: cst.CSTNode, names: ImportTable) -> Set[int]:
 def _in_tf1_graph(call: cst.Call, names: ImportTable) -> bool:
     """`tf.compat.v1.wrap_function(...)`: what native.test_models builds in a TF1 graph."""
     return (names.api(call.func) or "").endswith("wrap_function")
+
+
+def _changed_in_place(function: cst.FunctionDef, name: str) -> bool:
+    """`name` may change without being bound again: an item or attribute assigned (`x[0] = 1`,
+    `x += 1` of an item), a method of it called (`x.sort()`), or a shuffle given it."""
+    target = m.Subscript(value=m.Name(name)) | m.Attribute(value=m.Name(name))
+    return bool(m.findall(function, m.AssignTarget(target=target) | m.AugAssign(target=target)
+                          | m.Call(func=m.Attribute(value=m.Name(name))))) or any(
+        "shuffle" in (dotted(c.func) or "") and name in names_read(c) for c in calls_in(function))
 
 
 def _errors_of_runs(node: cst.CSTNode, names: ImportTable) -> Set[int]:
@@ -1220,19 +1229,25 @@ class _Method:
         """name -> (the value it is fed, the index of the statement after which the constant is
         made): each placeholder fed once, by a run at the method's top level."""
         fed: Dict[str, Tuple[cst.BaseExpression, int]] = {}
+        same = self._fed_alike(placeholders, runs)
         for call, feed in runs:
             if feed is None:
                 continue
             index = self._top_index(call)
-            if index is None or not isinstance(self.statements[index], cst.SimpleStatementLine):
-                self.stop(call, "a `feed_dict` in a loop or a branch (fed more than once)")
-            if any(holds(repeated, call) for repeated in m.findall(self.statements[index], _REPEATED)):
-                self.stop(call, "a `feed_dict` in a comprehension or a lambda (fed more than once)")
+            repeated = index is None or not isinstance(self.statements[index], cst.SimpleStatementLine) or any(
+                holds(loop, call) for loop in m.findall(self.statements[index], _REPEATED))
             for element in feed.elements:
                 if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name) \
                         or element.key.value not in placeholders:
                     self.stop(call, f"feeds `{code(element)}`, which is not a placeholder made in the method")
                 name = element.key.value
+                if name in same:
+                    fed[name] = same[name]
+                    continue
+                if repeated and (index is None or not isinstance(self.statements[index], cst.SimpleStatementLine)):
+                    self.stop(call, "a `feed_dict` in a loop or a branch (fed more than once)")
+                if repeated:
+                    self.stop(call, "a `feed_dict` in a comprehension or a lambda (fed more than once)")
                 if name in fed:
                     self.stop(call, f"the placeholder `{name}` fed more than once")
                 fed[name] = (element.value, self._place(name, element.value, placeholders[name], index, call))
@@ -1245,6 +1260,39 @@ class _Method:
                 self.stop(attribute, "a static shape read of a tensor made from a placeholder, whose shape "
                                      "is known once it is a constant")
         return fed
+
+    def _fed_alike(self, placeholders, runs) -> Dict[str, Tuple[cst.BaseExpression, int]]:
+        """name -> (its value, the placeholder's index) for each placeholder that more than one
+        run feeds, or a run in a loop, a branch or a comprehension, always with the same name or
+        literal (`{value: x}` in a loop over dilations), bound once before the placeholder at the
+        method's top level and never again: every run fed it that value, so it is that constant,
+        made where the placeholder was."""
+        feeds: Dict[str, List[Tuple[cst.Call, cst.BaseExpression]]] = {}
+        for call, feed in runs:
+            for element in (feed.elements if feed is not None else ()):
+                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.Name) \
+                        and element.key.value in placeholders:
+                    feeds.setdefault(element.key.value, []).append((call, element.value))
+        found = {}
+        for name, given in feeds.items():
+            tops = [self._top_index(call) for call, _ in given]
+            once = len(given) == 1 and tops[0] is not None and isinstance(self.statements[tops[0]], cst.SimpleStatementLine) \
+                and not any(holds(loop, given[0][0]) for loop in m.findall(self.statements[tops[0]], _REPEATED))
+            values = {code(value) for _, value in given}
+            value = given[0][1]
+            if once or len(values) != 1 or not m.matches(value, m.Name() | m.Integer() | m.Float() | m.SimpleString()):
+                continue
+            at = next(i for i, s in enumerate(self.statements) if s is placeholders[name])
+            if isinstance(value, cst.Name):
+                bound = [i for i, s in enumerate(self.statements) if value.value in names_assigned(s)]
+                anywhere = sum(1 for n in bound_names(self.function) if n.value == value.value) + sum(
+                    1 for f in m.findall(self.function, m.Param() | m.CompFor()) if value.value in names_in(f))
+                if len(bound) != 1 or bound[0] >= at or anywhere != 1 \
+                        or not isinstance(self.statements[bound[0]], cst.SimpleStatementLine) \
+                        or _changed_in_place(self.function, value.value):
+                    continue
+            found[name] = (value, at)
+        return found
 
     def _from_placeholders(self, placeholders: Set[str], runs: List[cst.Call]) -> Set[str]:
         """The placeholders and the names of tensors computed from them (a run's result is an array)."""
