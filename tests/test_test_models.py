@@ -541,3 +541,36 @@ def test_a_model_function_sharing_by_default_may_be_called_twice(tmp_path):
     pytest.importorskip("tensorflow")
     ran = _tests(tmp_path)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+_GRADIENT_OPS = ("import tensorflow as tf\n\n\ndef encode(x, units):\n    with tf.variable_scope('enc'):\n"
+                 "        w = tf.get_variable('w', [int(x.shape[-1]), units], "
+                 "initializer=tf.constant_initializer(0.5))\n        return tf.reduce_sum(tf.tanh(tf.matmul(x, w)))\n")
+_GRADIENT_TEST = ("import numpy as np\nimport tensorflow as tf\n\nimport ops\n\n\nclass EncodeTest(tf.test.TestCase):\n\n"
+                  "    def test_gradients_reach_the_input_and_the_weights(self):\n"
+                  "        x = tf.constant(np.ones((2, 3), np.float32))\n        loss = ops.encode(x, 4)\n"
+                  "        grads = tf.gradients(loss, [x] + tf.trainable_variables())\n"
+                  "        self.assertNotIn(None, grads)\n        with self.test_session() as sess:\n"
+                  "            sess.run(tf.global_variables_initializer())\n"
+                  "            gx, gw = sess.run(grads)\n"
+                  "        slope = 1.0 - np.tanh(1.5) ** 2\n"
+                  "        self.assertAllClose(gx, np.full((2, 3), 4 * 0.5 * slope), rtol=1e-5)\n"
+                  "        self.assertAllClose(gw, np.full((3, 4), 2 * slope), rtol=1e-5)\n\n\n"
+                  "if __name__ == '__main__':\n    tf.test.main()\n")
+
+
+def test_gradients_of_tensors_beside_the_models_trainable_variables_are_taped(tmp_path):
+    """`tf.gradients(loss, [x] + tf.trainable_variables())` (gen54 p08's protonet test): the tape
+    records from where the model code first runs, watches `x`, and takes the gradient of the same
+    list, the variables the store made."""
+    (tmp_path / "ops.py").write_text(_GRADIENT_OPS)
+    (tmp_path / "ops_test.py").write_text(_GRADIENT_TEST)
+    result = _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    fixed = (tmp_path / "ops_test.py").read_text()
+    assert not [w for w in GRAPH if w in fixed], fixed
+    assert "            tape.watch(x)\n            loss = tf1_variables(ops.encode, x, 4)\n" in fixed, fixed
+    assert "grads = tape.gradient(loss, [x] + tf1_variables.trainable())" in fixed, fixed
+    pytest.importorskip("tensorflow")
+    ran = _tests(tmp_path)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]

@@ -1477,6 +1477,13 @@ class _Method:
                 listed_from.append(first_model)
                 found.append((index, gradient, _names_of(bound["ys"]), []))
                 continue
+            beside = _tensors_beside_trainable(bound["xs"], stores) if first_model is not None and first_model < index \
+                else None
+            if beside is not None:  # (`[x] + tf.trainable_variables()`: the tensors watched, the variables recorded)
+                self.listed.add(id(gradient))
+                listed_from.append(first_model)
+                found.append((index, gradient, _names_of(bound["ys"]), beside))
+                continue
             found.append((index, gradient, _names_of(bound["ys"]), _names_of(bound["xs"])))
         if any(ys is None or xs is None for _, _, ys, xs in found):
             self.stop(gradients[0], "`tf.gradients` of other than names of tensors")
@@ -1545,6 +1552,14 @@ def _tape_gradient(tape: str, gradient: cst.Call, listed: bool = False) -> cst.B
     if isinstance(xs, cst.Name):
         return cst.parse_expression(f"[{tape}.gradient({ys}, {xs.value})]")
     return cst.parse_expression(f"{tape}.gradient({ys}, [{', '.join(_names_of(xs))}])")
+
+
+def _tensors_beside_trainable(xs: cst.BaseExpression, stores: Set[str]) -> Optional[List[str]]:
+    """The names of `[a, b] + <store>.trainable()` (what `[a, b] + tf.trainable_variables()`
+    became for a test whose model code is routed, native.test_models), else None."""
+    if not m.matches(xs, m.BinaryOperation(operator=m.Add(), left=m.List(), right=_store_call(stores, "trainable"))):
+        return None
+    return _names_of(xs.left)
 
 
 def _names_of(node) -> Optional[List[str]]:
