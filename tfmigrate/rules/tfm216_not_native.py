@@ -15,6 +15,11 @@ from tfmigrate.facts.program import ProgramMode
 from tfmigrate.rules.base import Rule
 
 _HOW = {  # a word of the construct -> how to migrate that part by hand (the first that matches)
+    "does not map yet": "call the library's model code through a `tf.Module` whose `__call__` is decorated with "
+                        "`tf.compat.v1.keras.utils.track_tf1_style_variables` (TensorFlow's model-mapping route, "
+                        "with tf-keras: each variable is made once, with its TF1 name, and found again by name), "
+                        "and take the training step with `tf.GradientTape`; a seeded program then draws other "
+                        "initial values than TF1's graph, which seeded each draw by its place in the graph",
     "unfed": "give the prediction a method of its own that builds only what it needs, or feed every "
              "placeholder the class's graph reads",
     "made again at every call": "make the variable with `tf.compat.v1.get_variable` under a name, which "
