@@ -299,12 +299,19 @@ class ProgramMode:
         return (self.v2_disabled or self.v2_left_to_programs) and (self.legacy_keras_set or not self.needs_legacy_keras)
 
     @cached_property
+    def switch_left_to_programs(self) -> bool:
+        """With `--native`, the compat route of this module leaves `disable_v2_behavior()` to the
+        programs that run its graph code (fixers.compat_route): a helper that a script rewritten
+        as eager TF2 may import, or a library of graph programs."""
+        return self._ctx.native and (self.graph_by_import or self.library_only)
+
+    @cached_property
     def v2_left_to_programs(self) -> bool:
-        """With `--native`, a graph library routed through `tensorflow.compat.v1` without a
-        `disable_v2_behavior()` of its own (fixers.compat_route leaves it out there): the programs
-        that run its graph code turn v2 behaviour off where they start, so its TF1 API runs as debt,
-        not as a break (measured: gen55 p04's `input_pipeline.py`, zhusuan's `evaluation.py`)."""
-        if not (self._ctx.native and self.graph and (self.graph_by_import or self.library_only)):
+        """A graph library routed through `tensorflow.compat.v1` whose switch is left to its
+        programs (`switch_left_to_programs`): they turn v2 behaviour off where they start, so its
+        TF1 API runs as debt, not as a break (measured: gen55 p04's `input_pipeline.py`, zhusuan's
+        `evaluation.py`)."""
+        if not (self.graph and self.switch_left_to_programs):
             return False
         imported = [(dotted(alias.name) or "") for _, alias, local in self.tf_imports() if local is not None]
         return bool(imported) and all(name == "tensorflow.compat.v1" for name in imported)

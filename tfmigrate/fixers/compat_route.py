@@ -58,19 +58,18 @@ def compat_route_edits(ctx, v2_only: Sequence[Tuple[cst.CSTNode, str]] = (), dat
             done.append(f"call `{switch[1]}.disable_v2_behavior()` after the import (TensorFlow's compat route)")
         else:
             return None
-    if switch is not None and ctx.native and program.graph_by_import:
-        # With --native, a script importing this helper may be rewritten as eager TF2; the
-        # importers that keep the route turn v2 behaviour off themselves.
+    if switch is not None and program.switch_left_to_programs:
         switch = None
-        done[-1] = done[-1].split(" and call")[0] + (" (no `disable_v2_behavior()` here: with `--native` a script "
-                                                      "that imports this module may run eagerly)")
-    elif switch is not None and ctx.native and program.library_only:
-        # A library of graph programs: they turn v2 behaviour off where they start, and an eager
-        # test may call its model and pure functions.
-        switch = None
-        done[-1] = done[-1].split(" and call")[0] + (" (no `disable_v2_behavior()` here: with `--native` the programs "
-                                                      "that run this library's graph code turn v2 behaviour off "
-                                                      "themselves, and an eager test may call its other functions)")
+        if program.graph_by_import:
+            # With --native, a script importing this helper may be rewritten as eager TF2; the
+            # importers that keep the route turn v2 behaviour off themselves.
+            why = " (no `disable_v2_behavior()` here: with `--native` a script that imports this module may run eagerly)"
+        else:
+            # A library of graph programs: they turn v2 behaviour off where they start, and an eager
+            # test may call its model and pure functions.
+            why = (" (no `disable_v2_behavior()` here: with `--native` the programs that run this library's graph "
+                   "code turn v2 behaviour off themselves, and an eager test may call its other functions)")
+        done[-1] = done[-1].split(" and call")[0] + why
     legacy = program.needs_legacy_keras and not program.legacy_keras_set
     if legacy:
         done.append("set `TF_USE_LEGACY_KERAS=1` before TensorFlow loads: `tf.layers` and `tf.nn.rnn_cell` then "

@@ -124,28 +124,23 @@ def _hold(module: cst.Module, written: str, library_source: str) -> Tuple[str, L
     held = module.with_changes(body=body)
     if local is None:
         return held.code, kept, None
-    return _unqualified(held, local, library_source, written), kept, (local, _library_names(library_source),
-                                                                       frozenset(names_read(module)))
+    names = frozenset(names_assigned(cst.parse_module(library_source)))  # (the library's top-level names)
+    return _unqualified(held, local, names, written), kept, (local, names, frozenset(names_read(module)))
 
 
-def _library_names(library_source: str) -> frozenset:
-    """The names the library module binds at its top level."""
-    return frozenset(names_assigned(cst.parse_module(library_source)))
-
-
-def _unqualified(module: cst.Module, local: str, library_source: str, written: str) -> str:
-    """`lib.Net` read as `Net` (the user's text joined after the library's), refused where that
-    would change what a name means: `lib` read other than as `lib.<name>` of the library, or a
-    name read so that the user also spells otherwise (`Net = ...`, `obj.Net`, `f(Net=1)`)."""
-    names = _library_names(library_source)
-    through = [a for a in m.findall(module, m.Attribute(value=m.Name(local)))]
+def _unqualified(module: cst.Module, local: str, names: frozenset, written: str) -> str:
+    """`lib.Net` read as `Net` (the user's text joined after the library's, whose top-level names
+    are `names`), refused where that would change what a name means: `lib` read other than as
+    `lib.<name>` of the library, or a name read so that the user also spells otherwise
+    (`Net = ...`, `obj.Net`, `f(Net=1)`)."""
+    through = m.findall(module, m.Attribute(value=m.Name(local)))
     for attribute in through:
         if attribute.attr.value not in names:
             raise _Refused(1, f"it reads `{code(attribute)}`, which the module `{written}` does not define at its "
                               "top level")
-    if name_counts(module).get(local, 0) != len(through):
-        raise _Refused(1, f"it uses the module `{local}` other than as `{local}.<name>`")
     counts = name_counts(module)
+    if counts.get(local, 0) != len(through):
+        raise _Refused(1, f"it uses the module `{local}` other than as `{local}.<name>`")
     spelled: Dict[str, int] = {}
     for attribute in through:
         spelled[attribute.attr.value] = spelled.get(attribute.attr.value, 0) + 1

@@ -1234,8 +1234,7 @@ class _Method:
             if feed is None:
                 continue
             index = self._top_index(call)
-            repeated = index is None or not isinstance(self.statements[index], cst.SimpleStatementLine) or any(
-                holds(loop, call) for loop in m.findall(self.statements[index], _REPEATED))
+            repeated = self._repeated(call)
             for element in feed.elements:
                 if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name) \
                         or element.key.value not in placeholders:
@@ -1275,9 +1274,7 @@ class _Method:
                     feeds.setdefault(element.key.value, []).append((call, element.value))
         found = {}
         for name, given in feeds.items():
-            tops = [self._top_index(call) for call, _ in given]
-            once = len(given) == 1 and tops[0] is not None and isinstance(self.statements[tops[0]], cst.SimpleStatementLine) \
-                and not any(holds(loop, given[0][0]) for loop in m.findall(self.statements[tops[0]], _REPEATED))
+            once = len(given) == 1 and not self._repeated(given[0][0])
             values = {code(value) for _, value in given}
             value = given[0][1]
             if once or len(values) != 1 or not m.matches(value, m.Name() | m.Integer() | m.Float() | m.SimpleString()):
@@ -1293,6 +1290,13 @@ class _Method:
                     continue
             found[name] = (value, at)
         return found
+
+    def _repeated(self, call: cst.Call) -> bool:
+        """The run may run more than once: not a statement at the method's top level, or inside a
+        comprehension or a lambda there."""
+        index = self._top_index(call)
+        return index is None or not isinstance(self.statements[index], cst.SimpleStatementLine) or any(
+            holds(loop, call) for loop in m.findall(self.statements[index], _REPEATED))
 
     def _from_placeholders(self, placeholders: Set[str], runs: List[cst.Call]) -> Set[str]:
         """The placeholders and the names of tensors computed from them (a run's result is an array)."""
