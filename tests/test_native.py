@@ -366,7 +366,7 @@ STATEFUL_HELPER = '''import tensorflow as tf
 
 
 def dense(x, units):
-    w = tf.get_variable("w", [int(x.shape[-1]), units], initializer=tf.ones_initializer())
+    w = tf.Variable(tf.ones([int(x.shape[-1]), units]))
     return tf.matmul(x, w)
 '''
 STATEFUL_SCRIPT = '''import tensorflow as tf
@@ -382,8 +382,9 @@ with tf.Session() as sess:
 
 
 def test_a_script_calling_a_helper_that_makes_variables_keeps_the_compat_route(tmp_path):
-    """`dense` makes a variable with get_variable: called in a tf.function it failed ("Tensor.op is
-    undefined"), so `fix --native` leaves the script on the compat route with a TFM216 naming the
+    """`dense` makes a `tf.Variable`: called in a tf.function it would make it again at each trace,
+    and the project's model-function store (native.imported_models) does not find it again by
+    name, so `fix --native` leaves the script on the compat route with a TFM216 naming the
     helper, which takes the route too; nothing is left that a fix offers, and a second run
     changes nothing (issue 21: never worse than `fix`)."""
     (tmp_path / "helper.py").write_text(STATEFUL_HELPER)
@@ -394,7 +395,7 @@ def test_a_script_calling_a_helper_that_makes_variables_keeps_the_compat_route(t
     main = (tmp_path / "main.py").read_text()
     assert "disable_v2_behavior()" in main and "Session" in main, main
     check = _run("check", "--native", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
-    assert "main.py:1:8: TFM216" in check.stdout and "`dense` from `helper`, a module that makes variables" in check.stdout
+    assert "main.py:1:8: TFM216" in check.stdout and "`dense` from `helper`, a function that makes state a tracked call" in check.stdout
     tree = {p.name: p.read_text() for p in tmp_path.glob("*.py")}
     _run("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
     assert {p.name: p.read_text() for p in tmp_path.glob("*.py")} == tree

@@ -35,6 +35,9 @@ MODEL_ENTRY = ":model"
 # How eager_imports lists a model function whose variables are all made under `reuse=tf.AUTO_REUSE`
 # (`ops.encoder:shares`): a second call shares them, in TF1's graph as in the test's variable store.
 SHARES_ENTRY = ":shares"
+# How eager_imports lists, for a script, a function of the project that makes untracked state
+# (`untracked_functions`: `ops.dense:untracked`): the script keeps it off the model-mapping route.
+UNTRACKED_ENTRY = ":untracked"
 # What a model function may do beyond a pure one: make variables by name, under scopes.
 _MAKES_VARIABLES = re.compile(rb"^\.(?:get_variable|variable_scope|\w*initializer)\s*\($")
 _RANK = {PURE: 0, MODEL: 1, GRAPH: 2}
@@ -157,6 +160,26 @@ def function_kinds(data: bytes, imported: Optional[Callable[[str], Optional[Dict
             if isinstance(target, ast.Name) and target.id not in kinds:
                 kinds[target.id] = PURE
     return kinds
+
+
+# What a model function a script imports may not do on the model-mapping route of the script
+# (native.imported_models): make state that a tracked call does not find again by name at its next
+# call (`tf.Variable`, `make_template`, a Keras layer or an RNN cell made at each call), or change
+# module state (`global`: a layer-name counter names new variables at each call); nor batch
+# normalization, whose moving statistics Keras would update where TF1 ran no UPDATE_OPS.
+_UNTRACKED = re.compile(rb"(?<!\w)(?:Variable|make_template)\s*\(|\bkeras\s*\.|rnn_cell|Cell\s*\(|batch_norm"
+                        rb"|^[ \t]*global\b", re.MULTILINE)
+
+
+def untracked_functions(data: bytes) -> Optional[set]:
+    """The top-level functions and classes that make untracked state (`_UNTRACKED`), with what they
+    call of their module; None when the module does not parse."""
+    tree = _parsed(data)
+    if tree is None:
+        return None
+    top = _TopLevel(tree, data)
+    own = {node.name: "x" if _UNTRACKED.search(code_only(top.text[node.name])) else "" for node in top.defined}
+    return {name for name, kind in top.closed(own, {"": 0, "x": 1}).items() if kind}
 
 
 # Draws at each run: TensorFlow's random ops (`tf.random_normal`, `tf.random.uniform`), dropout,

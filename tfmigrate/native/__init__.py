@@ -176,7 +176,7 @@ def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, ke
     from tfmigrate.native.seeded_draws import PINNED_NOTE, noted
 
     try:
-        with_seeds = pinned(cst.parse_module(source), source)
+        with_seeds = pinned(cst.parse_module(source), source, tuple(eager))
     except Exception:  # noqa: BLE001 - the caller reports unparsable files itself
         return None
     if with_seeds is None:
@@ -236,7 +236,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
         try:
             try:
                 script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3,
-                                norm_names=clip.norm_names).analyse()
+                                norm_names=clip.norm_names, listed=tuple(eager)).analyse()
                 script.clip_steps(clip.norms, clip.values)
                 from tfmigrate.native.emit import Emitter
 
@@ -244,7 +244,8 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
             except Blocked as stop:
                 import tfmigrate.native.entry_functions as entry_functions
 
-                text = entry_functions.rewrite(wrapper_module, source, line_of, tuple(stateful), clip, pinned, keras3)
+                text = entry_functions.rewrite(wrapper_module, source, line_of, tuple(stateful), clip, pinned, keras3,
+                                                       tuple(eager))
                 if text is None:
                     raise stop
         except Blocked as stop:
@@ -289,7 +290,8 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
         if text is not None:
             return _checked(text, written)
         try:
-            script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3).analyse()
+            script = Script(wrapper_module, source, line_of, tuple(stateful), pinned=pinned, keras3=keras3,
+                            listed=tuple(eager)).analyse()
             from tfmigrate.native.emit import Emitter
 
             text = Emitter(script).module()
@@ -313,7 +315,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
                 text = classes.rewrite(module, module.code if flat is not None else source, lines, pinned)
                 if text is None:
                     text = entry_functions.rewrite(module, module.code if flat is not None else source, lines,
-                                                   tuple(stateful), None, pinned, keras3)
+                                                   tuple(stateful), None, pinned, keras3, tuple(eager))
             except Blocked as inner:
                 return Outcome(None, inner.blocker)
             if text is None:

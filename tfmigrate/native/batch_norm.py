@@ -151,6 +151,8 @@ def _may_train(training, args_of) -> bool:
 def _model_function_may_train(builder, site: cst.Call, args_of) -> bool:
     """Whether a model function's batch norm runs in training mode at this call: its `training=`
     is a literal, a placeholder, or a parameter given one of those here."""
+    if builder.node is None:
+        return False  # (a model function of the project: made without batch norm, facts.eager_functions._UNTRACKED)
     params = [p.name.value for p in builder.node.params.params]
     for norm in builder.batch_norms:
         try:

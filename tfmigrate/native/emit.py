@@ -34,6 +34,7 @@ from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.fixers.compat_route import legacy_keras_switch
 import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
+import tfmigrate.native.imported_models as imported_models
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
 from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
@@ -96,6 +97,31 @@ class Emitter:
         self.model_class_written = False
         given = {h: p for h, p in self.script.helper_placeholders.items() if p}
         self.pass_placeholders = _PassPlaceholders(given, self.script.builders) if given else None
+        self.store_after = self._store_anchor()
+
+    def _store_anchor(self) -> Optional[int]:
+        """The top-level import the store of the project's model functions goes after (the last
+        of the module's first imports; native.imported_models), None where there is no store."""
+        if self.script.imported_store is None:
+            return None
+        anchor = None
+        for statement in self.script.body:
+            node = statement.node
+            if isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Import, cst.ImportFrom)):
+                anchor = id(node)
+            elif not (isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], cst.Expr)
+                      and isinstance(node.body[0].value, cst.SimpleString)):
+                break
+        if anchor is None:
+            raise Blocked(1, "the project's model functions, imported other than at the top of the module")
+        return anchor
+
+    def _store(self) -> List[str]:
+        """The store the project's model functions run through, and its one object."""
+        script = self.script
+        return ["\n\n" + imported_models.store_text(self.tf, script.imported_first_seed) + "\n\n",
+                f"{script.imported_store} = {imported_models.STORE_CLASS}("
+                + ("" if script.imported_first_seed is None else str(script.imported_first_seed)) + ")\n"]
 
     def statements(self, statements: Sequence[Statement]) -> str:
         """The statements' eager code (after `prepare`)."""
@@ -114,6 +140,8 @@ class Emitter:
                                             for line in inner.splitlines(True)))
             else:
                 lines = self._statement(statement)
+                if id(statement.node) == self.store_after:
+                    lines = lines + self._store()
                 if lines and self.legacy_keras_at is not None:
                     lines = self._legacy_keras_lines(statement, lines)
                 if lines and out and out[-1].rstrip().endswith(("\n", "")) and statement.kind is not Kind.HELPER \
@@ -851,7 +879,8 @@ class Emitter:
             return f"{statement.targets[0]} = {statement.schedule}()\n"
         if statement.tracked:  # (first: a layer call in its arguments keeps its identity)
             objects = {id(call): self.script.builders[name].objects[id(call)] for name, call in statement.tracked}
-            node = node.visit(_ThroughObjects(objects))
+            built = {id(call) for name, call in statement.tracked if self.script.builders[name].node is None}
+            node = node.visit(_ThroughObjects(objects, built))
         if self.pass_placeholders is not None:
             node = node.visit(self.pass_placeholders)
         if statement.layers:
@@ -916,6 +945,8 @@ class Emitter:
         runs under one literal scope that does, none when every literal scope of a scoped function
         does not, else those its variables' TF1 names select."""
         model = builder.objects[id(call)]
+        if builder.node is None:  # (the store of the project's model functions: by the names TF1 gave)
+            return f"*[v for v in {model}.trainable_variables if v.name.startswith({scope!r})]"
         outer = builder.site_scopes.get(id(call), ("", ""))[0]
         full = [f"{outer}/{s}" if outer else s for s in builder.literal_scopes]
         body = [s for s in builder.node.body.body
@@ -1041,13 +1072,20 @@ class _PassPlaceholders(cst.CSTTransformer):
 
 
 class _ThroughObjects(cst.CSTTransformer):
-    """`generator(Z)` -> `generator_model(Z)`: a model function's call through its tracked object."""
+    """`generator(Z)` -> `generator_model(Z)`: a model function's call through its tracked object;
+    `lib.model(x)` -> `tf1_imports(lib.model, x)`: an imported one's through the store (`built`:
+    their ids), without the op seed native.op_seeds gave it (native.imported_models)."""
 
-    def __init__(self, objects: Dict[int, str]):
-        self.objects = objects
+    def __init__(self, objects: Dict[int, str], built=frozenset()):
+        self.objects, self.built = objects, built
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         name = self.objects.get(id(original))
+        if name and id(original) in self.built:
+            args = [a for a in updated.args if a.keyword is None or a.keyword.value != imported_models.SEED_KEYWORD]
+            if args:
+                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(func=cst.Name(name), args=[cst.Arg(updated.func), *args])
         return updated.with_changes(func=cst.Name(name)) if name else updated
 
 

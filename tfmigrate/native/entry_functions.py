@@ -28,10 +28,10 @@ BESIDE = (Kind.PYTHON, Kind.OBJECT, Kind.HELPER, Kind.EAGER, Kind.IMPORT_V1, Kin
 
 
 def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...], clip=None, pinned: bool = False,
-            keras3: bool = False) -> Optional[str]:
+            keras3: bool = False, listed: Tuple[str, ...] = ()) -> Optional[str]:
     """The module with each entry function's body as eager TF2, None when it has no entry
     function (Blocked: what stops the rewrite of one). `clip`: its training steps' gradient clips
-    (native.clipped_steps); `pinned`, `keras3`: as native.script.Script takes them."""
+    (native.clipped_steps); `pinned`, `keras3`, `listed`: as native.script.Script takes them."""
     names = ImportTable(module, source)
     functions = _entry_functions(module, names, line_of)
     if not functions:
@@ -45,7 +45,8 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...],
         docstring, body = _split_docstring(function)
         _no_multiline_strings(body, line_of)
         script = Script(module.with_changes(body=[*others, *body]), source, line_of, stateful, pinned=pinned,
-                        keras3=keras3, norm_names=clip.norm_names if clip is not None else None).analyse()
+                        keras3=keras3, norm_names=clip.norm_names if clip is not None else None,
+                        listed=listed).analyse()
         if clip is not None:
             script.clip_steps(clip.norms, clip.values)
         tops = {id(node): [] for node in others}

@@ -123,7 +123,7 @@ class Refused(Exception):
 class Builder:
     """A module-level function that makes variables."""
     name: str
-    node: cst.FunctionDef
+    node: Optional[cst.FunctionDef]    # None: a model function the script imports (native.imported_models)
     scoped: bool                       # its variables are made under `variable_scope` (shared by name)
     literal_scopes: List[str]          # its `variable_scope("name")` names
     reuse_given: bool                  # every literal `variable_scope` takes `reuse=`

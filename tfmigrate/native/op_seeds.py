@@ -29,7 +29,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS, GRAPH_SEEDS, RNN_RUNNERS
-from tfmigrate.facts.names import ImportTable
+from tfmigrate.facts.names import ImportTable, dotted
+import tfmigrate.native.imported_models as imported_models
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
 from tfmigrate.native.syntax import bind, bound_names, calls_in, code, names_in
@@ -133,41 +134,48 @@ class _Unsure(Exception):
     """Where the count of TF1's draws is not certain."""
 
 
-def pinned(module: cst.Module, source: str) -> Optional[cst.Module]:
+def pinned(module: cst.Module, source: str, listed: Tuple[str, ...] = ()) -> Optional[cst.Module]:
     """`module` with TF1's op seeds written into its random draws, or None (no graph seed, no
-    unseeded draw, or a count that is not certain)."""
+    unseeded draw, or a count that is not certain). `listed`: what it may call of its project's
+    modules (native.imported_models), whose drawing model function's first call is given the op
+    seed of its first draw (`tf1_seed=N`)."""
     if not _SEEDED.search(source):
         return None
     try:
-        counter, seeds = _counted(module, source)
+        counter, seeds = _counted(module, source, listed)
     except _Unsure:
         return None
-    if not seeds and not counter.helper_draws and not counter.own:
+    if not seeds and not counter.helper_draws and not counter.own and counter.imported_seed is None:
         return None
     return module.visit(_Pin(seeds, counter.names, counter))
 
 
-def why_not_pinned(module: cst.Module, source: str) -> Optional[str]:
+def why_not_pinned(module: cst.Module, source: str, listed: Tuple[str, ...] = ()) -> Optional[str]:
     """What keeps the count of a graph-seeded module's op seeds from being certain (None: nothing)."""
     if not _SEEDED.search(source):
         return None
     try:
-        _counted(module, source)
+        _counted(module, source, listed)
     except _Unsure as why:
         return str(why)
     return None
 
 
-def _counted(module: cst.Module, source: str):
+def _counted(module: cst.Module, source: str, listed: Tuple[str, ...] = ()):
     """(the counter, the op seed of each draw) of the module; _Unsure where the count is not certain."""
     counted, _lines = merged(module, lambda node: 1)  # (a base class as the class route reads it)
-    counter = _Counter(counted, ImportTable(module, source))
+    counter = _Counter(counted, ImportTable(module, source), imported_models.imported(counted, listed))
     return counter, counter.count()
 
 
 class _Counter:
-    def __init__(self, module: cst.Module, names: ImportTable):
+    def __init__(self, module: cst.Module, names: ImportTable, imported: Optional[imported_models.Imported] = None):
         self.module, self.names = module, names
+        self.imported = imported or imported_models.Imported()
+        # the first call of the project's model function that draws its variables' initial values
+        # (native.imported_models) -> the op seed of its first draw; TF1's counter after it is not known
+        self.imported_seed: Optional[Tuple[int, int]] = None
+        self.imported_drawer: Optional[str] = None
         self.functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         self.classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
         self.drawing_methods: Set[str] = set()  # the names of the methods of the module's classes that draw
@@ -416,6 +424,8 @@ class _Counter:
         return None
 
     def _call(self, call: cst.Call) -> None:
+        if self._imported_call(call):
+            return
         path = tf_path(self.names, call.func)
         entry = _entry_run(call) if path == "app.run" else None
         if entry in self.functions:
@@ -449,6 +459,8 @@ class _Counter:
                 raise _Unsure("a variable scope with an initializer or reuse, not entered by `with`")
             return
         if _one_shot_iterator(call, path):
+            if self.imported_drawer is not None:
+                raise _Unsure(f"an iterator made after `{self.imported_drawer}`'s draws")
             self.next += 1 if self.seeded else 0  # (TF1 took an op seed for it; eagerly `iter(dataset)` takes none)
             return
         draws = self._draws(call, path)
@@ -457,6 +469,8 @@ class _Counter:
             return
         if not self.seeded:
             raise _Unsure("a draw before the graph's seed")
+        if self.imported_drawer is not None:
+            raise _Unsure(f"a draw after `{self.imported_drawer}`'s (how many it made is counted when the program runs)")
         if id(call) in self.seeds or id(call) in self.per_site:
             self._drawn_again(call, draws)
             return
@@ -466,6 +480,29 @@ class _Counter:
             self.widths[id(call)] = draws
         self.first[id(call)] = (self.sites[-1] if self.sites else None, self.walking[-1] if self.walking else None)
         self.next += draws
+
+    def _imported_call(self, call: cst.Call) -> bool:
+        """A call of a function of the project the script may call (native.imported_models): a
+        model function's variables drawn from TF1's counter where it is first called (the store
+        counts on from there when the program runs), nothing drawn by a later call that reuses
+        them, nor by a function that draws nothing. True where counted here."""
+        spelled = dotted(call.func)
+        if spelled is None or not self.imported.allowed(spelled):
+            return False
+        drawn = self.imported.draws.get(spelled, "")
+        if not drawn:
+            return True
+        if drawn != "init" or spelled not in self.imported.models:
+            raise _Unsure(f"`{spelled}`, a function of the project that draws at each run")
+        if not self.seeded:
+            raise _Unsure("a draw before the graph's seed")
+        if self.imported_drawer is None:
+            self.imported_drawer, self.imported_seed = spelled, (id(call), self.next)
+            return True
+        if spelled == self.imported_drawer and imported_models.reuses(call, self.imported.shares, spelled):
+            return True
+        raise _Unsure(f"`{spelled}`, a model function of the project drawing after another call's draws (the "
+                      "order the eager program makes their variables in is not read)")
 
     def _drawn_again(self, call: cst.Call, draws: int) -> None:
         """A draw of a helper function called in several places (`weight_variable(shape)` of the
@@ -772,6 +809,9 @@ class _Counter:
         root = call.func
         while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
             root = root.value if not isinstance(root, cst.Call) else root.func
+        spelled = dotted(call.func)
+        if spelled is not None and self.imported.allowed(spelled):
+            return bool(self.imported.draws.get(spelled))  # (a function of the project: as it was read)
         if isinstance(root, cst.Name) and root.value in self.other_libraries:
             return True  # (a project module's function may build graph ops that draw)
         if isinstance(root, cst.Name) and root.value in self.safe_libraries:
@@ -967,6 +1007,7 @@ class _Pin(cst.CSTTransformer):
         self.helpers = counter.helpers if counter is not None else {}
         self.helper_draws = counter.helper_draws if counter is not None else {}
         self.site_seeds = counter.site_seeds if counter is not None else {}
+        self.imported_seed = counter.imported_seed if counter is not None else None
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """A helper whose draws each call seeds: `def weight_variable(shape, tf1_seed=None)`."""
@@ -992,6 +1033,9 @@ class _Pin(cst.CSTTransformer):
                         leading_lines=updated.leading_lines)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if self.imported_seed is not None and self.imported_seed[0] == id(original):
+            return updated.with_changes(args=joined(updated, [*updated.args, keyword(
+                imported_models.SEED_KEYWORD, cst.Integer(str(self.imported_seed[1])))]))
         given = self.site_seeds.get(id(original))
         if given:  # a call of a helper: the seeds of its draws
             return updated.with_changes(args=joined(updated, [*updated.args, *(

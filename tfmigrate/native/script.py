@@ -22,6 +22,7 @@ from tfmigrate.facts.graph_words import DEFAULT_INITIALIZERS, GRAPH_SEEDS
 from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
+import tfmigrate.native.imported_models as imported_models
 import tfmigrate.native.model_mapping as model_mapping
 import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.optimizers import KEPT_TF1, OPTIMIZERS, keras_optimizer, learning_rate_of
@@ -262,7 +263,7 @@ class Script:
     """The module's statements classified, or the first construct that stops a native rewrite."""
 
     def __init__(self, module: cst.Module, source: str, line_of, stateful: Tuple[str, ...] = (), pinned: bool = False,
-                 keras3: bool = False, norm_names: Optional[Dict[str, str]] = None):
+                 keras3: bool = False, norm_names: Optional[Dict[str, str]] = None, listed: Tuple[str, ...] = ()):
         # Every seed the module gives is the one TF1's graph gave that op (native.op_seeds): the
         # module's draws are TF1's, each once, and a draw at each step is TF1's sequence. Below
         # Keras 3 (level 2) such a module also keeps TF1's optimizers, to print TF1's last digits.
@@ -277,6 +278,10 @@ class Script:
         self.module = module
         self.source = source
         self.stateful = stateful  # checked modules it imports that make variables (graph_imports)
+        # ... what it may call of them (their model functions through one store: native.imported_models)
+        self.imported = imported_models.imported(module, listed) if stateful else imported_models.Imported()
+        self.imported_store: Optional[str] = None  # the store's name, where it calls a model function
+        self.imported_first_seed: Optional[int] = None  # TF1's op seed of its first draw (native.op_seeds)
         self.names = ImportTable(module, source)
         self.line_of = line_of                  # node -> first line
         self.statements: List[Statement] = []   # in execution order, Session blocks flattened
@@ -468,22 +473,52 @@ class Script:
         """Each call of a TF1 model function gets the tracked object it runs through: one per
         function when it shares its variables by scope name, one per call site when TF1 made new
         ones at each call (model_mapping)."""
-        if not self.builders:
+        own = {name: b for name, b in self.builders.items() if b.node is not None}
+        imported = {name: b for name, b in self.builders.items() if b.node is None}
+        sites = {id(call) for b in self.builders.values() for call in b.sites}
+        for call in calls_in(self.module):
+            spelled = dotted(call.func)
+            if spelled in self.imported.models and id(call) not in sites:
+                raise Blocked(self.line_of(call), f"`{spelled}(...)`, a model function of the project, called other "
+                                                  "than by a graph statement at module level")
+        if imported:
+            try:
+                imported_models.check_calls({name: b.sites for name, b in imported.items()}, self.imported.shares)
+            except imported_models.Refused as why:
+                raise Blocked(self.line_of(next(iter(imported.values())).sites[1]), str(why))
+            self.imported_store = self.fresh("tf1_imports")
+            for b in imported.values():
+                b.objects.update({id(call): self.imported_store for call in b.sites})
+        if not own:
             return
         try:
-            model_mapping.check_sharing(self.builders)
+            model_mapping.check_sharing(own)
         except model_mapping.Refused as why:
-            raise Blocked(self.line_of(next(iter(self.builders.values())).node), str(why))
-        sites = {id(call) for b in self.builders.values() for call in b.sites}
-        sites |= {id(call) for b in self.builders.values() for call in calls_in(b.node)}  # (inside their objects)
+            raise Blocked(self.line_of(next(iter(own.values())).node), str(why))
+        sites |= {id(call) for b in own.values() for call in calls_in(b.node)}  # (inside their objects)
         for call in calls_in(self.module):
-            if isinstance(call.func, cst.Name) and call.func.value in self.builders and id(call) not in sites:
+            if isinstance(call.func, cst.Name) and call.func.value in own and id(call) not in sites:
                 raise Blocked(self.line_of(call), f"`{call.func.value}(...)`, a TF1 model function called other "
                                                   "than by a graph statement at module level")
-        for b in self.builders.values():
+        for b in own.values():
             shared = self.fresh(f"{b.name}_model") if (b.scoped or b.shared_by_scope) and b.sites else None
             for call in b.sites:
                 b.objects[id(call)] = shared or self.fresh(f"{b.name}_model")
+
+    def _imported_site(self, spelled: str, call: cst.Call) -> None:
+        """A call of a model function of the project in a graph statement: through the store
+        (native.imported_models), under no module-level variable scope (the store names its
+        variables without it); the first draw's TF1 op seed, where native.op_seeds wrote it."""
+        if self.scope:
+            raise Blocked(self.line_of(call), f"`{spelled}`, a model function of the project called under the "
+                                              f"module-level variable scope `{'/'.join(self.scope)}`")
+        found = self.builders.setdefault(spelled, model_mapping.Builder(spelled, None, True, [], True))
+        found.sites.append(call)
+        found.site_scopes[id(call)] = ("", self.reusing())
+        seed = next((a.value for a in call.args if a.keyword is not None
+                     and a.keyword.value == imported_models.SEED_KEYWORD), None)
+        if seed is not None:
+            self.imported_first_seed = int(seed.value)
 
     def _placeholder_helpers_in(self, node) -> List[str]:
         """The helpers `node` calls that read the module's placeholders (each call must pass them)."""
@@ -519,6 +554,12 @@ class Script:
         for call in calls_in(self.module):
             name = dotted(call.func) or ""
             head = next((b for b in sorted(bound, key=len, reverse=True) if name == b or name.startswith(b + ".")), None)
+            if head is not None and self.imported.allowed(name):
+                continue  # (a pure function, or a model function through the store: _map_model_functions)
+            if head is not None and name in self.imported.untracked:
+                raise Blocked(self.line_of(call), f"`{name}` from `{bound[head]}`, a function that makes state a "
+                              "tracked call would not find again by name (`tf.Variable`, a Keras layer, an RNN "
+                              "cell, a module-level counter): TF1 model code this rewrite does not map yet")
             if head is not None:
                 raise Blocked(self.line_of(call), f"`{name}` from `{bound[head]}`, a module that makes variables "
                               "(`get_variable`, `tf.layers`, ...): TF1 model code this rewrite does not map yet")
@@ -1068,7 +1109,10 @@ class Script:
         if kind is Kind.VARIABLE:
             self._name_variables(statement, value)
         for name, call in statement.tracked:
-            if self.scope:
+            if self.builders[name].node is None:
+                self.tf1_names.refuse(f"`{name}`, a model function of the project (TF1's names of its variables "
+                                      "are not read here)")
+            elif self.scope:
                 self.tf1_names.refuse(f"`{name}`, a TF1 model function called under the module-level variable "
                                       f"scope `{'/'.join(self.scope)}` (the eager object names its variables "
                                       "without it)")
@@ -1360,7 +1404,7 @@ class Script:
             kind = "loss" if path.endswith("loss") else "list"
         else:
             return False
-        inside = {id(c) for b in self.builders.values() for c in calls_in(b.node)}
+        inside = {id(c) for b in self.builders.values() if b.node is not None for c in calls_in(b.node)}
         for made in calls_in(self.module):
             if id(made) not in inside and any(a.keyword is not None and a.keyword.value.endswith("regularizer")
                                               for a in made.args):
@@ -1754,7 +1798,11 @@ class Script:
             def visit_Call(self, call: cst.Call) -> None:
                 if script.tf_call(call, *PLACEHOLDERS):
                     statement.fed_only = True
-                if isinstance(call.func, cst.Name) and call.func.value in script.builders:
+                spelled = dotted(call.func)
+                if spelled in script.imported.models and spelled not in script.imported.untracked:
+                    script._imported_site(spelled, call)
+                    statement.tracked.append((spelled, call))
+                elif isinstance(call.func, cst.Name) and call.func.value in script.builders:
                     if script.updates_read and script.builders[call.func.value].batch_norms:
                         raise Blocked(at, batch_norm.MADE_AFTER)
                     script.builders[call.func.value].sites.append(call)

@@ -19,8 +19,8 @@ from tfmigrate import __version__
 from tfmigrate.atomic import make_cache_folder, write_atomic
 from tfmigrate.facts.eager_calls import NOT_EAGER, code_only
 from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_ENTRY, RUN_DRAWS, SHARES_ENTRY,
-                                             WholeModule, function_draws, function_kinds, library_only,
-                                             shared_by_default)
+                                             UNTRACKED_ENTRY, WholeModule, function_draws, function_kinds,
+                                             library_only, shared_by_default, untracked_functions)
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
 from tfmigrate.observed import note
 
@@ -147,13 +147,15 @@ def stateful_imports(files: Iterable[str], read) -> Dict[str, tuple]:
     return found
 
 
-def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
+def eager_imports(files: Iterable[str], read, scripts: Container[str] = ()) -> Dict[str, tuple]:
     """path -> the modules it imports (as written, `from a import b` as `a.b` too) that are
     checked files without a construct that runs otherwise eagerly, nor such a module imported in
     turn: what a test file made eager may call (`fix --native`). Of a module that has such a
     construct, its functions that have none (`ops.padding_bias`), and those that only make
     variables the TF1 way (`ops.output_projection:model`, facts.eager_functions); and of those a
-    test may call, the ones whose numbers depend on the graph seed (`ops.sample_noise:draws=run`)."""
+    test may call, the ones whose numbers depend on the graph seed (`ops.sample_noise:draws=run`).
+    Listed for test files, and for `scripts` (those importing modules that make variables), whose
+    entries also name the functions that make untracked state (`ops.dense:untracked`)."""
     files = [f for f in files if f.endswith(".py")]
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     clean: Dict[str, bool] = {}
@@ -238,23 +240,42 @@ def eager_imports(files: Iterable[str], read) -> Dict[str, tuple]:
             drawn[target] = draws
         return drawn[target]
 
+    untracked_of: Dict[str, Optional[set]] = {}
+
+    def untracked(target: str, seen: frozenset) -> Optional[set]:
+        """The functions of `target` that make untracked state (all: None), with what they reach of
+        the checked modules it imports (any such function there: all of its own, to be sure)."""
+        if target not in untracked_of:
+            untracked_of[target] = None  # (an import cycle: all)
+            data = read(target) or b""
+            own = untracked_functions(data)
+            followed = _called_modules(data, target, known)[0]
+            if own is not None and not any(other not in seen and untracked(other, seen | {other}) != set()
+                                           for other in followed):
+                untracked_of[target] = own
+        return untracked_of[target]
+
     found: Dict[str, tuple] = {}
     for path in files:
         data = read(path) or b""
-        if b"TestCase" not in data:
+        script = path in scripts and b"TestCase" not in data
+        if b"TestCase" not in data and not script:
             continue
         names = []
         for module in _imported_names(data):
             target = resolve(module, path, known)
             if target is None or target == path:
                 continue
-            if eager(target, frozenset({path, target})):
-                names.append(module)
+            if not script and eager(target, frozenset({path, target})):
+                names.append(module)  # (for a script, one by one: a module making state is not pure as a whole)
                 callable_ = None
             else:
                 callable_ = functions(target, frozenset({path, target}))
                 names += [f"{module}.{name}" + (MODEL_ENTRY if kind == MODEL else "") for name, kind in callable_.items()]
                 names += [f"{module}.{name}{SHARES_ENTRY}" for name in shares_of.get(target, ()) if name in callable_]
+                if script:
+                    made = untracked(target, frozenset({path, target}))
+                    names += [f"{module}.{name}{UNTRACKED_ENTRY}" for name in callable_ if made is None or name in made]
             drawing = module_draws(module, path)
             if drawing is None:  # (it may draw anywhere)
                 names.append(f"{module}{DRAWS_ENTRY}{RUN_DRAWS}")

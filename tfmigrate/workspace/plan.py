@@ -141,7 +141,7 @@ def project_facts(files: Sequence[str], native: bool, cache_dir: Optional[str] =
     # not make the modules it imports graph code, so the fact is not transitive there.
     importers = graph_importers(files, read=read, star=star, cache_dir=cache_dir, transitive=not native)
     stateful = stateful_imports(files, read or read_regular) if native else {}
-    eager = eager_imports(files, _as_fixed(read or read_regular)) if native else {}
+    eager = eager_imports(files, _as_fixed(read or read_regular), stateful) if native else {}
     groups = class_groups(files, read or read_regular, star) if native else {}
     # (a group's library is rewritten with its programs as TF2 code: what it then spells `tf.X` is TF2's)
     tf1_users = {path: importer for path, importer in importers.items() if path not in groups} if native else {}
@@ -240,16 +240,19 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
     route, without `disable_v2_behavior()` (see fixers.compat_route)."""
     from tfmigrate.project.graph_imports import eager_scripts, graph_importers, imported
 
-    rewritten = set()
+    rewritten, stores = set(), set()
     for path in files:
         if not path.endswith(".py"):
             continue
         try:
             data = (read or read_regular)(path)
-            if (b"Session" in data or b"placeholder" in data or b"session(" in data) and _rewrites(
-                    data, (stateful or {}).get(path, ()), (eager or {}).get(path, ()), unsafe,
-                    (groups or {}).get(path, ())):
+            written = _rewrites(data, (stateful or {}).get(path, ()), (eager or {}).get(path, ()), unsafe,
+                                (groups or {}).get(path, ())) if (
+                b"Session" in data or b"placeholder" in data or b"session(" in data) else None
+            if written is not None:
                 rewritten.add(path)
+            if written is not None and STORE_CLASS_LINE in written:
+                stores.add(path)
         except (OSError, UnicodeDecodeError):
             continue
     # Scripts already eager TF2 (what an earlier `fix --native` wrote) keep their helpers eager
@@ -257,21 +260,49 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
     eager = eager_scripts([f for f in files if f not in rewritten], read or read_regular)
     if not rewritten and not eager:
         return importers
+    stores |= {path for path in eager if STORE_CLASS_LINE.encode() in ((read or read_regular)(path) or b"")}
     if rewritten:
         importers = graph_importers(files, read=read, star=star, exclude=rewritten)
     # A helper a rewritten script imports must stay eager TF2, even if a graph script imports it
     # too: that one reads its datasets through `tf.data.get_output_types` (fixers.compat_route).
     own = imported(sorted(rewritten) + eager, files, read or read_regular)
-    return {path: importer for path, importer in importers.items() if path not in own}
+    kept = {path: importer for path, importer in importers.items() if path not in own}
+    # ... but the modules whose model functions a rewritten script calls through its store
+    # (native.imported_models) stay TF1 code: their importer is that script.
+    libraries = _tf1_libraries(sorted(stores), files, stateful or {}, groups or {})
+    return {**{path: importer for path, importer in libraries.items() if path not in kept}, **kept}
+
+
+# What `fix --native` writes into a script that calls its project's model functions through the store.
+STORE_CLASS_LINE = "class TF1Imports("
+
+
+def _tf1_libraries(scripts: List[str], files, stateful: dict, groups: dict) -> Dict[str, str]:
+    """library path -> the script, for the modules that make variables which `scripts` import, and
+    those they import in turn (not a class group's: rewritten with its programs)."""
+    from tfmigrate.project.graph_imports import resolve
+
+    known = {os.path.normpath(os.path.abspath(f)): f for f in files}
+    found: Dict[str, str] = {}
+    todo = [(script, script) for script in scripts]
+    while todo:
+        path, script = todo.pop()
+        for module in stateful.get(path, ()):
+            target = resolve(module, path, known)
+            if target is not None and target not in found and target not in groups and target not in scripts:
+                found[target] = script
+                todo.append((target, script))
+    return found
 
 
 @functools.lru_cache(maxsize=64)
-def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = (), unsafe: bool = False, group: tuple = ()) -> bool:
-    """Whether `fix --native` rewrites this script; remembered, as an editor asks again at every
-    keystroke for the workspace's unchanged files."""
+def _rewrites(data: bytes, stateful: tuple = (), eager: tuple = (), unsafe: bool = False,
+              group: tuple = ()) -> Optional[str]:
+    """What `fix --native` rewrites this script as (None: it does not); remembered, as an editor
+    asks again at every keystroke for the workspace's unchanged files."""
     from tfmigrate.native import rewrite
 
-    return rewrite(data.decode("utf-8"), stateful, eager, unsafe, group=group).code is not None
+    return rewrite(data.decode("utf-8"), stateful, eager, unsafe, group=group).code
 
 
 def file_shims(settings: Settings, path: str, star=None, legacy_keras_for: Optional[str] = None,

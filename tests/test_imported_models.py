@@ -1,0 +1,135 @@
+"""Issue 22: a training script that builds its model by calling its library's model functions
+goes eager through one tracked store (native.imported_models); the library stays TF1 code on the
+compat route, and under a graph seed the store draws the library's initial weights with TF1's op
+seeds, so the eager program prints the compat route's numbers.
+
+Fixtures: tests/fixtures/imported_models/<case>/ (a library and `train.py`, whose `# fixed:` line
+both routes print). Snapshots of what `fix --native --unsafe-fixes` writes:
+tests/fixtures/imported_models/expected/<case>/ (TFMIGRATE_UPDATE_SNAPSHOTS=1 refreshes them).
+"""
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tf_programs import run_python
+from typer.testing import CliRunner
+
+from tfmigrate.facts.eager_functions import untracked_functions
+from tfmigrate.frontends.cli import app
+from tfmigrate.native.imported_models import Refused, check_calls, imported
+from tfmigrate.project.graph_imports import eager_imports, read_source, stateful_imports
+
+FIXTURES = Path(__file__).parent / "fixtures" / "imported_models"
+GRAPH = ("Session(", "placeholder(", "feed_dict", "disable_v2")
+runner = CliRunner()
+
+
+def _copy(case: str, where: Path) -> Path:
+    shutil.copytree(FIXTURES / case, where)
+    return where
+
+
+def _fix(root: Path, monkeypatch, *args) -> None:
+    monkeypatch.chdir(root)
+    result = runner.invoke(app, ["fix", "--no-cache", *args, "."], catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.stdout
+
+
+def _last_line(root: Path, program: str) -> str:
+    env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    run = run_python([program], env=env, timeout=300, cwd=root)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout.strip().splitlines()[-1]
+
+
+def _fixed_line(path: Path) -> str:
+    return re.search(r"^# fixed: (.*)$", path.read_text(), re.MULTILINE).group(1).strip()
+
+
+def test_a_script_is_told_what_it_may_call_of_its_library():
+    files = sorted(str(p) for p in (FIXTURES / "seeded").glob("*.py"))
+    stateful = stateful_imports(files, read_source)
+    listed = eager_imports(files, read_source, stateful)[str(FIXTURES / "seeded" / "train.py")]
+    assert set(listed) == {"lib.dense:model", "lib.model:model", "lib.mse", "lib.dense:draws=init",
+                           "lib.model:draws=init"}
+    module = cst.parse_module((FIXTURES / "seeded" / "train.py").read_text())
+    found = imported(module, listed)
+    assert found.models == {"lib.dense", "lib.model"} and found.pure == {"lib.mse"}
+    assert found.allowed("lib.model") and found.allowed("lib.mse") and not found.allowed("lib.other")
+
+
+def test_functions_making_untracked_state_are_named_with_their_callers():
+    source = (b"import tensorflow as tf\nK = 0\n\ndef counter(x):\n    global K\n    K += 1\n    return x\n\n"
+              b"def layer(x):\n    return counter(x)\n\ndef weights(x):\n    return tf.Variable(x)\n\n"
+              b"def cell(n):\n    return tf.nn.rnn_cell.LSTMCell(n)\n\n"
+              b"def tracked(x):\n    with tf.variable_scope('s'):\n        return tf.layers.dense(x, 2)\n")
+    assert untracked_functions(source) == {"counter", "layer", "weights", "cell"}
+
+
+def test_a_second_call_must_reuse_or_name_its_own_scope():
+    calls = [cst.parse_expression(text) for text in ("lib.model(x)", "lib.model(y, reuse=True)",
+                                                     "lib.model(z, reuse=tf.AUTO_REUSE)")]
+    check_calls({"lib.model": calls}, frozenset())
+    named = [cst.parse_expression(f"lib.dense(x, scope={s!r})") for s in ("a", "b")]
+    check_calls({"lib.dense": named}, frozenset())
+    with pytest.raises(Refused, match="called again without `reuse=True`"):
+        check_calls({"lib.model": [calls[0], cst.parse_expression("lib.model(y)")]}, frozenset())
+    with pytest.raises(Refused):
+        check_calls({"lib.dense": [named[0], cst.parse_expression("lib.dense(x, scope='a')")]}, frozenset())
+    # a function whose variables are all made under AUTO_REUSE shares them when called again
+    check_calls({"lib.model": [calls[0], cst.parse_expression("lib.model(y)")]}, frozenset({"lib.model"}))
+
+
+@pytest.mark.parametrize("case", ["seeded", "by_name"])
+def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, tmp_path, monkeypatch):
+    root = _copy(case, tmp_path / "native")
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    train = (root / "train.py").read_text()
+    assert not any(marker in train for marker in GRAPH), train
+    assert "class TF1Imports(tf.Module):" in train and "tf1_imports(" in train
+    library = next(p for p in root.glob("*.py") if p.name != "train.py")
+    text = library.read_text()
+    assert "import tensorflow.compat.v1 as tf\n" in text and "disable_v2" not in text, text  # TF1 code kept
+    assert "keras.layers" not in text, text
+    for path in (root / "train.py", library):
+        expected = FIXTURES / "expected" / case / path.name
+        if os.environ.get("TFMIGRATE_UPDATE_SNAPSHOTS"):
+            expected.parent.mkdir(parents=True, exist_ok=True)
+            expected.write_text(path.read_text())
+        assert path.read_text() == expected.read_text(), path.name
+    before = {p.name: p.read_text() for p in root.glob("*.py")}
+    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    assert {p.name: p.read_text() for p in root.glob("*.py")} == before
+
+
+@pytest.mark.parametrize("case", ["seeded", "by_name"])
+def test_the_eager_script_prints_the_compat_routes_numbers(case, tmp_path, monkeypatch):
+    pytest.importorskip("tensorflow")
+    compat = _copy(case, tmp_path / "compat")
+    _fix(compat, monkeypatch)
+    native = _copy(case, tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    expected = _fixed_line(FIXTURES / case / "train.py")
+    assert _last_line(compat, "train.py") == expected
+    assert _last_line(native, "train.py") == expected
+
+
+def test_calls_whose_variables_are_not_read_keep_the_compat_route(tmp_path, monkeypatch):
+    native = _copy("held", tmp_path / "native")
+    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    compat = _copy("held", tmp_path / "compat")
+    _fix(compat, monkeypatch)
+    assert (native / "train.py").read_text() == (compat / "train.py").read_text()  # never worse than `fix`
+    monkeypatch.chdir(_copy("held", tmp_path / "check"))
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
+    assert "`lib.dense` called again without `reuse=True`" in found["train.py"], found
+    if pytest.importorskip("tensorflow"):
+        assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "held" / "train.py")

@@ -1,0 +1,200 @@
+"""Model functions a script imports from its project, on TensorFlow's model-mapping route (issue 22).
+
+Most TF1 training scripts build their model by calling a library's model function (21 of 32
+unseen `train.py` files measured at stop 54):
+
+    import lib                                      tf1_imports = TF1Imports()
+    logits = lib.model(x)                    ->     ...   (inside the step's tf.function)
+    loss = lib.mse(logits, y)                       logits = tf1_imports(lib.model, x)
+    test = lib.model(x2, reuse=True)                loss = lib.mse(logits, y)
+
+The library stays as it is (TF1 code on its compat route). The script calls its model functions
+through one tracked object, a `tf.Module` whose call is decorated with `track_tf1_style_variables`:
+one variable store for all of them, as TF1's graph had one. Each variable is made on its first call
+with its TF1 name and found again by name on later calls. The library's pure functions (tensor ops
+only) are called as they are. What each function is comes from the project
+(project.graph_imports.eager_imports: `lib.model:model`, `lib.mse`, `lib.dense:untracked`).
+
+Refused (the script keeps the compat route): a function that makes state a tracked call does not
+find again by name (`tf.Variable`, a Keras layer, an RNN cell, a layer-name counter: `:untracked`),
+and a model function called again without `reuse=True` (or `tf.AUTO_REUSE`, or a function whose
+variables are all made under it) unless each call names a literal scope of its own: TF1 made new
+variables there, or raised that they existed, where the store would share them.
+
+Seeds. Under a graph seed TF1 gave the n-th seedless random op of its graph the op seed n
+(native.op_seeds). The variables a library function makes are drawn by initializers that
+`get_variable` and the legacy layers hand to a variable creator as `functools.partial(initializer,
+shape, dtype)`; the seeded store re-seeds each seedless one with TF1's next n, from the one
+native.op_seeds counted for its first call (written there as `tf1_seed=N`, read back by
+native.script). Measured under TF 2.21: the initial weights are TF1's for `get_variable` and
+`tf.layers` alike. It is exact only where the order in which the eager program first calls the
+functions is TF1's, so op_seeds counts through one drawing function, whose later calls reuse.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+import libcst as cst
+
+from tfmigrate.facts.eager_functions import DRAWS_ENTRY, MODEL_ENTRY, SHARES_ENTRY, UNTRACKED_ENTRY
+from tfmigrate.facts.names import dotted
+from tfmigrate.native.syntax import code
+
+# The keyword native.op_seeds writes on the first call of a drawing library function: the op seed
+# TF1 gave its first draw (read back, and dropped, by native.script).
+SEED_KEYWORD = "tf1_seed"
+STORE_CLASS = "TF1Imports"
+
+STORE = '''class TF1Imports({tf}.Module):
+    """The TF1 model functions this program imports, run eagerly on TensorFlow's model-mapping
+    route: one variable store for all of them, as TF1's graph had. Each variable they make is made
+    on its first call with its TF1 name and found again by name on later calls (`reuse=True`). A
+    variable made without an initializer gets TF1's default, Glorot uniform."""
+
+    @{tf}.compat.v1.keras.utils.track_tf1_style_variables
+    def __call__(self, build, *args, **kwargs):
+        default = {tf}.compat.v1.glorot_uniform_initializer()
+        with {tf}.compat.v1.variable_scope({tf}.compat.v1.get_variable_scope(), initializer=default):
+            return build(*args, **kwargs)
+'''
+
+SEEDED_STORE = '''class TF1Imports({tf}.Module):
+    """The TF1 model functions this program imports, run eagerly on TensorFlow's model-mapping
+    route: one variable store for all of them, as TF1's graph had. Each variable they make is made
+    on its first call with its TF1 name and found again by name on later calls (`reuse=True`). A
+    variable made without an initializer gets TF1's default, Glorot uniform. Each random initial
+    value is drawn with the op seed TF1's graph gave it (its place among the graph's seedless
+    random ops, counted on from `first_seed`): TF1's initial weights."""
+
+    def __init__(self, first_seed):
+        super().__init__()
+        self.next_seed = first_seed
+
+    def _tf1_seed(self, next_creator, **kwargs):
+        import functools
+
+        initial = kwargs.get("initial_value")
+        initializer = getattr(initial, "func", None)
+        if isinstance(initial, functools.partial) and getattr(initializer, "seed", 0) is None:
+            seeded = type(initializer).from_config({{**initializer.get_config(), "seed": self.next_seed}})
+            kwargs["initial_value"] = functools.partial(seeded, *initial.args, **initial.keywords)
+            self.next_seed += 1
+        return next_creator(**kwargs)
+
+    @{tf}.compat.v1.keras.utils.track_tf1_style_variables
+    def __call__(self, build, *args, **kwargs):
+        default = {tf}.compat.v1.glorot_uniform_initializer()
+        with {tf}.variable_creator_scope(self._tf1_seed), {tf}.compat.v1.variable_scope(
+                {tf}.compat.v1.get_variable_scope(), initializer=default):
+            return build(*args, **kwargs)
+'''
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What a script may call of its project's modules that make variables, by local spelling
+    (`lib.model`, or `model` imported by name)."""
+    models: FrozenSet[str] = frozenset()     # model functions: through the store
+    pure: FrozenSet[str] = frozenset()       # tensor functions: called as they are
+    shares: FrozenSet[str] = frozenset()     # model functions whose variables are made under AUTO_REUSE
+    untracked: FrozenSet[str] = frozenset()  # functions that make untracked state: refused
+    draws: Dict[str, str] = field(default_factory=dict)  # spelling -> what it draws ("init", "run")
+
+    def allowed(self, spelling: str) -> bool:
+        """A model function (through the store), or a pure one that makes no variable: one whose
+        draws are its variables' (`tf.layers` outside `variable_scope` reads as pure) is neither."""
+        return spelling not in self.untracked and (spelling in self.models or spelling in self.pure
+                                                   and self.draws.get(spelling) != "init")
+
+
+def imported(module: cst.Module, listed: Tuple[str, ...]) -> Imported:
+    """The spellings `listed` (project.graph_imports.eager_imports' entries for this script) gives
+    the names the module imports."""
+    if not listed:
+        return Imported()
+    outside = _imported(module)
+    kinds: Dict[str, set] = {}
+    draws: Dict[str, str] = {}
+    for entry in listed:
+        name, _, drawn = entry.partition(DRAWS_ENTRY)
+        suffix = next((s for s in (MODEL_ENTRY, SHARES_ENTRY, UNTRACKED_ENTRY) if name.endswith(s)), "")
+        name = name[:len(name) - len(suffix)] if suffix else name
+        for spelling in _spellings(outside, name):
+            if drawn:
+                draws[spelling] = drawn
+            else:
+                kinds.setdefault(spelling, set()).add(suffix)
+    return Imported(frozenset(s for s, k in kinds.items() if MODEL_ENTRY in k),
+                    frozenset(s for s, k in kinds.items() if "" in k and MODEL_ENTRY not in k),
+                    frozenset(s for s, k in kinds.items() if SHARES_ENTRY in k),
+                    frozenset(s for s, k in kinds.items() if UNTRACKED_ENTRY in k), draws)
+
+
+def _spellings(outside: Dict[str, str], name: str) -> List[str]:
+    """`lib.model` as the script spells it: `lib.model` (`import lib`), `model` (`from lib import model`)."""
+    found = []
+    module, _, function = name.rpartition(".")
+    for local, full in outside.items():
+        if full == name:
+            found.append(local)
+        elif full == module:
+            found.append(f"{local}.{function}")
+    return found
+
+
+def _imported(module: cst.Module) -> Dict[str, str]:
+    """Local name -> what it names (`lib`, `lib.model`), for the module's top-level imports."""
+    found: Dict[str, str] = {}
+    for statement in module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    full = dotted(alias.name) or ""
+                    found[dotted(alias.asname.name) if alias.asname else full] = full
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                base = "." * len(small.relative) + (dotted(small.module) or "" if small.module else "")
+                for alias in small.names:
+                    name = dotted(alias.name) or ""
+                    found[dotted(alias.asname.name) if alias.asname else name] = f"{base}.{name}"
+    return found
+
+
+class Refused(Exception):
+    """The calls would share other variables than TF1's graph did (the message says why)."""
+
+
+def check_calls(sites: Dict[str, List[cst.Call]], shares: FrozenSet[str]) -> None:
+    """Each model function's calls after its first reuse its variables (`reuse=True`, AUTO_REUSE,
+    a function sharing them by default), or every call names a literal scope of its own."""
+    for spelling, calls in sites.items():
+        if len(calls) < 2:
+            continue
+        scopes = []
+        for call in calls:
+            if reuses(call, shares, spelling):
+                continue
+            scope = _keyword(call, "scope") or _keyword(call, "name")
+            scopes.append(scope.evaluated_value if isinstance(scope, cst.SimpleString) else None)
+        if len(scopes) > 1 and (None in scopes or len(set(scopes)) != len(scopes)):
+            raise Refused(f"`{spelling}` called again without `reuse=True` (TF1 made other variables, or raised "
+                          "that they existed; one variable store would share them)")
+
+
+def reuses(call: cst.Call, shares: FrozenSet[str], spelling: str) -> bool:
+    """Whether TF1 found this call's variables made by an earlier one: `reuse=True`, AUTO_REUSE, or
+    a function that shares them by default called without `reuse=`."""
+    return _reuses(call) or spelling in shares and _keyword(call, "reuse") is None
+
+
+def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _reuses(call: cst.Call) -> bool:
+    given = _keyword(call, "reuse")
+    return given is not None and (code(given) == "True" or code(given).endswith("AUTO_REUSE"))
+
+
+def store_text(tf: str, first_seed: Optional[int]) -> str:
+    return (STORE if first_seed is None else SEEDED_STORE).format(tf=tf)
