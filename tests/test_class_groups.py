@@ -145,8 +145,8 @@ def test_a_class_whose_layers_make_variables_in_another_module_keeps_the_program
                                  "--format", "json", "main.py"], catch_exceptions=False)
     message = " ".join(d["message"] for d in json.loads(result.stdout))
     assert "`helper.Net` from `helper`, a module that makes variables" in message, message
-    assert "To migrate that part by hand, call the library's model code through a `tf.Module` whose `__call__` " \
-           "is decorated with `tf.compat.v1.keras.utils.track_tf1_style_variables`" in message, message
+    assert "To migrate that part by hand, make the library's model code make its variables with " \
+           "`tf.compat.v1.get_variable` under `variable_scope`" in message, message
     pytest.importorskip("tensorflow")
     assert _last_line(native, "main.py") == _fixed_line(FIXTURES / "layers_elsewhere" / "main.py")
 

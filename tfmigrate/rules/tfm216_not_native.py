@@ -15,11 +15,14 @@ from tfmigrate.facts.program import ProgramMode
 from tfmigrate.rules.base import Rule
 
 _HOW = {  # a word of the construct -> how to migrate that part by hand (the first that matches)
-    "does not map yet": "call the library's model code through a `tf.Module` whose `__call__` is decorated with "
-                        "`tf.compat.v1.keras.utils.track_tf1_style_variables` (TensorFlow's model-mapping route, "
-                        "with tf-keras: each variable is made once, with its TF1 name, and found again by name), "
-                        "and take the training step with `tf.GradientTape`; a seeded program then draws other "
-                        "initial values than TF1's graph, which seeded each draw by its place in the graph",
+    "does not map yet": "make the library's model code make its variables with `tf.compat.v1.get_variable` "
+                        "under `variable_scope` (or `tf.compat.v1.layers`) and nothing else that keeps state, and "
+                        "call it from graph statements at the script's top level (or in its `main`): `fix --native` "
+                        "then calls it through one tracked store (`track_tf1_style_variables`), each variable made "
+                        "once with its TF1 name",
+    "makes state a tracked call": "make the variables with `tf.compat.v1.get_variable` under `variable_scope`: "
+                                  "`fix --native` then calls the function through one tracked store, where each "
+                                  "variable is made once with its TF1 name and found again by name",
     "unfed": "give the prediction a method of its own that builds only what it needs, or feed every "
              "placeholder the class's graph reads",
     "made again at every call": "make the variable with `tf.compat.v1.get_variable` under a name, which "
@@ -84,7 +87,8 @@ class NotNative(Rule):
             f"`fix --native` cannot rewrite this module as eager TF2; it stopped at line {blocker.line}: "
             f"{construct}. It rewrites placeholders, variables, `tf.layers`, tensors, `minimize`, "
             "`tf.data` iterators, `tf.metrics.accuracy`, a `tf.train.Saver`, a Session and its `run` calls "
-            "(also inside a function called once, such as `main`), model classes whose `__init__` builds the graph, "
+            "(also inside a function called once, such as `main`), model functions of the script or of its project's "
+            "modules (through tracked objects), model classes whose `__init__` builds the graph, "
             "`tf.test.TestCase` methods run in a test session, and a `tf.estimator.Estimator` of a model_fn with "
             "its `train` / `evaluate` / `predict`; "
             f"the module {kept}.{advice}{_also_held(blocker)}"), None, debt=True)
