@@ -2293,3 +2293,22 @@ def test_placeholders_set_up_with_one_fixed_feed_become_its_values(tmp_path, cha
     (tmp_path / "sum_test.py").write_text(code)
     ran = run_python(["sum_test.py"], cwd=tmp_path, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_all_trainable_variables_as_var_list_are_minimizes_default():
+    """`var_list=tf.trainable_variables()` (or a name holding it, read only there: native.collection_lists)
+    is what `minimize` trains by default, TF1's list in TF1's order: the step trains every object's."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\n"
+              "def net(z):\n    with tf.variable_scope('net'):\n        return tf.layers.dense(z, 1)\n"
+              "loss = tf.reduce_sum(net(x))\ntrainable = tf.trainable_variables()\n"
+              "step = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=trainable)\n"
+              "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
+              "    s.run(step, {x: [[1.0, 2.0]]})\n")
+    direct = source.replace("trainable = tf.trainable_variables()\n", "").replace(
+        "var_list=trainable", "var_list=tf.trainable_variables()")
+    for text in (source, direct):
+        outcome = rewrite(text)
+        assert outcome.blocker is None, str(outcome.blocker)
+        assert "variables = [*net_model.trainable_variables]\n" in outcome.code
+        assert "trainable_variables()" not in outcome.code
+    assert rewrite(source + "print(len(trainable))\n").code is None  # (a list Python reads too)

@@ -1,4 +1,5 @@
-"""`d_vars = tf.get_collection(TRAINABLE_VARIABLES, scope="D")` read only as `minimize(var_list=d_vars)`.
+"""`d_vars = tf.get_collection(TRAINABLE_VARIABLES, scope="D")` (or `tf.trainable_variables()`) read
+only as `minimize(var_list=d_vars)`.
 
 The DCGAN shape, `t_vars = tf.trainable_variables()` then `d_vars = [v for v in t_vars if
 v.name.startswith("D")]`, is the same list (`get_collection`'s scope matches the start of each
@@ -21,7 +22,8 @@ import libcst.matchers as m
 _SELF_ATTRIBUTE = m.Attribute(value=m.Name("self"), attr=m.Name())
 _LIST_TARGET = m.Name() | _SELF_ATTRIBUTE
 _TRAINABLE = m.Call(func=m.Attribute(attr=m.Name("get_collection")),
-                    args=[m.Arg(value=m.Attribute(attr=m.Name("TRAINABLE_VARIABLES"))), m.ZeroOrMore()])
+                    args=[m.Arg(value=m.Attribute(attr=m.Name("TRAINABLE_VARIABLES"))), m.ZeroOrMore()]) \
+    | m.Call(func=m.Attribute(attr=m.Name("trainable_variables")), args=[])  # (all of them: `minimize`'s default)
 
 
 def inlined(module: cst.Module, source: str) -> Optional[cst.Module]:

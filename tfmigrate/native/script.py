@@ -1510,6 +1510,9 @@ class Script:
         if self._no_global_step(statement.global_step):
             statement.global_step = None
         statement.var_list = bound.get("var_list")
+        if statement.var_list is not None and self.tf_call(statement.var_list, "trainable_variables") \
+                and not statement.var_list.args:
+            statement.var_list = None  # (`var_list=tf.trainable_variables()`: what `minimize` trains by default)
         scope = self._collection_scope(statement.var_list) if statement.var_list is not None else None
         if scope is not None:
             statement.var_list, statement.var_scope = None, scope
