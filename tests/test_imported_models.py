@@ -133,3 +133,17 @@ def test_calls_whose_variables_are_not_read_keep_the_compat_route(tmp_path, monk
     assert "`lib.dense` called again without `reuse=True`" in found["train.py"], found
     if pytest.importorskip("tensorflow"):
         assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "held" / "train.py")
+
+
+def test_untracked_state_is_followed_into_the_modules_a_library_imports(tmp_path):
+    (tmp_path / "ops.py").write_text("import tensorflow as tf\n\n\ndef cell(n):\n    return tf.nn.rnn_cell.LSTMCell(n)\n\n\n"
+                                     "def dense(x, n):\n    return tf.matmul(x, tf.get_variable('w', [2, n]))\n")
+    (tmp_path / "model.py").write_text("import tensorflow as tf\nimport ops\n\n\ndef hparams():\n    return dict(units=3)\n\n\n"
+                                       "def encoder(x):\n    return tf.nn.dynamic_rnn(ops.cell(3), x, dtype=tf.float32)\n\n\n"
+                                       "def head(x):\n    with tf.variable_scope('head'):\n        return ops.dense(x, 3)\n")
+    (tmp_path / "train.py").write_text("import tensorflow as tf\nimport model\nx = tf.placeholder(tf.float32)\n"
+                                       "y = model.head(x)\nwith tf.Session() as s:\n    pass\n")
+    files = [str(tmp_path / name) for name in ("ops.py", "model.py", "train.py")]
+    listed = set(eager_imports(files, read_source, stateful_imports(files, read_source))[files[2]])
+    assert "model.encoder:untracked" in listed and "model.hparams" in listed and "model.head:model" in listed
+    assert "model.hparams:untracked" not in listed and "model.head:untracked" not in listed

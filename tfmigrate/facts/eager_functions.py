@@ -171,14 +171,22 @@ _UNTRACKED = re.compile(rb"(?<!\w)(?:Variable|make_template)\s*\(|\bkeras\s*\.|r
                         rb"|^[ \t]*global\b", re.MULTILINE)
 
 
-def untracked_functions(data: bytes) -> Optional[set]:
+def untracked_functions(data: bytes, imported: Optional[Callable[[str], Optional[Dict[str, str]]]] = None
+                        ) -> Optional[set]:
     """The top-level functions and classes that make untracked state (`_UNTRACKED`), with what they
-    call of their module; None when the module does not parse."""
+    call of their module, and of the project's modules it imports (`imported(spec)`: theirs, each
+    as "x"; None for a module outside the project); None when the module does not parse."""
     tree = _parsed(data)
     if tree is None:
         return None
     top = _TopLevel(tree, data)
     own = {node.name: "x" if _UNTRACKED.search(code_only(top.text[node.name])) else "" for node in top.defined}
+    if imported is not None:
+        modules, names = _imports(tree, imported, "")
+        modules = {local: listed for local, listed in modules.items() if listed is not None}
+        for node in top.defined:
+            if "x" in _called_kinds(node, modules, names, "x", ""):
+                own[node.name] = "x"
     return {name for name, kind in top.closed(own, {"": 0, "x": 1}).items() if kind}
 
 

@@ -243,16 +243,18 @@ def eager_imports(files: Iterable[str], read, scripts: Container[str] = ()) -> D
     untracked_of: Dict[str, Optional[set]] = {}
 
     def untracked(target: str, seen: frozenset) -> Optional[set]:
-        """The functions of `target` that make untracked state (all: None), with what they reach of
-        the checked modules it imports (any such function there: all of its own, to be sure)."""
+        """The functions of `target` that make untracked state (all: None), with what they call of
+        the checked modules it imports (facts.eager_functions.untracked_functions)."""
         if target not in untracked_of:
             untracked_of[target] = None  # (an import cycle: all)
-            data = read(target) or b""
-            own = untracked_functions(data)
-            followed = _called_modules(data, target, known)[0]
-            if own is not None and not any(other not in seen and untracked(other, seen | {other}) != set()
-                                           for other in followed):
-                untracked_of[target] = own
+
+            def of_module(spec: str) -> Optional[dict]:
+                other = resolve(spec, target, known)
+                if other is None or other == target:
+                    return None
+                found = untracked(other, seen | {other}) if other not in seen else None
+                return _AllUntracked() if found is None else {name: "x" for name in found}
+            untracked_of[target] = untracked_functions(read(target) or b"", of_module)
         return untracked_of[target]
 
     found: Dict[str, tuple] = {}
@@ -285,6 +287,13 @@ def eager_imports(files: Iterable[str], read, scripts: Container[str] = ()) -> D
         if names:
             found[path] = tuple(sorted(set(names)))
     return found
+
+
+class _AllUntracked(dict):
+    """What `eager_imports` reads of a module whose untracked functions are not known: any of them."""
+
+    def get(self, key, default=None):
+        return "x"
 
 
 def _called_modules(data: bytes, path: str, known: Dict[str, str]):
