@@ -165,35 +165,41 @@ class Refused(Exception):
 
 
 def check_calls(sites: Dict[str, List[cst.Call]], shares: FrozenSet[str]) -> None:
-    """Each model function's calls after its first reuse its variables (`reuse=True`, AUTO_REUSE,
-    a function sharing them by default), or every call names a literal scope of its own."""
+    """Refused where one variable store would share what TF1 made anew (`unshared_call`)."""
+    found = unshared_call(sites, shares)
+    if found is not None:
+        raise Refused(f"`{found[0]}` called again without `reuse=True` (TF1 made other variables, or raised "
+                      "that they existed; one variable store would share them)")
+
+
+def unshared_call(sites: Dict[str, List[cst.Call]], shares: FrozenSet[str]) -> Optional[Tuple[str, cst.Call]]:
+    """The first call (with its function's spelling) of a model function that TF1 made new
+    variables at, or raised at, where one variable store shares them: a call after the first that
+    does not reuse (`reuses`), unless each such call names a literal scope of its own."""
     for spelling, calls in sites.items():
-        if len(calls) < 2:
-            continue
-        scopes = []
+        seen: set = set()
         for call in calls:
             if reuses(call, shares, spelling):
                 continue
-            scope = _keyword(call, "scope") or _keyword(call, "name")
-            scopes.append(scope.evaluated_value if isinstance(scope, cst.SimpleString) else None)
-        if len(scopes) > 1 and (None in scopes or len(set(scopes)) != len(scopes)):
-            raise Refused(f"`{spelling}` called again without `reuse=True` (TF1 made other variables, or raised "
-                          "that they existed; one variable store would share them)")
+            scope = _keyword(call, "scope")
+            literal = scope.evaluated_value if isinstance(scope, cst.SimpleString) else None
+            if seen and (literal is None or literal in seen or None in seen):
+                return spelling, call
+            seen.add(literal)
+    return None
 
 
-def reuses(call: cst.Call, shares: FrozenSet[str], spelling: str) -> bool:
+def reuses(call: cst.Call, shares: FrozenSet[str] = frozenset(), spelling: str = "") -> bool:
     """Whether TF1 found this call's variables made by an earlier one: `reuse=True`, AUTO_REUSE, or
     a function that shares them by default called without `reuse=`."""
-    return _reuses(call) or spelling in shares and _keyword(call, "reuse") is None
+    given = _keyword(call, "reuse")
+    if given is not None and (code(given) == "True" or code(given).endswith("AUTO_REUSE")):
+        return True
+    return spelling in shares and given is None
 
 
 def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
-
-
-def _reuses(call: cst.Call) -> bool:
-    given = _keyword(call, "reuse")
-    return given is not None and (code(given) == "True" or code(given).endswith("AUTO_REUSE"))
 
 
 def store_text(tf: str, first_seed: Optional[int]) -> str:

@@ -38,6 +38,7 @@ import libcst.matchers as m
 
 from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
 from tfmigrate.fixers.compat_route import legacy_keras_switch
+from tfmigrate.native.imported_models import reuses, unshared_call
 from tfmigrate.native.syntax import calls_in, code, fresh_name
 
 STORE_NAME = "TF1Variables"
@@ -118,7 +119,7 @@ def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[
     for block in m.findall(function.body, m.With(items=[m.WithItem(item=m.Call(func=m.Attribute(
             value=m.Name("self"), attr=m.Name())))])):
         inside = next((c for c in calls if block.items[0].item.func.attr.value.startswith("assertRaises")
-                       and any(found is c for found in calls_in(block.body)) and (_reuses(c) or c is not calls[0])),
+                       and any(found is c for found in calls_in(block.body)) and (reuses(c) or c is not calls[0])),
                       None)  # (a first call, in a test's fresh graph, raised what it raises eagerly: no variable was there)
         if inside is not None:
             built = _in_tf1_graph(function, calls, inside, block, tf)
@@ -127,19 +128,13 @@ def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[
                                       "raised where a variable existed or did not; one tracked object makes or shares it)")
             raising[id(inside)] = built
     calls = [c for c in calls if id(c) not in raising]
-    scopes: Dict[str, Set[str]] = {}
+    sites: Dict[str, List[cst.Call]] = {}
     for call in calls:
-        if _reuses(call) or (code(call.func) in models.shares and not any(
-                a.keyword is not None and a.keyword.value == "reuse" for a in call.args)):
-            continue  # (TF1 shared its variables too)
-        scope = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "scope"), None)
-        name = code(call.func)
-        literal = scope.value if isinstance(scope, cst.SimpleString) else None
-        seen = scopes.setdefault(name, set())
-        if seen and (literal is None or literal in seen or None in seen):
-            raise Refused(call, f"`{name}` called again without `reuse=True` (TF1 made other variables, or raised "
-                                "that they existed; eagerly they would be shared)")
-        seen.add(literal)
+        sites.setdefault(code(call.func), []).append(call)
+    unshared = unshared_call(sites, models.shares)
+    if unshared is not None:
+        raise Refused(unshared[1], f"`{unshared[0]}` called again without `reuse=True` (TF1 made other variables, "
+                                   "or raised that they existed; eagerly they would be shared)")
     lookups = _lookups(function, api)
     looked_up = {id(c) for block in lookups.values() for _, c in block}
     lists = [c for c in calls_in(function) if (api(c.func) or "").split(".")[-1] in LISTS]
@@ -234,11 +229,6 @@ def _in_tf1_graph(function: cst.FunctionDef, calls: List[cst.Call], raising: cst
 
 def _quoted(text: str) -> str:
     return f'"{text}"' if '"' not in text and "\\" not in text else repr(text)
-
-
-def _reuses(call: cst.Call) -> bool:
-    return any(a.keyword is not None and a.keyword.value == "reuse" and (
-        m.matches(a.value, m.Name("True")) or code(a.value).endswith("AUTO_REUSE")) for a in call.args)
 
 
 def _variable_names(function: cst.FunctionDef, lists: Set[int]) -> Set[str]:
