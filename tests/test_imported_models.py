@@ -147,3 +147,19 @@ def test_untracked_state_is_followed_into_the_modules_a_library_imports(tmp_path
     listed = set(eager_imports(files, read_source, stateful_imports(files, read_source))[files[2]])
     assert "model.encoder:untracked" in listed and "model.hparams" in listed and "model.head:model" in listed
     assert "model.hparams:untracked" not in listed and "model.head:untracked" not in listed
+
+
+def test_a_model_function_of_python_values_is_graph_state():
+    """`emb, w = lib.embedding(VOCAB, 8, reuse=True)` reads no tensor, yet makes (or finds) variables:
+    a graph statement through the store, not Python code run once."""
+    from tfmigrate.native import rewrite
+
+    source = ("import tensorflow as tf\nimport lib\nx = tf.placeholder(tf.int32, [None])\n"
+              "loss = lib.loss(x, 10, 8)\nstep = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n"
+              "emb, w = lib.embedding(10, 8, reuse=True)\nnorm = tf.reduce_sum(emb)\n"
+              "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
+              "    s.run(step, {x: [1, 2]})\n    print(s.run(norm))\n")
+    outcome = rewrite(source, ("lib",), ("lib.loss:model", "lib.embedding:model"))
+    assert outcome.blocker is None, str(outcome.blocker)
+    assert "emb, w = tf1_imports(lib.embedding, 10, 8, reuse=True)" in outcome.code
+    assert "loss = tf1_imports(lib.loss, x, 10, 8)" in outcome.code

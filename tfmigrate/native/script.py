@@ -1081,7 +1081,7 @@ class Script:
             kind = Kind.GRAPH
         elif self._data(statement, value, targets):
             kind = statement.kind
-        elif self._mentions_tf(value) or names_read(value) & (graph | self.helpers):
+        elif self._mentions_tf(value) or names_read(value) & (graph | self.helpers) or self._builds_imported(value):
             kind = Kind.GRAPH
             self._graph(statement, value)
         if kind is None:
@@ -1329,6 +1329,12 @@ class Script:
 
     def _mentions_tf(self, node: cst.CSTNode) -> bool:
         return bool(names_read(node) & self.aliases)
+
+    def _builds_imported(self, node: cst.CSTNode) -> bool:
+        """Whether `node` calls a model function of the project (its variables: graph state, of
+        Python values too: `w = lib.embedding(VOCAB, 8)`)."""
+        models = self.imported.models - self.imported.untracked
+        return bool(models) and any(dotted(call.func) in models for call in calls_in(node))
 
     def _uses_tensors(self, node: cst.CSTNode) -> bool:
         """Whether `node` names TensorFlow for more than Python objects (dtypes, flags,
