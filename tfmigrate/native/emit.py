@@ -749,7 +749,10 @@ class Emitter:
                 return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
             return None
 
-        return None if site.feeds else value(site.fetches)
+        if site.feeds or any(n in site.defs and (site.defs[n].kind is Kind.TRAIN or self._is_op(site.defs[n]))
+                             for n in site.fetched):
+            return None  # (`_, step = sess.run([train_op, global_step])`: the step runs, then the variable is read)
+        return value(site.fetches)
 
     def _multi(self, site: RunSite) -> bool:
         return isinstance(site.fetches, (cst.List, cst.Tuple, cst.Dict)) or any(
