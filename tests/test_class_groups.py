@@ -16,8 +16,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tf_programs import run_python
-from typer.testing import CliRunner
+from project_fixtures import copy_project, fix_project, fixed_line, last_line, runner
 
 from tfmigrate.frontends.cli import app
 from tfmigrate.native.feed_builds import feed_uses
@@ -27,32 +26,10 @@ from tfmigrate.project.graph_imports import read_source
 FIXTURES = Path(__file__).parent / "fixtures" / "class_groups"
 COMPAT_LINE = "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()"
 GRAPH = ("Session(", "placeholder(", "feed_dict", "disable_v2")
-runner = CliRunner()
 
 
 def _copy(case: str, where: Path) -> Path:
-    shutil.copytree(FIXTURES / case, where)
-    return where
-
-
-def _fix(root: Path, monkeypatch, *args) -> None:
-    monkeypatch.chdir(root)
-    result = runner.invoke(app, ["fix", "--no-cache", *args, "."], catch_exceptions=False)
-    assert result.exit_code in (0, 1), result.stdout
-
-
-def _last_line(root: Path, program: str, compat: bool = False) -> str:
-    env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
-    env.update(TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
-    if compat:
-        env["TF_USE_LEGACY_KERAS"] = "1"
-    run = run_python([program], env=env, timeout=300, cwd=root)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout.strip().splitlines()[-1]
-
-
-def _fixed_line(path: Path) -> str:
-    return re.search(r"^# fixed: (.*)$", path.read_text(), re.MULTILINE).group(1).strip()
+    return copy_project(FIXTURES / case, where)
 
 
 def test_the_group_is_the_library_and_every_module_importing_it():
@@ -68,7 +45,7 @@ def test_the_group_is_the_library_and_every_module_importing_it():
 
 def test_fix_native_rewrites_the_library_with_its_program(tmp_path, monkeypatch):
     root = _copy("together", tmp_path / "native")
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")
     for name in ("models.py", "train.py"):
         text = (root / name).read_text()
         assert not any(marker in text for marker in GRAPH), (name, text)
@@ -79,7 +56,7 @@ def test_fix_native_rewrites_the_library_with_its_program(tmp_path, monkeypatch)
         assert text == expected.read_text(), name
     assert "class Classifier(tf.Module):" in (root / "models.py").read_text()
     before = {name: (root / name).read_text() for name in ("models.py", "train.py")}
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
     assert {name: (root / name).read_text() for name in before} == before
 
 
@@ -89,17 +66,17 @@ def test_the_migrated_group_prints_the_compat_routes_numbers(tmp_path, monkeypat
     for path in compat.glob("*.py"):
         path.write_text(re.sub(r"^import tensorflow as tf$", COMPAT_LINE, path.read_text(), flags=re.MULTILINE))
     native = _copy("together", tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
-    expected = _fixed_line(FIXTURES / "together" / "train.py")
-    assert _last_line(compat, "train.py", compat=True) == expected
-    assert _last_line(native, "train.py") == expected
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
+    expected = fixed_line(FIXTURES / "together" / "train.py")
+    assert last_line(compat, "train.py", compat=True) == expected
+    assert last_line(native, "train.py") == expected
 
 
 def test_one_user_that_cannot_go_eager_holds_the_whole_group(tmp_path, monkeypatch):
     native = _copy("held", tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
     compat = _copy("held", tmp_path / "compat")
-    _fix(compat, monkeypatch)
+    fix_project(compat, monkeypatch)
     for name in ("train.py", "probe.py"):  # never worse: the programs as `fix` writes them
         assert (native / name).read_text() == (compat / name).read_text(), name
     # the library too, but for the programs' switch: with --native they turn v2 behaviour off
@@ -108,7 +85,7 @@ def test_one_user_that_cannot_go_eager_holds_the_whole_group(tmp_path, monkeypat
         "tf.disable_v2_behavior()\n", "", 1)
     if importlib.util.find_spec("tensorflow") is not None:
         for name in ("train.py", "probe.py"):
-            assert _last_line(native, name) == _fixed_line(FIXTURES / "held" / name)
+            assert last_line(native, name) == fixed_line(FIXTURES / "held" / name)
     check = _copy("held", tmp_path / "check")
     monkeypatch.chdir(check)
     result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
@@ -124,9 +101,9 @@ def test_one_user_that_cannot_go_eager_holds_the_whole_group(tmp_path, monkeypat
 def test_the_held_group_runs_as_fix_writes_it(tmp_path, monkeypatch):
     pytest.importorskip("tensorflow")
     native = _copy("held", tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
     for program in ("train.py", "probe.py"):
-        assert _last_line(native, program) == _fixed_line(FIXTURES / "held" / program)
+        assert last_line(native, program) == fixed_line(FIXTURES / "held" / program)
 
 
 def test_a_class_whose_layers_make_variables_in_another_module_keeps_the_program_on_the_route(tmp_path, monkeypatch):
@@ -135,9 +112,9 @@ def test_a_class_whose_layers_make_variables_in_another_module_keeps_the_program
     modules took the compat route, and the first call crashed. Never worse: the program as `fix`
     writes it (its helpers take the route without switching v2 off, as for any graph program)."""
     native = _copy("layers_elsewhere", tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
     compat = _copy("layers_elsewhere", tmp_path / "compat")
-    _fix(compat, monkeypatch)
+    fix_project(compat, monkeypatch)
     assert (native / "main.py").read_text() == (compat / "main.py").read_text()
     assert "Session" in (native / "main.py").read_text()
     monkeypatch.chdir(native)
@@ -148,7 +125,7 @@ def test_a_class_whose_layers_make_variables_in_another_module_keeps_the_program
     assert "To migrate that part by hand, make the library's model code make its variables with " \
            "`tf.compat.v1.get_variable` under `variable_scope`" in message, message
     pytest.importorskip("tensorflow")
-    assert _last_line(native, "main.py") == _fixed_line(FIXTURES / "layers_elsewhere" / "main.py")
+    assert last_line(native, "main.py") == fixed_line(FIXTURES / "layers_elsewhere" / "main.py")
 
 
 def test_a_feed_dict_passed_by_its_own_keyword_does_not_escape():
@@ -173,7 +150,7 @@ def test_a_library_whose_tensorflow_arrives_by_star_import_is_a_library():
 def test_fix_native_rewrites_a_star_importing_library_and_keeps_its_helper_eager(tmp_path, monkeypatch):
     root = _copy("star", tmp_path / "native")
     helper = (root / "ops.py").read_text()
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")
     assert (root / "ops.py").read_text() == helper  # imported by eager code only: no compat route
     for name in ("models.py", "train.py"):
         text = (root / name).read_text()
@@ -184,7 +161,7 @@ def test_fix_native_rewrites_a_star_importing_library_and_keeps_its_helper_eager
             expected.write_text(text)
         assert text == expected.read_text(), name
     before = {name: (root / name).read_text() for name in ("ops.py", "models.py", "train.py")}
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
     assert {name: (root / name).read_text() for name in before} == before
 
 
@@ -194,17 +171,17 @@ def test_the_star_importing_group_prints_the_compat_routes_numbers(tmp_path, mon
     for path in compat.glob("*.py"):
         path.write_text(re.sub(r"^import tensorflow as tf$", COMPAT_LINE, path.read_text(), flags=re.MULTILINE))
     native = _copy("star", tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
-    expected = _fixed_line(FIXTURES / "star" / "train.py")
-    assert _last_line(compat, "train.py", compat=True) == expected
-    assert _last_line(native, "train.py") == expected
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
+    expected = fixed_line(FIXTURES / "star" / "train.py")
+    assert last_line(compat, "train.py", compat=True) == expected
+    assert last_line(native, "train.py") == expected
 
 
 def test_a_held_star_importing_library_is_reported_at_its_star_import(tmp_path, monkeypatch):
     native = _copy("star_held", tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
     compat = _copy("star_held", tmp_path / "compat")
-    _fix(compat, monkeypatch)
+    fix_project(compat, monkeypatch)
     for name in ("models.py", "train.py"):  # never worse: the group as `fix` writes it
         assert (native / name).read_text() == (compat / name).read_text(), name
     # the helper takes the route without `disable_v2_behavior()` under --native (fixers.compat_route)
@@ -219,7 +196,7 @@ def test_a_held_star_importing_library_is_reported_at_its_star_import(tmp_path, 
     assert "its classes use `layers`, a checked module that makes variables" in found["models.py"]["message"]
     assert "`./models.py` holds the group on the compat route" in found["train.py"]["message"]
     if pytest.importorskip("tensorflow"):
-        assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "star_held" / "train.py")
+        assert last_line(native, "train.py") == fixed_line(FIXTURES / "star_held" / "train.py")
 
 
 def _qualified(where: Path) -> Path:
@@ -246,7 +223,7 @@ def test_a_library_imported_as_a_module_is_rewritten_with_its_program(tmp_path, 
     assert "import models\n" in (root / "train.py").read_text()
     assert "models.Classifier(" in (root / "train.py").read_text()
     assert "from __future__ import division" in (root / "models.py").read_text()
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")
     for name in ("models.py", "train.py"):
         text = (root / name).read_text()
         assert not any(marker in text for marker in GRAPH), (name, text)
@@ -256,10 +233,10 @@ def test_a_library_imported_as_a_module_is_rewritten_with_its_program(tmp_path, 
     assert (root / "models.py").read_text().index("from __future__ import print_function") < \
         (root / "models.py").read_text().index("import tensorflow as tf")
     before = {name: (root / name).read_text() for name in ("models.py", "train.py")}
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
     assert {name: (root / name).read_text() for name in before} == before
     pytest.importorskip("tensorflow")
-    assert _last_line(root, "train.py") == _fixed_line(FIXTURES / "together" / "train.py")
+    assert last_line(root, "train.py") == fixed_line(FIXTURES / "together" / "train.py")
 
 
 @pytest.mark.parametrize("use, why", [
@@ -273,8 +250,8 @@ def test_a_module_import_the_group_cannot_read_back_holds_the_group(tmp_path, mo
     (native / "train.py").write_text(program)
     compat = tmp_path / "compat"
     shutil.copytree(native, compat)
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
-    _fix(compat, monkeypatch)
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(compat, monkeypatch)
     assert (native / "train.py").read_text() == (compat / "train.py").read_text()  # never worse: as `fix` writes it
     monkeypatch.chdir(tmp_path / "native")
     result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",

@@ -9,15 +9,12 @@ tests/fixtures/imported_models/expected/<case>/ (TFMIGRATE_UPDATE_SNAPSHOTS=1 re
 """
 import json
 import os
-import re
-import shutil
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
-from tf_programs import run_python
-from typer.testing import CliRunner
+from project_fixtures import copy_project, fix_project, fixed_line, last_line, runner
 
 from tfmigrate.facts.eager_functions import untracked_functions
 from tfmigrate.frontends.cli import app
@@ -26,30 +23,10 @@ from tfmigrate.project.graph_imports import eager_imports, read_source, stateful
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imported_models"
 GRAPH = ("Session(", "placeholder(", "feed_dict", "disable_v2")
-runner = CliRunner()
 
 
 def _copy(case: str, where: Path) -> Path:
-    shutil.copytree(FIXTURES / case, where)
-    return where
-
-
-def _fix(root: Path, monkeypatch, *args) -> None:
-    monkeypatch.chdir(root)
-    result = runner.invoke(app, ["fix", "--no-cache", *args, "."], catch_exceptions=False)
-    assert result.exit_code in (0, 1), result.stdout
-
-
-def _last_line(root: Path, program: str) -> str:
-    env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
-    env.update(TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
-    run = run_python([program], env=env, timeout=300, cwd=root)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout.strip().splitlines()[-1]
-
-
-def _fixed_line(path: Path) -> str:
-    return re.search(r"^# fixed: (.*)$", path.read_text(), re.MULTILINE).group(1).strip()
+    return copy_project(FIXTURES / case, where)
 
 
 def test_a_script_is_told_what_it_may_call_of_its_library():
@@ -89,7 +66,7 @@ def test_a_second_call_must_reuse_or_name_its_own_scope():
 @pytest.mark.parametrize("case", ["seeded", "by_name"])
 def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, tmp_path, monkeypatch):
     root = _copy(case, tmp_path / "native")
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")
     train = (root / "train.py").read_text()
     assert not any(marker in train for marker in GRAPH), train
     assert "class TF1Imports(tf.Module):" in train and "tf1_imports(" in train
@@ -104,7 +81,7 @@ def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, 
             expected.write_text(path.read_text())
         assert path.read_text() == expected.read_text(), path.name
     before = {p.name: p.read_text() for p in root.glob("*.py")}
-    _fix(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")  # a second run changes nothing
     assert {p.name: p.read_text() for p in root.glob("*.py")} == before
 
 
@@ -112,19 +89,19 @@ def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, 
 def test_the_eager_script_prints_the_compat_routes_numbers(case, tmp_path, monkeypatch):
     pytest.importorskip("tensorflow")
     compat = _copy(case, tmp_path / "compat")
-    _fix(compat, monkeypatch)
+    fix_project(compat, monkeypatch)
     native = _copy(case, tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
-    expected = _fixed_line(FIXTURES / case / "train.py")
-    assert _last_line(compat, "train.py") == expected
-    assert _last_line(native, "train.py") == expected
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
+    expected = fixed_line(FIXTURES / case / "train.py")
+    assert last_line(compat, "train.py") == expected
+    assert last_line(native, "train.py") == expected
 
 
 def test_calls_whose_variables_are_not_read_keep_the_compat_route(tmp_path, monkeypatch):
     native = _copy("held", tmp_path / "native")
-    _fix(native, monkeypatch, "--native", "--unsafe-fixes")
+    fix_project(native, monkeypatch, "--native", "--unsafe-fixes")
     compat = _copy("held", tmp_path / "compat")
-    _fix(compat, monkeypatch)
+    fix_project(compat, monkeypatch)
     assert (native / "train.py").read_text() == (compat / "train.py").read_text()  # never worse than `fix`
     monkeypatch.chdir(_copy("held", tmp_path / "check"))
     result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
@@ -132,7 +109,7 @@ def test_calls_whose_variables_are_not_read_keep_the_compat_route(tmp_path, monk
     found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
     assert "`lib.dense` called again without `reuse=True`" in found["train.py"], found
     if pytest.importorskip("tensorflow"):
-        assert _last_line(native, "train.py") == _fixed_line(FIXTURES / "held" / "train.py")
+        assert last_line(native, "train.py") == fixed_line(FIXTURES / "held" / "train.py")
 
 
 def test_untracked_state_is_followed_into_the_modules_a_library_imports(tmp_path):
