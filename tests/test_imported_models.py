@@ -140,3 +140,14 @@ def test_a_model_function_of_python_values_is_graph_state():
     assert outcome.blocker is None, str(outcome.blocker)
     assert "emb, w = tf1_imports(lib.embedding, 10, 8, reuse=True)" in outcome.code
     assert "loss = tf1_imports(lib.loss, x, 10, 8)" in outcome.code
+
+
+def test_the_library_says_it_stays_tf1_code_for_the_eager_script(tmp_path, monkeypatch):
+    root = _copy("by_name", tmp_path / "native")
+    fix_project(root, monkeypatch, "--native", "--unsafe-fixes")
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
+    assert set(found) == {"nets.py"}, found  # (train.py is eager TF2)
+    assert "a library of TF1 model code that `train.py`, rewritten as eager TF2, calls through its tracked store" \
+        in found["nets.py"], found

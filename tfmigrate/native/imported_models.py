@@ -45,6 +45,8 @@ from tfmigrate.native.syntax import code
 # TF1 gave its first draw (read back, and dropped, by native.script).
 SEED_KEYWORD = "tf1_seed"
 STORE_CLASS = "TF1Imports"
+# What `fix --native` writes into a script that calls its project's model functions through the store.
+STORE_LINE = f"class {STORE_CLASS}("
 
 STORE = '''class TF1Imports({tf}.Module):
     """The TF1 model functions this program imports, run eagerly on TensorFlow's model-mapping

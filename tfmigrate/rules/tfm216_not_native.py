@@ -138,6 +138,13 @@ def _construct(construct: str, importer, source: str) -> str:
 
     if construct != LIBRARY_MODULE or not importer:
         return construct
+    from tfmigrate.native.imported_models import STORE_LINE
+    from tfmigrate.project.graph_imports import read_source
+
+    if STORE_LINE.encode() in read_source(importer):  # (the program is eager TF2 already, and calls this one's TF1 code)
+        return (f"a library of TF1 model code that `{importer}`, rewritten as eager TF2, calls through its tracked "
+                "store (`track_tf1_style_variables`), where its variables are made once with their TF1 names: it "
+                "stays TF1 code, running through `tf.compat.v1`")
     data = source.encode("utf-8", "surrogateescape")
     # (`disable_v2_behavior()` on a line of its own is the compat route, TFM200's on an earlier pass:
     # the module's own TF1 code is what holds it)

@@ -238,6 +238,7 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
     graph code, and the modules it imports stay eager TF2 (the compat route's alias in them would
     leave TF1 API in the rewritten program). A helper imported only by graph scripts takes the
     route, without `disable_v2_behavior()` (see fixers.compat_route)."""
+    from tfmigrate.native.imported_models import STORE_LINE
     from tfmigrate.project.graph_imports import eager_scripts, graph_importers, imported
 
     rewritten, stores = set(), set()
@@ -251,7 +252,7 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
                 b"Session" in data or b"placeholder" in data or b"session(" in data) else None
             if written is not None:
                 rewritten.add(path)
-            if written is not None and STORE_CLASS_LINE in written:
+            if written is not None and STORE_LINE in written:
                 stores.add(path)
         except (OSError, UnicodeDecodeError):
             continue
@@ -260,7 +261,7 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
     eager = eager_scripts([f for f in files if f not in rewritten], read or read_regular)
     if not rewritten and not eager:
         return importers
-    stores |= {path for path in eager if STORE_CLASS_LINE.encode() in ((read or read_regular)(path) or b"")}
+    stores |= {path for path in eager if STORE_LINE.encode() in ((read or read_regular)(path) or b"")}
     if rewritten:
         importers = graph_importers(files, read=read, star=star, exclude=rewritten)
     # A helper a rewritten script imports must stay eager TF2, even if a graph script imports it
@@ -271,10 +272,6 @@ def _unless_rewritten(files, star, importers: dict, read=None, stateful=None, ea
     # (native.imported_models) stay TF1 code: their importer is that script.
     libraries = _tf1_libraries(sorted(stores), files, stateful or {}, groups or {})
     return {**{path: importer for path, importer in libraries.items() if path not in kept}, **kept}
-
-
-# What `fix --native` writes into a script that calls its project's model functions through the store.
-STORE_CLASS_LINE = "class TF1Imports("
 
 
 def _tf1_libraries(scripts: List[str], files, stateful: dict, groups: dict) -> Dict[str, str]:
