@@ -63,7 +63,7 @@ def test_a_second_call_must_reuse_or_name_its_own_scope():
     check_calls({"lib.model": [calls[0], cst.parse_expression("lib.model(y)")]}, frozenset({"lib.model"}))
 
 
-@pytest.mark.parametrize("case", ["seeded", "by_name"])
+@pytest.mark.parametrize("case", ["seeded", "by_name", "own_seeds"])
 def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, tmp_path, monkeypatch):
     root = _copy(case, tmp_path / "native")
     fix_project(root, monkeypatch, "--native", "--unsafe-fixes")
@@ -85,7 +85,7 @@ def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, 
     assert {p.name: p.read_text() for p in root.glob("*.py")} == before
 
 
-@pytest.mark.parametrize("case", ["seeded", "by_name"])
+@pytest.mark.parametrize("case", ["seeded", "by_name", "own_seeds"])
 def test_the_eager_script_prints_the_compat_routes_numbers(case, tmp_path, monkeypatch):
     pytest.importorskip("tensorflow")
     compat = _copy(case, tmp_path / "compat")

@@ -119,7 +119,7 @@ class Emitter:
     def _store(self) -> List[str]:
         """The store the project's model functions run through, and its one object."""
         script = self.script
-        return ["\n\n" + imported_models.store_text(self.tf, script.imported_first_seed) + "\n\n",
+        return ["\n\n" + imported_models.store_text(self.tf) + "\n\n",
                 f"{script.imported_store} = {imported_models.STORE_CLASS}("
                 + ("" if script.imported_first_seed is None else str(script.imported_first_seed)) + ")\n"]
 

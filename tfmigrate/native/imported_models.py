@@ -24,11 +24,15 @@ variables there, or raised that they existed, where the store would share them.
 Seeds. Under a graph seed TF1 gave the n-th seedless random op of its graph the op seed n
 (native.op_seeds). The variables a library function makes are drawn by initializers that
 `get_variable` and the legacy layers hand to a variable creator as `functools.partial(initializer,
-shape, dtype)`; the seeded store re-seeds each seedless one with TF1's next n, from the one
+shape, dtype)`; the store re-seeds each seedless one with TF1's next n, from the one
 native.op_seeds counted for its first call (written there as `tf1_seed=N`, read back by
 native.script). Measured under TF 2.21: the initial weights are TF1's for `get_variable` and
 `tf.layers` alike. It is exact only where the order in which the eager program first calls the
 functions is TF1's, so op_seeds counts through one drawing function, whose later calls reuse.
+An initializer with a seed of its own (`random_normal_initializer(seed=17)` given to three
+kernels) started a new sequence at each of TF1's ops, where eager ops of one kind and seed
+continue one: the store draws each such value in a graph of its own (`wrap_function`), which
+starts it anew (measured: TF1's numbers for both kernels).
 """
 from __future__ import annotations
 
@@ -52,42 +56,33 @@ STORE = '''class TF1Imports({tf}.Module):
     """The TF1 model functions this program imports, run eagerly on TensorFlow's model-mapping
     route: one variable store for all of them, as TF1's graph had. Each variable they make is made
     on its first call with its TF1 name and found again by name on later calls (`reuse=True`). A
-    variable made without an initializer gets TF1's default, Glorot uniform."""
+    variable made without an initializer gets TF1's default, Glorot uniform. A random initial value
+    is drawn as TF1 drew it: an initializer's own seed starts its sequence anew for each variable (in
+    a graph of its own), and, counted on from `first_seed` when given, a seedless one takes the op
+    seed TF1's graph gave it (its place among the graph's seedless random ops)."""
 
-    @{tf}.compat.v1.keras.utils.track_tf1_style_variables
-    def __call__(self, build, *args, **kwargs):
-        default = {tf}.compat.v1.glorot_uniform_initializer()
-        with {tf}.compat.v1.variable_scope({tf}.compat.v1.get_variable_scope(), initializer=default):
-            return build(*args, **kwargs)
-'''
-
-SEEDED_STORE = '''class TF1Imports({tf}.Module):
-    """The TF1 model functions this program imports, run eagerly on TensorFlow's model-mapping
-    route: one variable store for all of them, as TF1's graph had. Each variable they make is made
-    on its first call with its TF1 name and found again by name on later calls (`reuse=True`). A
-    variable made without an initializer gets TF1's default, Glorot uniform. Each random initial
-    value is drawn with the op seed TF1's graph gave it (its place among the graph's seedless
-    random ops, counted on from `first_seed`): TF1's initial weights."""
-
-    def __init__(self, first_seed):
+    def __init__(self, first_seed=None):
         super().__init__()
         self.next_seed = first_seed
 
-    def _tf1_seed(self, next_creator, **kwargs):
+    def _tf1_initial_value(self, next_creator, **kwargs):
         import functools
 
         initial = kwargs.get("initial_value")
         initializer = getattr(initial, "func", None)
-        if isinstance(initial, functools.partial) and getattr(initializer, "seed", 0) is None:
-            seeded = type(initializer).from_config({{**initializer.get_config(), "seed": self.next_seed}})
-            kwargs["initial_value"] = functools.partial(seeded, *initial.args, **initial.keywords)
-            self.next_seed += 1
+        if isinstance(initial, functools.partial) and hasattr(initializer, "seed") and (
+                initializer.seed is not None or self.next_seed is not None):
+            if initializer.seed is None:
+                initializer = type(initializer).from_config({{**initializer.get_config(), "seed": self.next_seed}})
+                self.next_seed += 1
+            drawn = functools.partial(initializer, *initial.args, **initial.keywords)
+            kwargs["initial_value"] = lambda: {tf}.compat.v1.wrap_function(drawn, [])()
         return next_creator(**kwargs)
 
     @{tf}.compat.v1.keras.utils.track_tf1_style_variables
     def __call__(self, build, *args, **kwargs):
         default = {tf}.compat.v1.glorot_uniform_initializer()
-        with {tf}.variable_creator_scope(self._tf1_seed), {tf}.compat.v1.variable_scope(
+        with {tf}.variable_creator_scope(self._tf1_initial_value), {tf}.compat.v1.variable_scope(
                 {tf}.compat.v1.get_variable_scope(), initializer=default):
             return build(*args, **kwargs)
 '''
@@ -204,5 +199,5 @@ def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
-def store_text(tf: str, first_seed: Optional[int]) -> str:
-    return (STORE if first_seed is None else SEEDED_STORE).format(tf=tf)
+def store_text(tf: str) -> str:
+    return STORE.format(tf=tf)

@@ -632,8 +632,8 @@ class _Counter:
                 return self._own(made, made, _kind(self._initializer(made), made))
             if self._filled(init) or self.names.api(init.func if isinstance(init, cst.Call) else init) in RANDOM_OPS:
                 return None  # (a tensor's draw is its own call's)
-            if self._tensor_value(init):
-                return None  # (`initializer=tf.constant(0.1, shape=[n])`: its value, drawn by nothing)
+            if self._tensor_value(init) or self._numpy_value(init):
+                return None  # (`initializer=tf.constant(0.1, shape=[n])`, a numpy array: its value, drawn by nothing)
             raise _Unsure("get_variable with another initializer")
         if path is not None and path.startswith(CELL_HOMES) and path.rsplit(".", 1)[-1] in ONE_KERNEL_CELLS:
             if any(a.star or a.keyword is not None and a.keyword.value not in CELL_ARGUMENTS for a in call.args) or \
@@ -793,6 +793,19 @@ class _Counter:
             return None
         uses = [n for n in names_in(self.bodies[-1].body) if n == node.value]
         return made if len(uses) == 2 else None
+
+    def _numpy_value(self, node: cst.BaseExpression) -> bool:
+        """A numpy array: `x.astype(np.float32)` (a tensor has no `astype`), or a call of a library
+        that builds no graph (`np.zeros([3])`): a constant initial value, where an initializer
+        object would draw."""
+        if not isinstance(node, cst.Call):
+            return False
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype":
+            return True
+        root = node.func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return isinstance(root, cst.Name) and root.value in self.safe_libraries
 
     def _tensor_value(self, node: cst.BaseExpression) -> bool:
         """A TensorFlow call that makes a tensor without drawing (`tf.constant(...)`), no initializer."""
