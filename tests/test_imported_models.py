@@ -151,3 +151,21 @@ def test_the_library_says_it_stays_tf1_code_for_the_eager_script(tmp_path, monke
     assert set(found) == {"nets.py"}, found  # (train.py is eager TF2)
     assert "a library of TF1 model code that `train.py`, rewritten as eager TF2, calls through its tracked store" \
         in found["nets.py"], found
+
+
+def test_a_seeded_script_keeps_the_route_where_its_librarys_draws_cannot_be_tf1s():
+    """A library function that draws at each run (a sampled loss, dropout) under the script's graph
+    seed: its op seeds cannot be written out, so eager TF2 would print other numbers. The script
+    keeps the compat route (never worse than `fix`); unseeded, it goes eager."""
+    from tfmigrate.native import rewrite
+
+    source = ("import tensorflow as tf\nimport lib\ntf.set_random_seed(1)\nx = tf.placeholder(tf.int32, [None])\n"
+              "loss = lib.loss(x)\nstep = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n"
+              "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
+              "    print(s.run([step, loss], {x: [1, 2]})[1])\n")
+    listed = ("lib.loss:model", "lib.loss:draws=run")
+    outcome = rewrite(source, ("lib",), listed, unsafe=True)
+    assert outcome.code is None and "`lib.loss`, a function of the project that draws under the graph seed" \
+        in str(outcome.blocker), outcome.blocker
+    unseeded = rewrite(source.replace("tf.set_random_seed(1)\n", ""), ("lib",), listed, unsafe=True)
+    assert unseeded.blocker is None and "tf1_imports(lib.loss, x)" in unseeded.code

@@ -489,6 +489,7 @@ class Script:
             self.imported_store = self.fresh("tf1_imports")
             for b in imported.values():
                 b.objects.update({id(call): self.imported_store for call in b.sites})
+        self._imported_draws_pinned()
         if not own:
             return
         try:
@@ -504,6 +505,19 @@ class Script:
             shared = self.fresh(f"{b.name}_model") if (b.scoped or b.shared_by_scope) and b.sites else None
             for call in b.sites:
                 b.objects[id(call)] = shared or self.fresh(f"{b.name}_model")
+
+    def _imported_draws_pinned(self) -> None:
+        """Under a graph seed, a function of the project that draws is called only where native.op_seeds
+        gave the script TF1's op seeds (its first drawing model function's variables): else eager
+        TF2 would print other numbers than the program printed, for a reason in another file."""
+        if self.pinned or not self.imported.draws or not self.graph_seeded():
+            return
+        for call in calls_in(self.module):
+            spelled = dotted(call.func)
+            if spelled is not None and self.imported.allowed(spelled) and self.imported.draws.get(spelled):
+                raise Blocked(self.line_of(call), f"`{spelled}`, a function of the project that draws under the graph "
+                              "seed where TF1's op seeds are not written out (it draws at each run, or after other "
+                              "draws): eager TF2 would draw, and print, other numbers")
 
     def _imported_site(self, spelled: str, call: cst.Call) -> None:
         """A call of a model function of the project in a graph statement: through the store
