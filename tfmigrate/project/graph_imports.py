@@ -22,7 +22,7 @@ from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_EN
                                              UNTRACKED_ENTRY, WholeModule, function_draws, function_kinds,
                                              library_only, shared_by_default, untracked_functions)
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
-from tfmigrate.observed import note
+from tfmigrate.observed import note, read_noted
 
 # A module that imports TensorFlow and uses a TF1 graph construct (graph_words.HELPER_GRAPH_CALLS).
 TF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+tensorflow\b|from[ \t]+tensorflow\b)", re.MULTILINE)
@@ -438,9 +438,4 @@ def is_package(folder: str) -> bool:
 
 
 def read_source(path: str) -> bytes:
-    note("s", path)
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return b""
+    return read_noted(path)

@@ -139,9 +139,9 @@ def _construct(construct: str, importer, source: str) -> str:
     if construct != LIBRARY_MODULE or not importer:
         return construct
     from tfmigrate.native.imported_models import STORE_LINE
-    from tfmigrate.project.graph_imports import read_source
+    from tfmigrate.observed import read_noted
 
-    if STORE_LINE.encode() in read_source(importer):  # (the program is eager TF2 already, and calls this one's TF1 code)
+    if STORE_LINE.encode() in read_noted(importer):  # (the program is eager TF2 already, and calls this one's TF1 code)
         return (f"a library of TF1 model code that `{importer}`, rewritten as eager TF2, calls through its tracked "
                 "store (`track_tf1_style_variables`), where its variables are made once with their TF1 names: it "
                 "stays TF1 code, running through `tf.compat.v1`")
