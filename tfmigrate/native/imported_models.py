@@ -117,7 +117,7 @@ def imported(module: cst.Module, listed: Tuple[str, ...]) -> Imported:
         name, _, drawn = entry.partition(DRAWS_ENTRY)
         suffix = next((s for s in (MODEL_ENTRY, SHARES_ENTRY, UNTRACKED_ENTRY) if name.endswith(s)), "")
         name = name[:len(name) - len(suffix)] if suffix else name
-        for spelling in _spellings(outside, name):
+        for spelling in local_spellings(outside, name):
             if drawn:
                 draws[spelling] = drawn
             else:
@@ -128,8 +128,9 @@ def imported(module: cst.Module, listed: Tuple[str, ...]) -> Imported:
                     frozenset(s for s, k in kinds.items() if UNTRACKED_ENTRY in k), draws)
 
 
-def _spellings(outside: Dict[str, str], name: str) -> List[str]:
-    """`lib.model` as the script spells it: `lib.model` (`import lib`), `model` (`from lib import model`)."""
+def local_spellings(outside: Dict[str, str], name: str) -> List[str]:
+    """`lib.model` as a module spells it, given its imported names (`outside`: local name -> what it
+    names): `lib.model` (`import lib`), `model` (`from lib import model`)."""
     found = []
     module, _, function = name.rpartition(".")
     for local, full in outside.items():

@@ -476,7 +476,7 @@ class Script:
         own = {name: b for name, b in self.builders.items() if b.node is not None}
         imported = {name: b for name, b in self.builders.items() if b.node is None}
         sites = {id(call) for b in self.builders.values() for call in b.sites}
-        for call in calls_in(self.module):
+        for call in calls_in(self.module) if self.imported.models else ():  # (most scripts: no second walk)
             spelled = dotted(call.func)
             if spelled in self.imported.models and id(call) not in sites:
                 raise Blocked(self.line_of(call), f"`{spelled}(...)`, a model function of the project, called other "

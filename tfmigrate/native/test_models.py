@@ -38,7 +38,7 @@ import libcst.matchers as m
 
 from tfmigrate.facts.graph_words import LEGACY_KERAS_SET
 from tfmigrate.fixers.compat_route import legacy_keras_switch
-from tfmigrate.native.imported_models import reuses, unshared_call
+from tfmigrate.native.imported_models import local_spellings, reuses, unshared_call
 from tfmigrate.native.syntax import calls_in, code, fresh_name
 
 STORE_NAME = "TF1Variables"
@@ -366,11 +366,5 @@ def check_order(function: cst.FunctionDef, store: str) -> None:
 def spellings(outside: Dict[str, str], eager: Tuple[str, ...], suffix: str) -> Models:
     """The local spellings of the model functions `eager` lists (`ops.f:model`), given the test
     file's imported names (`outside`: local name -> module)."""
-    found = set()
-    for local, full in outside.items():
-        if full + suffix in eager:
-            found.add(local)
-        for entry in eager:
-            if entry.endswith(suffix) and entry[:-len(suffix)].rpartition(".")[0] == full:
-                found.add(f"{local}.{entry[:-len(suffix)].rpartition('.')[2]}")
-    return Models(frozenset(found))
+    return Models(frozenset(spelling for entry in eager if entry.endswith(suffix)
+                            for spelling in local_spellings(outside, entry[:-len(suffix)])))
