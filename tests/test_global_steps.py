@@ -27,6 +27,17 @@ def test_the_step_made_inline_gets_a_line_of_its_own_and_each_finder_its_name():
         """)
 
 
+def test_a_step_made_by_a_line_of_its_own_is_named_on_that_line():
+    out = _named("""\
+        tf.train.get_or_create_global_step()
+        train_op = opt.minimize(loss, global_step=tf.train.get_global_step())
+        """)
+    assert out == textwrap.dedent("""\
+        global_step = tf.train.get_or_create_global_step()
+        train_op = opt.minimize(loss, global_step=global_step)
+        """)
+
+
 def test_a_step_already_named_is_read_by_that_name():
     out = _named("""\
         def main():

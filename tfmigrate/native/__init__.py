@@ -245,7 +245,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
                 import tfmigrate.native.entry_functions as entry_functions
 
                 text = entry_functions.rewrite(wrapper_module, source, line_of, tuple(stateful), clip, pinned, keras3,
-                                                       tuple(eager))
+                                               tuple(eager), entry_functions.own_graphs(wrapper_module, source))
                 if text is None:
                     raise stop
         except Blocked as stop:
@@ -302,6 +302,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
             from tfmigrate.native.graph_blocks import class_graphs_unwrapped, unwrapped
 
             module, lines = wrapper_module, line_of
+            fresh = entry_functions.own_graphs(module, source)
             flat = unwrapped(module, source)  # `with tf.Graph().as_default():` read as its body (same lines)
             own = class_graphs_unwrapped(flat or module, source)  # a class's own graph, read away (same lines)
             flat = own or flat
@@ -315,7 +316,7 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
                 text = classes.rewrite(module, module.code if flat is not None else source, lines, pinned)
                 if text is None:
                     text = entry_functions.rewrite(module, module.code if flat is not None else source, lines,
-                                                   tuple(stateful), None, pinned, keras3, tuple(eager))
+                                                   tuple(stateful), None, pinned, keras3, tuple(eager), fresh)
             except Blocked as inner:
                 return Outcome(None, inner.blocker)
             if text is None:

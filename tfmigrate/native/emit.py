@@ -37,7 +37,7 @@ import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.imported_models as imported_models
 import tfmigrate.native.model_mapping as model_mapping
 from tfmigrate.native.optimizers import OPTIMIZERS, keras_optimizer
-from tfmigrate.native.script import Blocked, Kind, RunSite, Script, Statement
+from tfmigrate.native.script import STEP_MAKERS, Blocked, Kind, RunSite, Script, Statement
 from tfmigrate.native.syntax import found_in, assignments_in, bind, calls_in, code, name_nodes, names_read, returns_structure
 from tfmigrate.native.tf2_spellings import NativeCalls
 
@@ -447,6 +447,12 @@ class Emitter:
         line = statement.node
         assign = line.body[0]
         call = assign.value
+        if self.script.runs_anew and self.script.tf_call(call, *STEP_MAKERS):
+            # (eagerly `get_or_create_global_step()` finds the step an earlier run made: TF1's new
+            # graph made a new one)
+            tf = self.tf
+            return f"{code(assign.targets[0].target)} = {tf}.Variable(0, dtype={tf}.int64, trainable=False, " \
+                   'name="global_step")\n'
         if self.script.tf_call(call) != "get_variable":
             return code(line)
         try:

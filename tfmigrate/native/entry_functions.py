@@ -28,19 +28,20 @@ BESIDE = (Kind.PYTHON, Kind.OBJECT, Kind.HELPER, Kind.EAGER, Kind.IMPORT_V1, Kin
 
 
 def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...], clip=None, pinned: bool = False,
-            keras3: bool = False, listed: Tuple[str, ...] = ()) -> Optional[str]:
+            keras3: bool = False, listed: Tuple[str, ...] = (), fresh: Tuple[str, ...] = ()) -> Optional[str]:
     """The module with each entry function's body as eager TF2, None when it has no entry
     function (Blocked: what stops the rewrite of one). `clip`: its training steps' gradient clips
-    (native.clipped_steps); `pinned`, `keras3`, `listed`: as native.script.Script takes them."""
+    (native.clipped_steps); `pinned`, `keras3`, `listed`: as native.script.Script takes them;
+    `fresh`: the functions that build a new graph at each call (`own_graphs`)."""
     names = ImportTable(module, source)
-    functions = _entry_functions(module, names, line_of)
+    functions = _entry_functions(module, names, line_of, fresh)
     if not functions:
         return None
     mains = [node for node in module.body if _is_main_block(node)]  # kept as written
     others = [node for node in module.body if not any(node is f for f in functions + mains)]
     bodies: Dict[int, str] = {}
     beside: Optional[Tuple[object, Dict[int, List]]] = None
-    fresh = _fresh_graphs(module, functions, names)
+    after_reset = _fresh_graphs(module, functions, names)
     for function in functions:
         docstring, body = _split_docstring(function)
         _no_multiline_strings(body, line_of)
@@ -49,6 +50,10 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...],
                         listed=listed).analyse()
         if clip is not None:
             script.clip_steps(clip.norms, clip.values)
+        script.runs_anew = function.name.value in fresh and not called_once(module, function, names)
+        if script.runs_anew and re.search(r"\bget_global_step\s*\(", code(function)):
+            raise Blocked(line_of(function), f"`get_global_step()` in `{function.name.value}`, run more than once in "
+                                             "new graphs: eagerly it would find the step an earlier run made")
         tops = {id(node): [] for node in others}
         inside = []
         for statement in script.body:
@@ -61,7 +66,7 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...],
                 tops[id(statement.top)].append(statement)
             else:
                 inside.append(statement)
-        if not fresh.get(id(function), True) and any(s.kind is Kind.SAVER for s in script.statements):
+        if not (after_reset.get(id(function), True) or function.name.value in fresh) and any(s.kind is Kind.SAVER for s in script.statements):
             raise Blocked(line_of(function), f"a `tf.train.Saver` in `{function.name.value}`, whose graph goes on from "
                                              "the one an earlier function built (no `reset_default_graph()` between "
                                              "their calls): TF1's variable names went on counting")
@@ -85,7 +90,7 @@ def rewrite(module: cst.Module, source: str, line_of, stateful: Tuple[str, ...],
     return "".join(code(line) for line in module.header) + joined_pieces(pieces)
 
 
-def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cst.FunctionDef]:
+def _entry_functions(module: cst.Module, names: ImportTable, line_of, fresh: Tuple[str, ...]) -> List[cst.FunctionDef]:
     """Top-level functions that open a Session, each called once from the module's top level, or
     run from its entry point otherwise (`main()` calls `train(args)`; `run(a)` then `run(b)`):
     those build their graph anew at each call, so they may not share variables between calls."""
@@ -98,7 +103,7 @@ def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cs
                     raise Blocked(line_of(node), f"`{node.name.value}`, a function that runs its own Session, "
                                                  "not run from the module's entry point (a library function)")
                 shared = SHARES_BETWEEN_CALLS.search(code(node))
-                if shared:
+                if shared and node.name.value not in fresh:
                     raise Blocked(line_of(node), f"`{node.name.value}`, a function that runs its own Session, run "
                                                  f"more than once or from other functions, with `{shared.group(0)}` "
                                                  "(TF1's later calls found the earlier calls' variables or names)")
@@ -109,6 +114,25 @@ def _entry_functions(module: cst.Module, names: ImportTable, line_of) -> List[cs
 # What makes one call of a function see the graph state of the calls before it, in TF1's default graph.
 SHARES_BETWEEN_CALLS = re.compile(r"\b(?:reuse|AUTO_REUSE|reuse_variables|Saver|get_collection|global_variables|"
                                   r"trainable_variables|get_default_graph|global_step)\b")
+
+
+def own_graphs(module: cst.Module, source: str) -> Tuple[str, ...]:
+    """The top-level functions that build their graph in a new one at each call: a top-level
+    `with tf.Graph().as_default():` of the body (TF1's later calls saw nothing of the earlier
+    ones). Read before native.graph_blocks reads such blocks away."""
+    names = ImportTable(module, source)
+    found = []
+    for function in module.body:
+        if isinstance(function, cst.FunctionDef) and any(
+                isinstance(s, cst.With) and len(s.items) == 1 and _new_graph(s.items[0].item, names)
+                for s in function.body.body):
+            found.append(function.name.value)
+    return tuple(found)
+
+
+def _new_graph(item, names: ImportTable) -> bool:
+    return isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == \
+        "as_default" and isinstance(item.func.value, cst.Call) and names.api(item.func.value.func) == "Graph"
 
 
 def _run_from_entry_point(module: cst.Module, names: ImportTable) -> set:

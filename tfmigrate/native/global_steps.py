@@ -99,4 +99,7 @@ class _Named(cst.CSTTransformer):
         if self.insert is None or original is not self.insert[0]:
             return updated
         made = self.insert[1].with_changes(leading_lines=updated.leading_lines)
+        small = original.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and id(small.value) in self.replaced:
+            return made  # (`tf.train.get_or_create_global_step()` alone: its line names it, nothing is left)
         return cst.FlattenSentinel([made, updated.with_changes(leading_lines=())])

@@ -282,6 +282,9 @@ class Script:
         self.imported = imported_models.imported(module, listed) if stateful else imported_models.Imported()
         self.imported_store: Optional[str] = None  # the store's name, where it calls a model function
         self.imported_first_seed: Optional[int] = None  # TF1's op seed of its first draw (native.op_seeds)
+        # ... whether it is the body of a function run more than once, each run in a new graph
+        # (native.entry_functions): its global step is made anew at each run, not found again
+        self.runs_anew = False
         self.names = ImportTable(module, source)
         self.line_of = line_of                  # node -> first line
         self.statements: List[Statement] = []   # in execution order, Session blocks flattened
