@@ -265,6 +265,10 @@ def test_what_one_tracked_object_would_share_unlike_tf1_is_refused(body, refused
      "tf.compat.v1.wrap_function(lambda: [ops.projection(x, 3, scope='a', reuse=True)], [])"),
     ("ops.projection(x, 3, scope='a')\n    with self.assertRaises(ValueError):\n        ops.projection(x, 3, scope='a')\n",
      "tf.compat.v1.wrap_function(lambda: [ops.projection(x, 3, scope='a'), ops.projection(x, 3, scope='a')], [])"),
+    # in the test's graph block, where its calls are
+    ("with tf.Graph().as_default():\n        y = tf.zeros([1, 3])\n        ops.projection(y, 3, scope='a')\n"
+     "        with self.assertRaises(ValueError):\n            ops.projection(y, 3, scope='a')\n",
+     "tf.compat.v1.wrap_function(lambda: [ops.projection(y, 3, scope='a'), ops.projection(y, 3, scope='a')], [])"),
 ])
 def test_a_model_function_expected_to_raise_is_built_in_a_tf1_graph_after_the_tests_model_calls(body, built):
     """TF1's variable store raised ("already exists", "does not exist"); one tracked object never

@@ -195,10 +195,12 @@ def _in_tf1_graph(function: cst.FunctionDef, calls: List[cst.Call], raising: cst
     TF1 graph, with TF1's variable store, and raises TF1's ValueError (measured under TF 2.21: "Variable
     shared/w already exists, disallowed", "... does not exist"). The test's model calls before it
     are built there first, as they were in the test's graph. None where that is not the same: one
-    of them not a statement of the test's own body, or reading a name bound more than once or to
-    a placeholder, or the checked call alone in its block other than as a statement."""
-    body = list(function.body.body)
-    index = next((i for i, s in enumerate(body) if s is block), None)
+    of them not a statement of the body the check is in (the test's, or its graph block's), or
+    reading a name bound more than once or to a placeholder (the test's placeholders make it a
+    traced function, inside which a wrapped TF1 graph fails to raise TF1's error: measured), or
+    the checked call alone in its block other than as a statement."""
+    body = next((list(b.body) for b in m.findall(function, m.IndentedBlock()) if any(s is block for s in b.body)), [])
+    index = next((i for i, s in enumerate(body) if s is block), None)  # (in the test's body, or its graph block)
     inner = block.body.body if isinstance(block.body, cst.IndentedBlock) else []
     if index is None or len(inner) != 1 or not m.matches(inner[0], m.SimpleStatementLine(body=[m.Expr(m.Call())])) \
             or inner[0].body[0].value is not raising:
