@@ -960,15 +960,15 @@ def test_a_graph_run_that_a_traced_function_would_change_keeps_the_compat_route(
     assert outcome.code is None, outcome.code
 
 
-def test_a_gradient_the_tape_cannot_take_is_built_in_a_traced_function():
-    """native.graph_functions.gradient_graphs: `tf.gradients` of an element (`returns[0]`), with
-    the statements it needs, in a `tf.function` called once where they were."""
+def test_a_gradient_of_an_expression_records_it_on_the_tape_by_a_name_of_its_own():
+    """`tf.gradients(out[1], r)`: the element is computed on the tape (`target = out[1]`), the
+    tape's gradient taken of it, as a TF2 engineer writes it."""
     outcome = rewrite(_test_file("r = tf.constant([1.0, 2.0])", "out = tf.cumsum(r)", "g = tf.gradients(out[1], r)[0]",
                                  "with self.test_session() as sess:", "    self.assertAllClose(sess.run(g), [1.0, 1.0])"))
     assert outcome.code is not None, outcome.blocker
-    assert ("        @tf.function(autograph=False)\n        def graph():\n            r = tf.constant([1.0, 2.0])\n"
-            "            out = tf.cumsum(r)\n            g = tf.gradients(out[1], r)[0]\n            return g\n\n"
-            "        g = graph()\n        self.assertAllClose(self.evaluate(g), [1.0, 1.0])\n") in outcome.code
+    assert ("        r = tf.constant([1.0, 2.0])\n        with tf.GradientTape() as tape:\n            tape.watch(r)\n"
+            "            out = tf.cumsum(r)\n            target = out[1]\n        g = tape.gradient(target, r)\n"
+            "        self.assertAllClose(self.evaluate(g), [1.0, 1.0])\n") in outcome.code
 
 
 _SETUP_TWO = TEST_HEAD.replace("    def testIt(self):\n", "    def setUp(self):\n        self.a = tf.constant(1.0)\n"

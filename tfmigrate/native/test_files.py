@@ -707,6 +707,8 @@ class _Method:
         self.feed_statements: Set[int] = set()  # `feed = {...}` just before the run feeding it (dropped)
         self.listed: Set[int] = set()  # `tf.gradients` w.r.t. the model functions' trainable variables (_tape_region)
         self.watched_where_read: Set[str] = set()  # sources read by name from the model code's variables (_taped)
+        # `tf.gradients(<expression>, xs)`: id(call) -> (the name it is computed by on the tape, its code)
+        self.targets: Dict[int, Tuple[str, str]] = {}
 
     @property
     def label(self) -> str:
@@ -770,8 +772,8 @@ class _Method:
         region = self._tape_region(body, gradients) if gradients else None
         builders = {id(call): self._evaluate(call) for call, _ in runs}
         builders.update(built)
-        builders.update({id(g): lambda updated, tape=tape, listed=id(g) in self.listed: _tape_gradient(tape, updated, listed)
-                         for g in gradients})
+        builders.update({id(g): lambda updated, tape=tape, listed=id(g) in self.listed, target=self.targets.get(id(g)):
+                         _tape_gradient(tape, updated, listed, target[0] if target else None) for g in gradients})
         recordings = self._setup_gradients(body, of_setup, builders, region) if of_setup else {}
         body = _replaced(body, _Replace(builders, self.nested, self.dropped))
         if region is not None:
@@ -1488,7 +1490,12 @@ class _Method:
                 listed_from.append(first_model)
                 found.append((index, gradient, _names_of(bound["ys"]), beside))
                 continue
-            found.append((index, gradient, _names_of(bound["ys"]), _names_of(bound["xs"])))
+            ys = _names_of(bound["ys"])
+            if ys is None and not isinstance(bound["ys"], (cst.List, cst.Tuple)):  # (one tensor, written as an expression)
+                assigned = {n for statement in body for n in names_assigned(statement)}
+                ys = sorted((names_read(bound["ys"]) & assigned) - {"self", self.tf})
+                self.targets[id(gradient)] = (fresh_name(self.taken, "target"), code(bound["ys"]))
+            found.append((index, gradient, ys, _names_of(bound["xs"])))
         if any(ys is None or xs is None for _, _, ys, xs in found):
             self.stop(gradients[0], "`tf.gradients` of other than names of tensors")
         end = min(index for index, _, _, _ in found)
@@ -1504,6 +1511,8 @@ class _Method:
         start = max(made) + 1
         for _, gradient, ys, _ in found:
             for y in ys:
+                if id(gradient) in self.targets and y in sources:
+                    continue  # (`tf.reduce_sum(x * x)` of a source: the expression is computed on the tape)
                 where = [i for i in range(len(body)) if y in names_assigned(body[i])]
                 if not where or not all(start <= i < end for i in where):
                     self.stop(gradient, f"`tf.gradients` of `{y}`, which is not computed from its sources "
@@ -1536,6 +1545,7 @@ class _Method:
             inner.append(statement)
             inner += [cst.parse_statement(f"{tape}.watch({x})\n") for x in sorted(
                 self.watched_where_read & set(names_assigned(statement)) & set(sources))]
+        inner += [cst.parse_statement(f"{name} = {expression}\n") for name, expression in self.targets.values()]
         block = header.with_changes(body=header.body.with_changes(body=inner, indent=None),
                                     leading_lines=first.leading_lines)
         return [*body[:start], block, *body[end:]]
@@ -1546,11 +1556,12 @@ def _is_tf_function(function: cst.FunctionDef, tf: str) -> bool:
                for d in function.decorators)
 
 
-def _tape_gradient(tape: str, gradient: cst.Call, listed: bool = False) -> cst.BaseExpression:
+def _tape_gradient(tape: str, gradient: cst.Call, listed: bool = False, target: Optional[str] = None) -> cst.BaseExpression:
     """`tf.gradients(ys, xs)` as the tape's gradient, in the same list structure (`listed`: `xs`
-    is a list of variables, `_Method._lists_trainable`)."""
+    is a list of variables, `_Method._lists_trainable`; `target`: the name `ys` was computed by on
+    the tape, where it is an expression)."""
     bound = _bound(gradient, ("ys", "xs"))
-    ys, xs = code(bound["ys"]), bound["xs"]
+    ys, xs = target or code(bound["ys"]), bound["xs"]
     if listed:
         return cst.parse_expression(f"{tape}.gradient({ys}, {code(xs)})")
     if isinstance(xs, cst.Name):
