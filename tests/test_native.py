@@ -2312,3 +2312,21 @@ def test_all_trainable_variables_as_var_list_are_minimizes_default():
         assert "variables = [*net_model.trainable_variables]\n" in outcome.code
         assert "trainable_variables()" not in outcome.code
     assert rewrite(source + "print(len(trainable))\n").code is None  # (a list Python reads too)
+
+
+def test_a_graph_reset_a_test_method_starts_with_is_dropped_and_one_between_builds_is_kept():
+    """`setUp`'s `tf.reset_default_graph()` (after `super().setUp()`): eagerly no graph to reset.
+    A reset between two builds parts what the test made: it stays (and holds the method)."""
+    import libcst as cst
+
+    from tfmigrate.facts.names import ImportTable
+    from tfmigrate.native.test_files import _graph_reset_dropped
+
+    source = ("import tensorflow as tf\n\n\ndef setUp(self):\n    super(T, self).setUp()\n    tf.reset_default_graph()\n"
+              "    self.x = 1\n\n\ndef test(self):\n    a = tf.ones([1])\n    tf.reset_default_graph()\n    b = a\n")
+    module = cst.parse_module(source)
+    api = ImportTable(module, source).api
+    setup, test = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    assert cst.Module(body=[_graph_reset_dropped(setup, api)]).code.lstrip() == (
+        "def setUp(self):\n    super(T, self).setUp()\n    self.x = 1\n")
+    assert _graph_reset_dropped(test, api) is test

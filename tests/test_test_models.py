@@ -578,3 +578,26 @@ def test_gradients_of_tensors_beside_the_models_trainable_variables_are_taped(tm
     pytest.importorskip("tensorflow")
     ran = _tests(tmp_path)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_variables_read_by_name_inside_a_run_are_the_store_variables_in_place():
+    """`with tf.variable_scope("s", reuse=True): k, b = sess.run([tf.get_variable("k"), ...])`:
+    each read is the store's variable of that name where it is; a block that also builds model
+    code is no such read (its scope names what it builds)."""
+    head = "import tensorflow as tf\nimport ops\n\n\ndef test(self, x, sess):\n    y = ops.projection(x, 3, scope='s')\n"
+    read = ("    with tf.variable_scope('s', reuse=True):\n"
+            "        k, b = sess.run([tf.get_variable('kernel'), tf.get_variable('bias')])\n")
+    module = cst.parse_module(head + read)
+    names = ImportTable(module, head + read)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    routed, held, _ = test_models.routed(function, test_models.Models(frozenset({"ops.projection"})), names.api, "tf")
+    written = cst.Module(body=[routed]).code
+    assert ('    k, b = sess.run([tf1_variables.variable("s/kernel"), tf1_variables.variable("s/bias")])\n'
+            in written), written
+    assert "variable_scope" not in written and not held
+    building = read.replace("tf.get_variable('bias')]", "tf.get_variable('bias'), tf.layers.dense(x, 2)]")
+    module = cst.parse_module(head + building)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    routed, _, _ = test_models.routed(function, test_models.Models(frozenset({"ops.projection"})),
+                                      ImportTable(module, head + building).api, "tf")
+    assert "tf.variable_scope('s', reuse=True)" in cst.Module(body=[routed]).code

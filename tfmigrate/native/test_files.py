@@ -614,12 +614,32 @@ def _random_initial_value(call: cst.Call, scope: cst.CSTNode, names: ImportTable
                for outer in calls_in(scope))
 
 
+def _graph_reset_dropped(function: cst.FunctionDef, api) -> cst.FunctionDef:
+    """The method without the `tf.reset_default_graph()` it starts with (`setUp`'s, so that each
+    test builds in a new graph): eagerly there is no graph to reset, and each test's model code
+    goes through an object of its own (native.test_models). Only as the body's first statement
+    (after a docstring, or `super().setUp()`): a reset between two builds would part what the test made."""
+    body = list(function.body.body)
+    at = 0
+    while at < len(body) and m.matches(body[at], m.SimpleStatementLine(body=[m.Expr(
+            m.SimpleString() | m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("setUp"))))])):
+        at += 1
+    if len(body) <= at or not m.matches(body[at], m.SimpleStatementLine(body=[m.Expr(m.Call(args=[]))])) \
+            or (api(body[at].body[0].value.func) or "").split(".")[-1] != "reset_default_graph":
+        return function
+    kept = body[:at] + body[at + 1:] or [cst.SimpleStatementLine(body=[cst.Pass()])]
+    if at < len(kept) and body[at].leading_lines:  # (its comments stay, above the next statement)
+        kept[at] = kept[at].with_changes(leading_lines=[*body[at].leading_lines, *kept[at].leading_lines])
+    return function.with_changes(body=function.body.with_changes(body=kept))
+
+
 def _rewritten_method(function: cst.FunctionDef, where: str, is_test: bool, file: _File,
                       tape: Optional[SetupTape] = None, drawn: "_Draws" = None) -> Tuple[cst.FunctionDef, "_Method"]:
     """The function rewritten, and the `_Method` that did it. A test whose placeholders no
     constant can stand for (fed more than once, in a loop, drawn at random, their shapes read)
     is tried again with its graphs as `tf.function`s (native.graph_functions)."""
     original = function
+    function = _graph_reset_dropped(function, file.names.api)
     held: Optional[FrozenSet[str]] = None
     try:  # (only a test's own calls: what `setUp` or a helper made would not be the test's variables)
         routed = test_models.routed(function, file.models, file.names.api, file.tf) \
@@ -1673,6 +1693,9 @@ def _strings(node) -> List[cst.CSTNode]:
         def visit_DictElement(self, element: cst.DictElement) -> bool:
             element.value.visit(self)
             return False
+
+        def visit_Call(self, call: cst.Call) -> bool:
+            return False  # (a call's arguments are not fetches: `tf1_variables.variable("scope/w")`)
 
     node.visit(_S())
     return found

@@ -146,7 +146,8 @@ def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[
         raise Refused(lists[0], "a variable list read in a test that also makes variables itself")
     taken = {n.value for n in m.findall(function, m.Name())}
     store = fresh_name(taken, "tf1_variables")
-    held = _variable_names(function, {id(c) for c in lists}) | {name for block in lookups.values() for name, _ in block}
+    held = _variable_names(function, {id(c) for c in lists}) | {name for block in lookups.values() for name, _ in block
+                                                                 if name is not None}
     body = function.body.visit(_Routed(calls, lists, api, store, held, lookups, raising))
     first = cst.parse_statement(f"{store} = {STORE_NAME}()\n")
     statements = list(body.body)
@@ -172,15 +173,27 @@ def _lookups(function: cst.FunctionDef, api) -> Dict[int, List[Tuple[str, cst.Ca
         for statement in block.body.body:
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-                    and isinstance(small.value, cst.Call) and (api(small.value.func) or "").split(".")[-1] == "get_variable"
-                    and small.value.args and small.value.args[0].keyword is None
-                    and isinstance(small.value.args[0].value, cst.SimpleString)):
+                    and isinstance(small.value, cst.Call) and _read_by_name(small.value, api)):
                 reads = []
                 break
             reads.append((small.targets[0].target.value, small.value))
+        if not reads:  # (`k, b = sess.run([tf.get_variable("kernel"), tf.get_variable("bias")])`, each read in place)
+            inside = calls_in(block.body)
+            variables = [c for c in inside if (api(c.func) or "").split(".")[-1] == "get_variable"]
+            if variables and all(_read_by_name(c, api) for c in variables) and all(
+                    isinstance(s, cst.SimpleStatementLine) for s in block.body.body) and not any(
+                    (api(c.func) or "").split(".")[-1] in ("variable_scope", "Variable") or "layers" in (api(c.func) or "")
+                    for c in inside):
+                reads = [(None, c) for c in variables]
         if reads:
             found[id(block)] = reads
     return found
+
+
+def _read_by_name(call: cst.Call, api) -> bool:
+    """`tf.get_variable("weights")`: a literal name and nothing else (a read under `reuse=True`)."""
+    return (api(call.func) or "").split(".")[-1] == "get_variable" and len(call.args) == 1 \
+        and call.args[0].keyword is None and isinstance(call.args[0].value, cst.SimpleString)
 
 
 def _lookup_name(scope: cst.With, call: cst.Call) -> str:
@@ -259,16 +272,28 @@ class _Routed(cst.CSTTransformer):
         self.calls, self.lists = {id(c) for c in calls}, {id(c) for c in lists}
         self.api, self.store, self.held = api, store, held
         self.lookups, self.raising = lookups or {}, raising or {}
+        self.in_place: Dict[int, str] = {}  # id(a `get_variable("w")` read in place) -> "scope/w" (visit_With)
+
+    def visit_With(self, node: cst.With) -> None:
+        for name, call in self.lookups.get(id(node), ()):
+            if name is None:
+                self.in_place[id(call)] = _lookup_name(node, call)
 
     def leave_With(self, original: cst.With, updated: cst.With):
         if id(original) not in self.lookups:
             return updated
+        if self.lookups[id(original)][0][0] is None:  # (read in place: leave_Call wrote each; the block's statements stay)
+            kept = list(updated.body.body)
+            kept[0] = kept[0].with_changes(leading_lines=[*updated.leading_lines, *kept[0].leading_lines])
+            return cst.FlattenSentinel(kept)
         reads = [cst.parse_statement(f"{name} = {self.store}.variable({_quoted(_lookup_name(original, call))})\n")
                  for name, call in self.lookups[id(original)]]
         reads[0] = reads[0].with_changes(leading_lines=updated.leading_lines)
         return cst.FlattenSentinel(reads)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if id(original) in self.in_place:
+            return cst.parse_expression(f"{self.store}.variable({_quoted(self.in_place[id(original)])})")
         if id(original) in self.raising:
             return cst.parse_expression(self.raising[id(original)])
         if id(original) in self.calls:
