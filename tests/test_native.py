@@ -2330,3 +2330,17 @@ def test_a_graph_reset_a_test_method_starts_with_is_dropped_and_one_between_buil
     assert cst.Module(body=[_graph_reset_dropped(setup, api)]).code.lstrip() == (
         "def setUp(self):\n    super(T, self).setUp()\n    self.x = 1\n")
     assert _graph_reset_dropped(test, api) is test
+
+
+def test_functions_that_build_in_a_new_graph_at_each_call_are_found_in_both_spellings():
+    """native.entry_functions.own_graphs: `with tf.Graph().as_default():`, or `graph = tf.Graph()`
+    then `with graph.as_default():`, at the top of the body; not a graph made elsewhere."""
+    import libcst as cst
+
+    from tfmigrate.native.entry_functions import own_graphs
+
+    source = ("import tensorflow as tf\n\n\ndef a():\n    with tf.Graph().as_default():\n        pass\n\n\n"
+              "def b(config):\n    graph = tf.Graph()\n    with graph.as_default():\n        pass\n\n\n"
+              "def c(graph):\n    with graph.as_default():\n        pass\n\n\n"
+              "def d():\n    with tf.get_default_graph().as_default():\n        pass\n")
+    assert own_graphs(cst.parse_module(source), source) == ("a", "b")

@@ -123,16 +123,28 @@ def own_graphs(module: cst.Module, source: str) -> Tuple[str, ...]:
     names = ImportTable(module, source)
     found = []
     for function in module.body:
-        if isinstance(function, cst.FunctionDef) and any(
-                isinstance(s, cst.With) and len(s.items) == 1 and _new_graph(s.items[0].item, names)
-                for s in function.body.body):
-            found.append(function.name.value)
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        made = set()  # (`graph = tf.Graph()` then `with graph.as_default():`)
+        for statement in function.body.body:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                    and isinstance(small.value, cst.Call) and names.api(small.value.func) == "Graph":
+                made.add(small.targets[0].target.value)
+            if isinstance(statement, cst.With) and len(statement.items) == 1 \
+                    and _new_graph(statement.items[0].item, names, made):
+                found.append(function.name.value)
+                break
     return tuple(found)
 
 
-def _new_graph(item, names: ImportTable) -> bool:
-    return isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == \
-        "as_default" and isinstance(item.func.value, cst.Call) and names.api(item.func.value.func) == "Graph"
+def _new_graph(item, names: ImportTable, made) -> bool:
+    """`tf.Graph().as_default()`, or `graph.as_default()` of a `graph = tf.Graph()` made just before."""
+    if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "as_default"):
+        return False
+    owner = item.func.value
+    return (isinstance(owner, cst.Call) and names.api(owner.func) == "Graph") or (
+        isinstance(owner, cst.Name) and owner.value in made)
 
 
 def _run_from_entry_point(module: cst.Module, names: ImportTable) -> set:
