@@ -62,6 +62,14 @@ def test_function_kinds_judge_each_function_with_what_it_calls():
                           b"def merged(a, b):\n    return a.get_shape().merge_with(b.get_shape())\n\n\n"
                           b"def sliced(a, b):\n    return a.get_shape()[:-1].is_compatible_with(b.get_shape())\n") == {
         "square": "graph", "merged": "pure", "sliced": "pure"}
+    # a shape element's `.value` is what TFM111 writes `tf.compat.dimension_value(...)` (the same
+    # under both behaviours); `tf.scatter_nd` makes a new tensor (a variable's scatter ops change state)
+    assert function_kinds(b"import tensorflow as tf\n\n\ndef width(x):\n    return x.get_shape()[-1].value\n\n\n"
+                          b"def depth(x):\n    return x.shape[1].value + 1\n\n\n"
+                          b"def dims(x):\n    return [d.value for d in x.get_shape()]\n\n\n"
+                          b"def dense(i, u):\n    return tf.scatter_nd(i, u, [4])\n\n\n"
+                          b"def update(v, i, u):\n    return tf.scatter_nd_update(v, i, u)\n") == {
+        "width": "pure", "depth": "pure", "dims": "graph", "dense": "pure", "update": "graph"}
 
 
 def test_function_draws_name_what_depends_on_the_graph_seed():
