@@ -120,6 +120,8 @@ def own_graphs(module: cst.Module, source: str) -> Tuple[str, ...]:
     """The top-level functions that build their graph in a new one at each call: a top-level
     `with tf.Graph().as_default():` of the body (TF1's later calls saw nothing of the earlier
     ones). Read before native.graph_blocks reads such blocks away."""
+    if "as_default" not in source:
+        return ()  # (most modules: no import table built a second time)
     names = ImportTable(module, source)
     found = []
     for function in module.body:

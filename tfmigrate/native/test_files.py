@@ -1485,6 +1485,7 @@ class _Method:
         through its STORE object, native.test_models) is made where the model code first runs:
         the tape records from there and watches them itself, as they are trainable."""
         found = []  # (index in body, call, ys, xs)
+        assigned: Optional[Set[str]] = None  # every name the body binds (read once, for an expression's ys)
         stores = _stores(self.function)
         first_model = next((i for i, s in enumerate(body) if any(dotted(c.func) in stores for c in calls_in(s))), None)
         listed_from = []
@@ -1512,7 +1513,8 @@ class _Method:
                 continue
             ys = _names_of(bound["ys"])
             if ys is None and not isinstance(bound["ys"], (cst.List, cst.Tuple)):  # (one tensor, written as an expression)
-                assigned = {n for statement in body for n in names_assigned(statement)}
+                if assigned is None:
+                    assigned = {n for statement in body for n in names_assigned(statement)}
                 ys = sorted((names_read(bound["ys"]) & assigned) - {"self", self.tf})
                 self.targets[id(gradient)] = (fresh_name(self.taken, "target"), code(bound["ys"]))
             found.append((index, gradient, ys, _names_of(bound["xs"])))
