@@ -203,6 +203,20 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     ("import tensorflow as tf\ng = tf.Graph()\nwith g.as_default():\n    x = tf.placeholder(tf.float32)\n"
      "z = tf.constant(1.0)\nwith tf.Session(graph=g) as s:\n    print(s.run(x, {x: 1.0}))\n",
      "graph code outside `with graph.as_default():`"),
+    # the program's own collections (native.own_collections): named by a string, read in graph code,
+    # never by a statement that also adds to them
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\nK = 'losses'\ntf.add_to_collection(K, x * 2.0)\n"
+     "t = tf.add_n(tf.get_collection(K))\nwith tf.Session() as s:\n    print(s.run(t, {x: 1.0}))\n",
+     "`tf.add_to_collection` of a collection not named by a string"),
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\ntf.add_to_collection('l', x * 2.0)\n"
+     "print(len(tf.get_collection('l')))\nt = tf.add_n(tf.get_collection('l'))\n"
+     "with tf.Session() as s:\n    print(s.run(t, {x: 1.0}))\n", "`tf.get_collection` in Python code outside the graph"),
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\ndef f(v):\n    w = tf.get_variable('w', [])\n"
+     "    tf.add_to_collection('l', w * v)\n    return w * v\nt = f(x) + tf.add_n(tf.get_collection('l'))\n"
+     "with tf.Session() as s:\n    print(s.run(t, {x: 1.0}))\n", "both adds to the collection `l` and reads it"),
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\ntf.add_to_collection('l', x * 2.0)\n"
+     "t = tf.add_n(tf.get_collection('l', scope='a'))\nwith tf.Session() as s:\n    print(s.run(t, {x: 1.0}))\n",
+     "graph collections (`tf.get_collection`)"),
 ])
 def test_what_stops_a_rewrite_is_named(source, construct):
     outcome = rewrite(source)

@@ -23,6 +23,9 @@ GRAPH_ONLY = (
     "train.Coordinator", "train.string_input_producer", "train.slice_input_producer", "train.shuffle_batch",
     "train.batch", "FIFOQueue", "RandomShuffleQueue", "summary.FileWriter", "summary.merge_all",
 )
+# Graph-only words that TF2 code may hold too: inside a `tf.function` a collection is the traced
+# graph's own (`fix --native` writes a program's own collections there, native.own_collections).
+TRACED_COLLECTIONS = ("get_collection", "add_to_collection")
 # TF1 constructs that TF1's eager mode ran too: evidence shown alongside, never decisive alone
 # (`tf.layers.conv2d` in an eager script is not graph code). Patterns: some name a family.
 TF1_STYLE = (

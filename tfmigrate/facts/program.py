@@ -20,7 +20,7 @@ import libcst as cst
 
 from tfmigrate.facts.graph_words import (EAGER_ON_CALL, EAGER_TRAINING_CALL, GRAPH_CALLS_TEXT, GRAPH_ONLY_TEXT, GRAPH_WORD,
                                         LEGACY_KERAS_SET, LEGACY_KERAS_VARIABLE, RNN_RUNNERS_TEXT, TF1_ONLY_BASE,
-                                        V2_OFF_CALL)
+                                        TRACED_COLLECTIONS, V2_OFF_CALL)
 from tfmigrate.facts.eager_functions import library_only
 from tfmigrate.facts.keras_classes import KerasClasses
 from tfmigrate.facts.names import dotted, normalize
@@ -229,6 +229,8 @@ class ProgramMode:
         TF1-only base class, or an RNN run over time (`dynamic_rnn`) in a module that does not
         turn eager execution on."""
         bare = _unaliased(what)
+        if bare in TRACED_COLLECTIONS and self._eager_on:
+            return False  # (TF2 code's collections, in its `tf.function`s: evidence, not decisive)
         if _DECISIVE.search(bare) or what.startswith("class "):
             return True
         return _RNN_RUNNER.search(bare) is not None and not self._eager_on

@@ -32,6 +32,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
+import tfmigrate.native.own_collections as own_collections
 import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.control_flow import tracked_control_flow_refused
 from tfmigrate.native.syntax import bind, code, names_assigned, names_in, names_read
@@ -139,6 +140,7 @@ class Builder:
     batch_norms: List[cst.Call] = field(default_factory=list)  # its `tf.layers.batch_normalization` calls
     seeded: Optional[str] = None  # a variable's initial value drawn with a seed of its own (`tf.random_uniform`)
     computed_scopes: bool = False  # a `variable_scope` named by an expression (`"fc%d" % i`), not in literal_scopes
+    collections: Set[str] = field(default_factory=set)  # the program's own collections it adds to (own_collections)
 
 
 def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
@@ -194,7 +196,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
                 makers.append(bool(self.scoped))
             elif isinstance(call.func, cst.Name) and call.func.value in script.builders:
                 inner = script.builders[call.func.value]
-                makers.append(inner.scoped)
+                makers.append(inner.scoped or bool(self.scoped))  # (its variables named under the scope around it)
                 inherited.append(inner)
 
         def visit_Global(self, _node) -> None:
@@ -209,7 +211,10 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
     # from the scope around each call, as a function making them all outside one)
     reentered = {id(item.item.args[0].value) for w in _withs(node) for item in w.items
                  if script.tf_call(item.item, *SCOPES) and not _names_a_scope(script, item.item)}
+    collections = own_collections.keys_added(node.body, script.tf_call)
     for call, path, _ in paths:
+        if path == own_collections.ADD and own_collections.key(call) is not None:
+            continue  # (a collection of the program's own: made in the traced graph, native.own_collections)
         for prefix, what in REFUSED.items():
             if path.startswith(prefix) and id(call) not in reentered:
                 raise Refused(f"`{name}`, a model function using {what} (`tf.{path}`)")
@@ -258,6 +263,7 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         reuse_given &= inner.reuse_given
         variables |= inner.module_variables
         anew = anew or inner.anew
+        collections |= inner.collections
     seeded = _seeded_initial_value(name, paths, script.pinned)
     for inner in inherited:
         seeded = seeded or inner.seeded
@@ -266,7 +272,8 @@ def builder(script, node: cst.FunctionDef) -> Optional[Builder]:
         if inner.batch_norms:
             raise Refused(f"`{name}`, a model function calling `{inner.name}`, which makes batch normalization")
     return Builder(name, node, all(makers) if makers else True, literal, reuse_given, made, set(variables),
-                   set(placeholders), anew=anew, batch_norms=norms, seeded=seeded, computed_scopes=computed)
+                   set(placeholders), anew=anew, batch_norms=norms, seeded=seeded, computed_scopes=computed,
+                   collections=collections)
 
 
 def _withs(node: cst.CSTNode):
@@ -465,6 +472,8 @@ class ToTracked(cst.CSTTransformer):
                 raise Refused(f"`tf.Variable({code(original.args[0].value) if original.args else ''}, ...)` with "
                               "arguments `get_variable` does not take")
             return cst.parse_expression(text)
+        if path == own_collections.ADD:
+            return updated.with_changes(func=cst.parse_expression(f"{tf}.compat.v1.{path}"))
         if path.startswith(MAKES_VARIABLES) or path in SCOPES or path in RNN_RUNNERS or path.endswith("_initializer"):
             updated = deferred_initial_value(updated, path, lambda func: self.script.tf_call(cst.Call(func=func)))
             return updated.with_changes(func=cst.parse_expression(f"{tf}.compat.v1.{path}"))

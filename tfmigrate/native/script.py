@@ -24,11 +24,12 @@ import tfmigrate.native.batch_norm as batch_norm
 import tfmigrate.native.checkpoints as checkpoints
 import tfmigrate.native.imported_models as imported_models
 import tfmigrate.native.model_mapping as model_mapping
+import tfmigrate.native.own_collections as own_collections
 import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.optimizers import KEPT_TF1, OPTIMIZERS, keras_optimizer, learning_rate_of
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, keys_added_before, set_key, update_dict
 from tfmigrate.native.control_flow import CONTROL_FLOW, control_flow_differs
-from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
+from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, holds, names_assigned,
                                      names_in, names_read)
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
@@ -296,6 +297,9 @@ class Script:
         for node in module.body:
             self.taken |= names_assigned(node) | names_read(node)
         self.kinds: Dict[str, Kind] = {}        # a name's current kind, in program order
+        # a collection of the program's own -> the statements so far that add to it (own_collections)
+        self.collection_adders: Dict[str, List[Statement]] = {}
+        self._graph_value: Optional[cst.CSTNode] = None  # the graph expression `_graph` is reading
         self.defs: Dict[str, Statement] = {}    # the statement that defines each graph name now
         self.placeholders: Dict[str, Statement] = {}
         self.helpers: Set[str] = set()
@@ -918,6 +922,8 @@ class Script:
                 return Statement(line, Kind.DROP, at)
             if self._initializer_run(value):
                 return Statement(line, Kind.DROP, at)
+            if self.tf_call(value, own_collections.ADD):
+                return self._collection_add(line, value, at)
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
                     and isinstance(value.func.value, cst.Name) and value.func.value.value in self.sessions:
                 method = value.func.attr.value
@@ -1114,6 +1120,8 @@ class Script:
             if kind is Kind.TRAIN:  # an optimizer's schedule is read by the optimizer itself
                 statement.reads -= set(self.schedules)
             statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
+        if kind is Kind.GRAPH:
+            self._collection_deps(statement, value)
         for name in targets:
             self.kinds[name] = kind
             self.defs[name] = statement
@@ -1390,6 +1398,9 @@ class Script:
                 path = script.tf_call(call)
                 if path in REGULARIZATION_READS and script._regularization(call, path, at):
                     return False
+                if path == own_collections.READ and own_collections.read_key(call) is not None \
+                        and script._graph_value is not None and holds(script._graph_value, call):
+                    return False  # (read in the traced graph: `_collection_deps`)
                 if path is not None and not script.pinned and any(
                         a.keyword is not None and a.keyword.value == "seed" for a in call.args):
                     raise Blocked(at, f"`tf.{path}(seed=...)`, a random op with its own seed, evaluated by "
@@ -1414,6 +1425,34 @@ class Script:
                 return False
 
         node.visit(_Calls())
+
+    def _collection_add(self, line, call: cst.Call, at: int) -> Statement:
+        """`tf.add_to_collection("losses", t)`: a graph statement made only where a statement that
+        reads the collection needs it (own_collections)."""
+        if own_collections.key(call) is None:
+            raise Blocked(at, "graph collections (`tf.add_to_collection` of a collection not named by a string)")
+        statement = Statement(line, Kind.GRAPH, at)
+        self._graph(statement, call)
+        statement.reads = names_read(call) & self.graph_names()
+        statement.deps = {name: self.defs[name] for name in statement.reads if name in self.defs}
+        self._collection_deps(statement, call)
+        return statement
+
+    def _collection_deps(self, statement: Statement, value: cst.CSTNode) -> None:
+        """The statement as one that reads or adds to the program's own collections: it depends on
+        every statement before it that added to what it reads (TF1's collection at that point)."""
+        read = own_collections.keys_read(value, self.tf_call)
+        added = own_collections.keys_added(value, self.tf_call)
+        for name, _call in statement.tracked:
+            added |= self.builders[name].collections if name in self.builders else set()
+        if read & added:
+            raise Blocked(statement.line, f"a statement that both adds to the collection `{sorted(read & added)[0]}` "
+                                          "and reads it (which comes first is not read here)")
+        for name in sorted(read):
+            for i, adder in enumerate(self.collection_adders.get(name, ())):
+                statement.deps[f"<collection {name} {i}>"] = adder
+        for name in added:
+            self.collection_adders.setdefault(name, []).append(statement)
 
     def _regularization(self, call: cst.Call, path: str, at: int) -> bool:
         """`tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)` or `tf.losses.get_regularization_loss()`
@@ -1817,7 +1856,11 @@ class Script:
 
     def _graph(self, statement: Statement, value: cst.BaseExpression) -> None:
         at = statement.line
-        self._check_supported(value, at)
+        self._graph_value = value
+        try:
+            self._check_supported(value, at)
+        finally:
+            self._graph_value = None
         script = self
 
         class _Inline(cst.CSTVisitor):

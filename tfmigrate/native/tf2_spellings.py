@@ -12,6 +12,7 @@ import libcst as cst
 
 from tfmigrate.facts.graph_words import RNN_RUNNERS
 from tfmigrate.fixers.arguments import joined, keyword
+import tfmigrate.native.own_collections as own_collections
 from tfmigrate.native.script import Blocked, Script
 from tfmigrate.native.syntax import bind, code
 
@@ -63,6 +64,8 @@ def native_call(script: Script, call: cst.Call, wide: bool = False, updated: Opt
     path = script.tf_call(call)
     if path in _ASSIGNS:
         return _assign(script, call, path)
+    if path in (own_collections.ADD, own_collections.READ):  # (the traced graph's own: native.own_collections)
+        return code((updated or call).with_changes(func=cst.parse_expression(f"{script.tf}.compat.v1.{path}")))
     if path == "layers.dropout" and script.pinned:
         return _seeded_dropout(script, updated or call)
     if path is not None and (path in RNN_RUNNERS or path.startswith("nn.rnn_cell.")):
