@@ -169,3 +169,23 @@ def test_a_seeded_script_keeps_the_route_where_its_librarys_draws_cannot_be_tf1s
         in str(outcome.blocker), outcome.blocker
     unseeded = rewrite(source.replace("tf.set_random_seed(1)\n", ""), ("lib",), listed, unsafe=True)
     assert unseeded.blocker is None and "tf1_imports(lib.loss, x)" in unseeded.code
+
+
+def test_the_call_a_second_model_function_repeats_is_the_line_named(tmp_path, monkeypatch):
+    """The store refused `lib.dense` called again; the first function the script calls (`lib.embed`)
+    has one call: the blocker names the repeated call's line (it once read the first function's
+    second call, which does not exist: an IndexError, reported as an internal failure)."""
+    (tmp_path / "lib.py").write_text(
+        "import tensorflow as tf\n\n\ndef embed(x):\n    with tf.variable_scope('embed'):\n"
+        "        return x * tf.get_variable('w', [])\n\n\ndef dense(x):\n    with tf.variable_scope('dense'):\n"
+        "        return x * tf.get_variable('v', [])\n")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nimport lib\n\nx = tf.placeholder(tf.float32, [None, 1])\ne = lib.embed(x)\n"
+        "a = lib.dense(e)\nb = lib.dense(e)\nwith tf.Session() as sess:\n"
+        "    sess.run(tf.global_variables_initializer())\n    print(sess.run(a + b, {x: [[1.0]]}))\n")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
+    assert "internal" not in found["train.py"], found
+    assert "stopped at line 7: `lib.dense` called again without `reuse=True`" in found["train.py"], found

@@ -159,7 +159,12 @@ def _imported(module: cst.Module) -> Dict[str, str]:
 
 
 class Refused(Exception):
-    """The calls would share other variables than TF1's graph did (the message says why)."""
+    """The calls would share other variables than TF1's graph did (the message says why; `call`:
+    the call where they would)."""
+
+    def __init__(self, message: str, call: Optional[cst.Call] = None):
+        super().__init__(message)
+        self.call = call
 
 
 def check_calls(sites: Dict[str, List[cst.Call]], shares: FrozenSet[str]) -> None:
@@ -167,7 +172,7 @@ def check_calls(sites: Dict[str, List[cst.Call]], shares: FrozenSet[str]) -> Non
     found = unshared_call(sites, shares)
     if found is not None:
         raise Refused(f"`{found[0]}` called again without `reuse=True` (TF1 made other variables, or raised "
-                      "that they existed; one variable store would share them)")
+                      "that they existed; one variable store would share them)", found[1])
 
 
 def unshared_call(sites: Dict[str, List[cst.Call]], shares: FrozenSet[str]) -> Optional[Tuple[str, cst.Call]]:

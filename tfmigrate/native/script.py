@@ -492,7 +492,7 @@ class Script:
             try:
                 imported_models.check_calls({name: b.sites for name, b in imported.items()}, self.imported.shares)
             except imported_models.Refused as why:
-                raise Blocked(self.line_of(next(iter(imported.values())).sites[1]), str(why))
+                raise Blocked(self.line_of(why.call or next(iter(imported.values())).sites[0]), str(why))
             self.imported_store = self.fresh("tf1_imports")
             for b in imported.values():
                 b.objects.update({id(call): self.imported_store for call in b.sites})
