@@ -64,3 +64,18 @@ def test_a_step_already_named_is_read_by_that_name():
 ])
 def test_left_as_it_is_where_one_name_is_not_certain(why, body):
     assert _named(body) is None, why
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("step = tf.train.global_step(sess, global_step)\n", "step = int(sess.run(global_step))\n"),
+    ("print(tf.compat.v1.train.global_step(sess=s, global_step_tensor=model.step))\n",
+     "print(int(s.run(model.step)))\n"),
+    # a session other than by its name (an attribute), or no step given: left as written
+    ("step = tf.train.global_step(self.sess, global_step)\n", None),
+    ("step = tf.train.global_step(sess)\n", None),
+])
+def test_the_step_read_by_a_session_is_the_run_it_makes(body, expected):
+    from tfmigrate.native.global_steps import read_by_run
+
+    result = read_by_run(HEADER + body)
+    assert (None if result is None else result[len(HEADER):]) == expected

@@ -49,11 +49,14 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         from tfmigrate.native.groups import member_outcome
 
         return Outcome(*member_outcome(source, group, rewrite, unsafe))
-    from tfmigrate.native.global_steps import named
+    from tfmigrate.native.global_steps import named, read_by_run
 
     stepped = named(source)  # `global_step=tf.train.get_global_step()`: the step by one name
     if stepped is not None:
         return _lines_of(source, stepped, rewrite(stepped, stateful, eager, unsafe, keras3))
+    read = read_by_run(source)  # `tf.train.global_step(sess, step)`: the run it makes
+    if read is not None:
+        return _lines_of(source, read, rewrite(read, stateful, eager, unsafe, keras3))
     from tfmigrate.native.outside_trains import moved
 
     trained = moved(source)  # `net = Net()` then `minimize(net.loss)`: the train op moved into the class

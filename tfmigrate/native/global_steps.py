@@ -17,7 +17,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 
 from tfmigrate.facts.names import ImportTable
 from tfmigrate.native.script import STEP_MAKERS
-from tfmigrate.native.syntax import bound_names, code, names_in
+from tfmigrate.native.syntax import bind, bound_names, code, names_in
 
 NAME = "global_step"
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -103,3 +103,39 @@ class _Named(cst.CSTTransformer):
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and id(small.value) in self.replaced:
             return made  # (`tf.train.get_or_create_global_step()` alone: its line names it, nothing is left)
         return cst.FlattenSentinel([made, updated.with_changes(leading_lines=())])
+
+
+class _StepReads(cst.CSTTransformer):
+    """`tf.train.global_step(sess, step)` -> `int(sess.run(step))`."""
+
+    def __init__(self, names: ImportTable):
+        self.names, self.changed = names, False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if self.names.api(original.func) != "train.global_step":
+            return updated
+        try:
+            bound = bind(updated, ("sess", "global_step_tensor"))
+        except ValueError:
+            return updated
+        if set(bound) != {"sess", "global_step_tensor"} or not isinstance(bound["sess"], cst.Name):
+            return updated
+        self.changed = True
+        run = cst.Call(func=cst.Attribute(value=bound["sess"], attr=cst.Name("run")),
+                       args=[cst.Arg(bound["global_step_tensor"])])
+        return cst.Call(func=cst.Name("int"), args=[cst.Arg(run)])
+
+
+def read_by_run(source: str) -> Optional[str]:
+    """`source` with each `tf.train.global_step(sess, step)` written as what TF1 did, `int(sess.run(step))`
+    (the value of the step, read by the Session: a run the script route rewrites), on the same lines;
+    None where it has none."""
+    if "global_step(" not in source:
+        return None
+    try:
+        module = cst.parse_module(source)
+    except Exception:  # noqa: BLE001 - the caller reports unparsable files itself
+        return None
+    reads = _StepReads(ImportTable(module, source))
+    changed = module.visit(reads)
+    return changed.code if reads.changed else None
