@@ -217,6 +217,11 @@ ENTRY = ("import tensorflow as tf\ndef main():\n    x = tf.placeholder(tf.float3
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\ntf.add_to_collection('l', x * 2.0)\n"
      "t = tf.add_n(tf.get_collection('l', scope='a'))\nwith tf.Session() as s:\n    print(s.run(t, {x: 1.0}))\n",
      "graph collections (`tf.get_collection`)"),
+    # a histogram of each trainable variable: named as TF1 named it (`var.op.name`), nothing else
+    ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 1])\ny = tf.layers.dense(x, 1)\n"
+     "for var in tf.trainable_variables():\n    tf.summary.histogram(var.name, var)\nm = tf.summary.merge_all()\n"
+     "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n    print(s.run(m, {x: [[1.0]]}))\n",
+     "`tf.trainable_variables` in Python code outside the graph"),
 ])
 def test_what_stops_a_rewrite_is_named(source, construct):
     outcome = rewrite(source)

@@ -851,6 +851,8 @@ class Emitter:
         return Function(name, f"\n\n{decorator}def {name}({', '.join(names)}):\n{''.join(lines)}\n\n")
 
     def _graph_line(self, statement: Statement, indent: str) -> str:
+        if statement.summaries is not None and not statement.targets:
+            return ""  # (what `merge_all` returns evaluates it)
         if not isinstance(statement.node, cst.SimpleStatementLine):  # an `if` building tensors
             text = code(statement.node.visit(NativeCalls(self.script)))
             return "".join(indent + line if line.strip() else line for line in text.splitlines(True))
@@ -879,8 +881,7 @@ class Emitter:
         if statement.summaries is not None:
             if not statement.targets:
                 return ""  # `tf.summary.scalar(...)` alone: what `merge_all` returns evaluates it
-            entries = ", ".join(f"{(kind + ':' + name)!r}: {code(tensor.visit(NativeCalls(self.script)))}"
-                                for kind, name, tensor in statement.summaries)
+            entries = ", ".join(self._summary_entry(kind, name, tensor) for kind, name, tensor in statement.summaries)
             return f"{statement.targets[0]} = {{{entries}}}\n"
         if statement.metric is not None:
             return self._metric_lines(statement)
@@ -900,26 +901,46 @@ class Emitter:
         node = node.visit(NativeCalls(self.script, wide=bool(self.script.data_dtypes(statement))))
         return code(node).strip() + "\n"
 
+    def _summary_entry(self, kind: str, name: Optional[str], tensor) -> str:
+        """An entry of the dict a run of `merge_all` returns: `"scalar:loss": loss`, or a histogram of
+        each trainable variable made before `tensor`, the loop that asked for them, tagged as TF1
+        tagged it: the name of its summary op, the variable's made unique (`w_1` for `w:0`)."""
+        if name is None:
+            made = self._made_under("", tensor.line, before=tensor)
+            return f'**{{"{kind}:" + v.name.replace(":0", "_1"): v for v in {made}}}'
+        return f"{(kind + ':' + name)!r}: {code(tensor.visit(NativeCalls(self.script)))}"
+
     def _variables(self, train: Statement, defs) -> str:
         if train.var_list is not None:
             return code(train.var_list)
         if train.var_scope is not None:  # the trainable variables made under that variable scope
-            made = []
-            for statement in self.script.statements:
-                for layer in statement.layers:
-                    if not layer.reused and (layer.scope + "/").startswith(train.var_scope) \
-                            and f"*{layer.name}.trainable_variables" not in made:
-                        made.append(f"*{layer.name}.trainable_variables")
-                if statement.kind is Kind.VARIABLE and statement.trainable \
-                        and (statement.scope + "/").startswith(train.var_scope):
-                    made += statement.targets
-                for name, call in statement.tracked:  # a model function's object: its variables by TF1 name
-                    listed = self._under_scope(self.script.builders[name], call, train.var_scope)
-                    if listed is not None and listed not in made:
-                        made.append(listed)
-            if not made:
-                raise Blocked(train.line, f"no layer made under the variable scope `{train.var_scope}`")
-            return "[" + ", ".join(made) + "]"
+            return self._made_under(train.var_scope, train.line)
+        return self._loss_variables(train)
+
+    def _made_under(self, var_scope: str, line: int, before: Optional[Statement] = None) -> str:
+        """The trainable variables made under the variable scope `var_scope` ("": all), before the
+        statement `before` when given, as a list expression."""
+        made = []
+        for statement in self.script.statements:
+            if statement is before:
+                break
+            for layer in statement.layers:
+                if not layer.reused and (layer.scope + "/").startswith(var_scope) \
+                        and f"*{layer.name}.trainable_variables" not in made:
+                    made.append(f"*{layer.name}.trainable_variables")
+            if statement.kind is Kind.VARIABLE and statement.trainable and (statement.scope + "/").startswith(var_scope):
+                spread = {"dict": f"*{statement.targets[0]}.values()", "list": f"*{statement.targets[0]}"}
+                made += [spread.get(statement.container, statement.targets[0])] if statement.container else statement.targets
+            for name, call in statement.tracked:  # a model function's object: its variables by TF1 name
+                listed = self._under_scope(self.script.builders[name], call, var_scope)
+                if listed is not None and listed not in made:
+                    made.append(listed)
+        if not made:
+            raise Blocked(line, f"no layer made under the variable scope `{var_scope}`")
+        return "[" + ", ".join(made) + "]"
+
+    def _loss_variables(self, train: Statement) -> str:
+        """The trainable variables the loss of `minimize` depends on, in the order TF1 made them."""
         seen: Dict[int, Statement] = {}
         found: List[Tuple[int, str]] = []
         todo = [train.deps[train.loss]]

@@ -78,7 +78,8 @@ _MAY_DRAW_METHOD = re.compile(r"shuffle|dropout|sample|random|initializer|get_va
 _NO_GRAPH = {"numpy", "np", "math", "random", "os", "sys", "time", "datetime", "matplotlib", "plt", "pandas", "pd",
              "collections", "itertools", "functools", "json", "re", "argparse", "pickle", "csv", "gzip", "zipfile",
              "shutil", "urllib", "io", "string", "glob", "scipy", "PIL", "tqdm", "pathlib", "logging", "struct",
-             "tempfile", "subprocess", "warnings", "copy", "textwrap", "six", "platform", "mpl_toolkits", "sklearn"}
+             "tempfile", "subprocess", "warnings", "copy", "textwrap", "six", "platform", "mpl_toolkits", "sklearn",
+             "tensorboard"}  # (its Python API reads event files: no graph op)
 
 
 def tf_path(names: ImportTable, node: cst.BaseExpression) -> Optional[str]:

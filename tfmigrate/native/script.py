@@ -653,6 +653,11 @@ class Script:
             return
         if self._update_collection(node):
             return
+        histograms = self._variable_histograms(node)
+        if histograms is not None:
+            self.statements.append(histograms)
+            self.current.append(histograms)
+            return
         if (isinstance(node, cst.If) and (self._mentions_tf(node) or names_read(node) & self.graph_names())
                 or isinstance(node, cst.For) and names_read(node) & self.graph_names() and _assigns_only(node.body)) \
                 and not self._runs(node):
@@ -1812,6 +1817,33 @@ class Script:
         for name in statement.targets:
             self.kinds[name] = Kind.GRAPH
             self.defs[name] = statement
+        return statement
+
+    def _variable_histograms(self, node) -> Optional[Statement]:
+        """`for var in tf.trainable_variables(): tf.summary.histogram(var.op.name, var)`: a summary
+        of each trainable variable made so far, under TF1's name of it (`dense/kernel`), which
+        `merge_all` returns with the others (native.emit writes the variables the model objects,
+        layers and module made before it, their statements run first where it is evaluated)."""
+        if not (isinstance(node, cst.For) and node.orelse is None and isinstance(node.target, cst.Name)
+                and isinstance(node.iter, cst.Call) and not node.iter.args
+                and self.tf_call(node.iter) == "trainable_variables" and isinstance(node.body, cst.IndentedBlock)
+                and len(node.body.body) == 1 and m.matches(node.body.body[0], m.SimpleStatementLine(
+                    body=[m.Expr(value=m.Call())]))):
+            return None
+        call = node.body.body[0].body[0].value
+        var = node.target.value
+        try:
+            bound = bind(call, ("name", "values", "collections", "family"))
+        except ValueError:
+            return None
+        if self.tf_call(call) != "summary.histogram" or set(bound) != {"name", "values"} \
+                or code(bound["values"]) != var or code(bound["name"]) != f"{var}.op.name" or self.cells:
+            return None
+        statement = Statement(node, Kind.GRAPH, self.line_of(node), top=node, scope="/".join(self.scope))
+        statement.summaries = [("histogram", None, statement)]
+        makers = [s for s in self.statements if s.kind is Kind.GRAPH and (s.tracked or s.layers)]
+        statement.deps = {f"<variables {i}>": made for i, made in enumerate(makers)}
+        self.summary_ops.append(statement)
         return statement
 
     def _merge_all(self, statement: Statement, call: cst.Call) -> Statement:
