@@ -528,12 +528,30 @@ _SHARING = ("import tensorflow as tf\n\n\ndef encode(x, reuse=tf.AUTO_REUSE):\n"
      "    return y * tf.get_variable('extra', [])\n", {"encode"}),  # a variable made outside the shared scope
     ("\n\ndef twice(x):\n    with tf.variable_scope('t', reuse=tf.AUTO_REUSE):\n        y = x\n"
      "    return encode(y, reuse=None)\n", {"encode"}),  # model code called outside it
+    # `reuse=True`: it finds what an earlier call made, at every call
+    ("\n\ndef again(x):\n    with tf.variable_scope('enc', reuse=True):\n"
+     "        return x * tf.get_variable('w', [3, 2])\n", {"encode", "again"}),
+    # its variables all made by the module's sharing functions (a loss over an AUTO_REUSE step)
+    ("\n\ndef loss(x):\n    h = encode(x)\n    return tf.reduce_mean(encode(h * 2.0))\n", {"encode", "loss"}),
+    ("\n\ndef mixed(x):\n    h = encode(x)\n    with tf.variable_scope('m'):\n"
+     "        return h * tf.get_variable('k', [])\n", {"encode"}),
 ])
 def test_model_functions_that_share_their_variables_by_default(tail, shared):
     from tfmigrate.facts.eager_functions import shared_by_default
 
     data = (_SHARING % tail).encode("utf-8")
     assert shared_by_default(data, function_kinds(data)) == shared
+
+
+def test_a_model_function_sharing_by_default_may_be_called_in_a_loop():
+    """TF1 shared its variables at each call of the loop (`reuse=tf.AUTO_REUSE`), as the object does."""
+    source = ("import tensorflow as tf\nimport ops\n\n\ndef test(x):\n    for n in (1, 2):\n"
+              "        x = ops.projection(x, 3)\n")
+    module = cst.parse_module(source)
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    models = test_models.Models(frozenset({"ops.projection"}), frozenset({"ops.projection"}))
+    routed, _, store = test_models.routed(function, models, ImportTable(module, source).api, "tf")
+    assert f"x = {store}(ops.projection, x, 3)" in cst.Module(body=[routed]).code
 
 
 def test_a_model_function_sharing_by_default_may_be_called_twice(tmp_path):
@@ -550,6 +568,27 @@ def test_a_model_function_sharing_by_default_may_be_called_twice(tmp_path):
     assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
     fixed = (tmp_path / "ops_test.py").read_text()
     assert fixed.count("tf1_variables(ops.encode, tf.ones([2, 3]))") == 2 and "test_session" not in fixed, fixed
+    pytest.importorskip("tensorflow")
+    ran = _tests(tmp_path)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def test_a_function_of_sharing_functions_called_in_a_loop_shares_them_too(tmp_path):
+    """`stacked` makes its variables only through `encode` (`reuse=tf.AUTO_REUSE`): TF1 shared them
+    at each call, in a loop too, and so does the test's store (gen57 p07's `unroll` over `lstm_step`)."""
+    (tmp_path / "ops.py").write_text(_SHARING % "\n\ndef stacked(x):\n    h = encode(x)\n"
+                                                 "    return encode(tf.concat([h, h[:, :1]], 1))\n")
+    (tmp_path / "ops_test.py").write_text(
+        "import numpy as np\nimport tensorflow as tf\n\nimport ops\n\n\nclass SharedTest(tf.test.TestCase):\n\n"
+        "    def testLoopShares(self):\n        h = tf.ones([2, 3])\n        for _ in range(2):\n"
+        "            h = tf.concat([ops.stacked(h), tf.ones([2, 1])], 1)\n"
+        "        self.assertEqual(1, len(tf.trainable_variables()))\n        with self.test_session() as sess:\n"
+        "            sess.run(tf.global_variables_initializer())\n            value = sess.run(h)\n"
+        "        self.assertAllClose(np.array([[4.125, 4.125, 1.0]] * 2), value)\n\n\n"
+        "if __name__ == '__main__':\n    tf.test.main()\n")
+    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
+    fixed = (tmp_path / "ops_test.py").read_text()
+    assert "tf1_variables(ops.stacked, h)" in fixed and "test_session" not in fixed, fixed
     pytest.importorskip("tensorflow")
     ran = _tests(tmp_path)
     assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]

@@ -308,33 +308,57 @@ def shared_by_default(data: bytes, kinds: Dict[str, str], imported=None) -> set:
     lines = data.splitlines(keepends=True)
     modules, names = _imports(tree, imported, GRAPH) if imported is not None else ({}, {})
     modules = {local: listed for local, listed in modules.items() if listed is not None}
-    found = set()
-    for node in tree.body:
-        if not isinstance(node, ast.FunctionDef) or kinds.get(node.name) != MODEL:
-            continue
-        positional = node.args.posonlyargs + node.args.args
-        defaults = dict(zip([a.arg for a in positional[len(positional) - len(node.args.defaults):]], node.args.defaults))
-        defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None})
-        body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
-            getattr(node.body[0], "value", None), ast.Constant) else node.body
-        shared = [s for s in body if isinstance(s, ast.With) and any(_auto_reused(i.context_expr, defaults) for i in s.items)]
-        rest = [s for s in body if not any(s is t for t in shared)]
-        if shared and all(_kind(b"".join(lines[s.lineno - 1:s.end_lineno]), False) == PURE and all(
-                k == PURE for k in _called_kinds(s, modules, names, GRAPH, GRAPH)) and all(
-                kinds.get(n.id, PURE) == PURE for n in ast.walk(s) if isinstance(n, ast.Name)) for s in rest):
-            found.add(node.name)
-    return found
+    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    found: set = set()
+    while True:  # (a function whose variables are all made by such functions of its module shares them too)
+        more = {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name not in found
+                and kinds.get(node.name) == MODEL and _shares(node, lines, kinds, modules, names, found, defined)}
+        if not more:
+            return found
+        found |= more
+
+
+def _reuse_given(call: ast.Call, callee: Optional[ast.FunctionDef]) -> bool:
+    """The call passes the callee's `reuse` (by keyword, by position, or by `*`/`**`)."""
+    if any(k.arg in ("reuse", None) for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    params = [a.arg for a in (callee.args.posonlyargs + callee.args.args)] if callee is not None else []
+    return "reuse" in params and len(call.args) > params.index("reuse")
+
+
+def _shares(node: ast.FunctionDef, lines, kinds: Dict[str, str], modules, names, shared: set,
+            defined: Dict[str, ast.FunctionDef]) -> bool:
+    """Every variable `node` makes is made under `reuse=tf.AUTO_REUSE`, its own or that of the
+    module's functions in `shared` it calls; the rest of it reaches pure code only."""
+    positional = node.args.posonlyargs + node.args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(node.args.defaults):]], node.args.defaults))
+    defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None})
+    body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
+        getattr(node.body[0], "value", None), ast.Constant) else node.body
+    own = [s for s in body if isinstance(s, ast.With) and any(_auto_reused(i.context_expr, defaults) for i in s.items)]
+    rest = [s for s in body if not any(s is t for t in own)]
+    calls = [c for s in rest for c in ast.walk(s) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and c.func.id in shared]
+    if any(_reuse_given(c, defined.get(c.func.id)) for c in calls):
+        return False  # (`encode(y, reuse=None)`: not the default the callee shares by)
+    called = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name) and n.id in shared}
+    return bool(own or called) and all(_kind(b"".join(lines[s.lineno - 1:s.end_lineno]), False) == PURE and all(
+        k == PURE for k in _called_kinds(s, modules, names, GRAPH, GRAPH)) and all(
+        kinds.get(n.id, PURE) == PURE or n.id in shared for n in ast.walk(s) if isinstance(n, ast.Name)) for s in rest)
 
 
 def _auto_reused(expr: ast.expr, defaults: Dict[str, ast.expr]) -> bool:
-    """`tf.variable_scope(..., reuse=tf.AUTO_REUSE)`, or `reuse=reuse` of a parameter defaulting to it."""
+    """`tf.variable_scope(..., reuse=tf.AUTO_REUSE)` (or `reuse=True`), or `reuse=reuse` of a parameter
+    defaulting to it."""
     if not (isinstance(expr, ast.Call) and (getattr(expr.func, "attr", None) or getattr(expr.func, "id", None))
             == "variable_scope"):
         return False
     reuse = next((k.value for k in expr.keywords if k.arg == "reuse"), None)
     if isinstance(reuse, ast.Name):
         reuse = defaults.get(reuse.id)
-    return isinstance(reuse, ast.Attribute) and reuse.attr == "AUTO_REUSE"
+    # (`reuse=True` finds the variables an earlier call made: a later call shares them too)
+    return isinstance(reuse, ast.Attribute) and reuse.attr == "AUTO_REUSE" or (
+        isinstance(reuse, ast.Constant) and reuse.value is True)
 
 
 def _class_kind(node: ast.ClassDef, lines: List[bytes]) -> str:

@@ -21,7 +21,7 @@ A variable read by name the graph way (`v.op.name`) is read eagerly (`v.name.spl
 Refused (the test keeps the compat route), because the object shares what TF1 made anew: a model
 function called again without `reuse=True` (TF1 made other variables, `scope_1/...`, or raised that
 they existed) unless each such call names a scope of its own, a call in a loop, a comprehension or
-a lambda, a model function read other than called, and a variable list read in a test that also
+a lambda (but of a function whose variables are all made under `reuse=tf.AUTO_REUSE`), a model function read other than called, and a variable list read in a test that also
 makes variables itself. A model function expected to raise (`assertRaises`) where variables may
 exist is built in a TF1 graph after the test's earlier model calls (`_in_tf1_graph`), else refused.
 A variable read by name (`with tf.variable_scope("s", reuse=True): w = tf.get_variable("w")`) is
@@ -111,7 +111,8 @@ def routed(function: cst.FunctionDef, models: Models, api, tf: str) -> Optional[
     if not calls:
         return None
     for node in m.findall(function.body, _REPEATED | m.FunctionDef()):
-        inside = next((c for c in calls if any(found is c for found in calls_in(node))), None)
+        inside = next((c for c in calls if code(c.func) not in models.shares  # (AUTO_REUSE: TF1 shared them too)
+                       and any(found is c for found in calls_in(node))), None)
         if inside is not None:
             raise Refused(inside, f"`{code(inside.func)}`, a model function of the project, called in a loop, a "
                                   "comprehension or a function (TF1 made its variables anew at each build)")
