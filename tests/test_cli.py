@@ -239,3 +239,23 @@ def test_a_program_built_on_an_estimator_is_named_once_at_the_top_and_in_the_sum
     for form in ("json", "junit", "sarif", "github", "concise"):  # the machine formats carry findings only
         out = run("check", "--no-cache", "--format", form, "pkg").output
         assert "TFM213" in out and "cannot run on" not in out.split("\n")[0], (form, out[:300])
+
+
+def test_check_unsafe_fixes_names_what_holds_the_module_after_the_unsafe_fixes(tmp_path, monkeypatch):
+    """As Ruff's `check --unsafe-fixes`: `check --native --unsafe-fixes` says what `fix --native
+    --unsafe-fixes` would meet (here nothing: the graph seed's draws are written out), not the advice
+    to give the flag; cached apart from a plain check (the same file, the other answer)."""
+    (tmp_path / "s.py").write_text(
+        "import tensorflow as tf\n\ntf.set_random_seed(1)\nx = tf.placeholder(tf.float32, [None, 2])\n"
+        "y = tf.layers.dense(x, 1)\nwith tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+        "    print(sess.run(y, {x: [[1.0, 2.0]]}))\n")
+    monkeypatch.chdir(tmp_path)
+
+    def blockers(*flags):
+        result = runner.invoke(app, ["check", "--native", *flags, "--select", "TFM216", "--format", "json", "s.py"],
+                               catch_exceptions=False)
+        return [d["message"] for d in json.loads(result.stdout)]
+
+    assert any("a graph-level seed" in m for m in blockers())
+    assert blockers("--unsafe-fixes") == []
+    assert any("a graph-level seed" in m for m in blockers())  # (the plain check's cache entry, not the unsafe one)

@@ -129,12 +129,14 @@ def _lint_unguarded(data: bytes, path: str, codes: Sequence[str], parsed: Option
 
 
 def check_source(data: bytes, path: str, codes: Sequence[str], shims=None, imported_by=None,
-                 native: bool = False, ignore_noqa: bool = False, keras3: bool = False) -> List[Finding]:
+                 native: bool = False, ignore_noqa: bool = False, keras3: bool = False,
+                 unsafe: bool = False) -> List[Finding]:
     """`shims`: the project's re-exports of TensorFlow (facts.project_imports.ProjectImports), or None. `imported_by`: a
-    checked module of TF1 graph code that imports this one (graph_imports), or None. Runs with
-    room for deeply nested code (tfmigrate.core.deep)."""
+    checked module of TF1 graph code that imports this one (graph_imports), or None. `unsafe`: as
+    `fix --unsafe-fixes` would fix it (TFM216 names what holds the module after the unsafe fixes).
+    Runs with room for deeply nested code (tfmigrate.core.deep)."""
     return run_deep(lambda: _lint(data, path, codes, shims=shims, imported_by=imported_by, native=native,
-                                  ignore_noqa=ignore_noqa, keras3=keras3).findings)
+                                  ignore_noqa=ignore_noqa, keras3=keras3, unsafe=unsafe).findings)
 
 
 def fix_source(data: bytes, path: str, codes: Sequence[str], unsafe: bool = False, record: bool = False,

@@ -287,7 +287,7 @@ def check(paths=None, config=None, select=None, extend_select=None, ignore=None,
     fix_only = fix_only or diff  # as Ruff: check --diff implies --fix-only
     fixing = fix_ or fix_only
     settings = _settings(paths, config, select, extend_select, ignore, target_version,
-                         unsafe_fixes if fixing else None, force_exclude=force_exclude,
+                         unsafe_fixes, force_exclude=force_exclude,
                          respect_gitignore=respect_gitignore, exclude=exclude, extend_exclude=extend_exclude,
                          max_file_size=max_file_size, native=native, ignore_noqa=ignore_noqa, keras3=keras3)
     if show_settings:

@@ -351,8 +351,8 @@ def _prepare(data: bytes, shown: str, codes: Sequence[str]):
 
 
 def check_notebook(data: bytes, shown: str, codes: Sequence[str], shims=None, native: bool = False,
-                   ignore_noqa: bool = False) -> List[Finding]:
-    """`native` is taken and ignored: `fix --native` moves code across a module, so across cells;
+                   ignore_noqa: bool = False, unsafe: bool = False) -> List[Finding]:
+    """`native` (and with it `unsafe`) is taken and ignored: `fix --native` moves code across a module, so across cells;
     a notebook is never rewritten natively (and TFM216 does not speak for one)."""
     from tfmigrate.core import engine
 

@@ -191,7 +191,7 @@ def task(path: str, own: Settings, codes: List[str], facts: ProjectFacts, mode: 
             key += "|group: " + hashlib.sha256(repr(facts.groups[path]).encode("utf-8")).hexdigest()
         if path in facts.tf1_users:
             key += "|TF1 code imports it: " + facts.tf1_users[path]
-    if key and own.native and mode == "fix" and (own.unsafe_fixes if unsafe is None else unsafe):
+    if key and own.native and (own.unsafe_fixes if unsafe is None else unsafe):
         key += "|unsafe"  # TFM216 names what holds the module after the unsafe fixes
     if key and own.native and own.keras3:
         key += "|keras3"

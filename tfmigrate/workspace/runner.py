@@ -160,7 +160,10 @@ def _process_file(task: Task, check_source=None, fix_source=None) -> Outcome:
     fix_source = fix_source or engine.fix_source
 
     if task.mode == "check":
-        findings = [f.portable() for f in check_source(data, task.shown, task.codes, **engine_facts(task))]
+        facts = engine_facts(task)
+        if task.native and task.unsafe:  # (as Ruff's check --unsafe-fixes: what `fix --unsafe-fixes` would meet)
+            facts["unsafe"] = True
+        findings = [f.portable() for f in check_source(data, task.shown, task.codes, **facts)]
         if cache:
             cache.put(task.path, key, findings)
         return Outcome(task.shown, findings, source_text(data) if findings else None)
