@@ -33,6 +33,19 @@ def _tool(*args, cwd):
     return subprocess.run([sys.executable, "-m", "tfmigrate", *args], capture_output=True, text=True, cwd=cwd, env=env)
 
 
+def _assert_passes(cwd, program: str = "ops_test.py") -> None:
+    """The (fixed) test file runs and passes under TF 2.21."""
+    ran = _tests(cwd, program)
+    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+
+
+def _fixed_native(cwd, program: str = "ops_test.py") -> str:
+    """The text of `program` after `fix --native` of the project in `cwd`."""
+    result = _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    return (cwd / program).read_text()
+
+
 def _tests(cwd, program: str = "ops_test.py") -> subprocess.CompletedProcess:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_USE_LEGACY_KERAS", None)  # (the fixed file sets it where it needs it)
@@ -127,8 +140,7 @@ def test_a_seeded_test_of_a_model_function_is_rewritten_only_as_unsafe_and_says_
     assert fixed.count("# tfmigrate: `ops.projection` draws under this seed") == 1, fixed
     assert _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
     assert (root / "ops_test.py").read_text() == fixed
-    ran = _tests(root)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root)
 
 
 def test_a_project_draw_run_twice_keeps_the_compat_route(tmp_path):
@@ -213,8 +225,7 @@ def test_a_test_calling_model_functions_becomes_eager_and_passes(tmp_path):
     # a fixed point: the tracked object's `variable_scope` is no graph code for the next pass
     assert _tool("fix", "--native", "--unsafe-fixes", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
     assert (root / "ops_test.py").read_text() == fixed and (root / "ops.py").read_text() == library
-    ran = _tests(root)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root)
 
 
 def test_plain_fix_of_the_same_project_passes_too(tmp_path):
@@ -222,8 +233,7 @@ def test_plain_fix_of_the_same_project_passes_too(tmp_path):
     shutil.copytree(FIXTURES / "shared", root)
     pytest.importorskip("tensorflow")
     assert _tool("fix", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
-    ran = _tests(root)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root)
 
 
 def test_a_model_function_called_again_without_reuse_keeps_the_compat_route(tmp_path):
@@ -238,8 +248,7 @@ def test_a_model_function_called_again_without_reuse_keeps_the_compat_route(tmp_
     check = _tool("check", "--native", "--no-cache", "--format", "concise", ".", cwd=root)
     assert "`ops.projection` called again without `reuse=True`" in check.stdout, check.stdout
     pytest.importorskip("tensorflow")
-    ran = _tests(root)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root)
 
 
 @pytest.mark.parametrize("body, refused", [
@@ -359,8 +368,7 @@ def test_a_test_that_trains_its_model_becomes_eager_and_follows_tf1s_numbers(tmp
     assert fixed.count("def train_op():") == 6 and "inputs = tf.constant(data, dtype=tf.float32)" in fixed and "tf.compat.v1.train.AdagradOptimizer(0.1)" in fixed
     assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
     assert (root / "ops_test.py").read_text() == fixed
-    ran = _tests(root)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root)
     shutil.rmtree(root)
     shutil.copytree(FIXTURES / "trained", root)
     assert _tool("fix", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
@@ -433,8 +441,7 @@ def test_a_model_function_stacked_from_another_modules_model_functions_is_routed
     fixed = (root / "model_test.py").read_text()
     assert "tf1_variables(model.two_layer, x, 4, 2)" in fixed and not [w for w in GRAPH if w in fixed], fixed
     assert "disable_v2_behavior" not in (root / "layers.py").read_text() + (root / "model.py").read_text()
-    ran = _tests(root, "model_test.py")
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root, "model_test.py")
 
 
 def test_a_library_checking_shapes_with_dimension_methods_is_callable_once_fixed(tmp_path):
@@ -449,13 +456,11 @@ def test_a_library_checking_shapes_with_dimension_methods_is_callable_once_fixed
         "    def testGram(self):\n        with self.test_session() as sess:\n"
         "            value = sess.run(checks.gram(tf.eye(3)))\n        self.assertAllClose(np.eye(3), value)\n\n\n"
         "if __name__ == '__main__':\n    tf.test.main()\n")
-    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
-    fixed = (tmp_path / "checks_test.py").read_text()
+    fixed = _fixed_native(tmp_path, "checks_test.py")
     assert "self.evaluate(checks.gram(tf.eye(3)))" in fixed and "test_session" not in fixed, fixed
     assert "tf.compat.dimension_at_index(shape, 0)" in (tmp_path / "checks.py").read_text()
     pytest.importorskip("tensorflow")
-    ran = _tests(tmp_path, "checks_test.py")
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(tmp_path, "checks_test.py")
 
 
 def test_a_library_beside_its_programs_graph_code_is_callable_by_an_eager_test(tmp_path):
@@ -474,8 +479,7 @@ def test_a_library_beside_its_programs_graph_code_is_callable_by_an_eager_test(t
     assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=root).returncode == 0
     assert (root / "ops.py").read_text() == library and (root / "ops_test.py").read_text() == fixed
     pytest.importorskip("tensorflow")
-    ran = _tests(root)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root)
     trained = _tests(root, "train.py")
     assert trained.stdout.strip().splitlines()[-1] == "loss=0.00066", trained.stderr[-2000:]
 
@@ -495,8 +499,7 @@ def test_a_class_that_makes_its_variables_in_init_is_made_through_the_store(tmp_
     fixed = (root / "model_test.py").read_text()
     assert "factors = tf1_variables(model.Factors, 3, 4, 2)" in fixed and not [w for w in GRAPH if w in fixed], fixed
     pytest.importorskip("tensorflow")
-    ran = _tests(root, "model_test.py")
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(root, "model_test.py")
 
 
 @pytest.mark.parametrize("tail, library", [
@@ -565,12 +568,10 @@ def test_a_model_function_sharing_by_default_may_be_called_twice(tmp_path):
         "            sess.run(tf.global_variables_initializer())\n            va, vb = sess.run([a, b])\n"
         "        self.assertAllClose(np.full((2, 2), 1.5), va)\n        self.assertAllClose(va, vb)\n\n\n"
         "if __name__ == '__main__':\n    tf.test.main()\n")
-    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
-    fixed = (tmp_path / "ops_test.py").read_text()
+    fixed = _fixed_native(tmp_path)
     assert fixed.count("tf1_variables(ops.encode, tf.ones([2, 3]))") == 2 and "test_session" not in fixed, fixed
     pytest.importorskip("tensorflow")
-    ran = _tests(tmp_path)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(tmp_path)
 
 
 def test_a_function_of_sharing_functions_called_in_a_loop_shares_them_too(tmp_path):
@@ -586,12 +587,10 @@ def test_a_function_of_sharing_functions_called_in_a_loop_shares_them_too(tmp_pa
         "            sess.run(tf.global_variables_initializer())\n            value = sess.run(h)\n"
         "        self.assertAllClose(np.array([[4.125, 4.125, 1.0]] * 2), value)\n\n\n"
         "if __name__ == '__main__':\n    tf.test.main()\n")
-    assert _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
-    fixed = (tmp_path / "ops_test.py").read_text()
+    fixed = _fixed_native(tmp_path)
     assert "tf1_variables(ops.stacked, h)" in fixed and "test_session" not in fixed, fixed
     pytest.importorskip("tensorflow")
-    ran = _tests(tmp_path)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(tmp_path)
 
 
 _GRADIENT_OPS = ("import tensorflow as tf\n\n\ndef encode(x, units):\n    with tf.variable_scope('enc'):\n"
@@ -616,15 +615,12 @@ def test_gradients_of_tensors_beside_the_models_trainable_variables_are_taped(tm
     list, the variables the store made."""
     (tmp_path / "ops.py").write_text(_GRADIENT_OPS)
     (tmp_path / "ops_test.py").write_text(_GRADIENT_TEST)
-    result = _tool("fix", "--native", "--no-cache", "--exit-zero", ".", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    fixed = (tmp_path / "ops_test.py").read_text()
+    fixed = _fixed_native(tmp_path)
     assert not [w for w in GRAPH if w in fixed], fixed
     assert "            tape.watch(x)\n            loss = tf1_variables(ops.encode, x, 4)\n" in fixed, fixed
     assert "grads = tape.gradient(loss, [x] + tf1_variables.trainable())" in fixed, fixed
     pytest.importorskip("tensorflow")
-    ran = _tests(tmp_path)
-    assert ran.returncode == 0 and "OK" in ran.stderr, ran.stderr[-3000:]
+    _assert_passes(tmp_path)
 
 
 def test_variables_read_by_name_inside_a_run_are_the_store_variables_in_place():

@@ -299,9 +299,10 @@ def _tf_draw(call: ast.Call, tf: set) -> str:
 
 def shared_by_default(data: bytes, kinds: Dict[str, str], imported=None) -> set:
     """The model functions (`kinds`: function_kinds') whose variables are all made under
-    `variable_scope(..., reuse=tf.AUTO_REUSE)`, or a `reuse` parameter defaulting to it: what they do
-    outside those scopes reaches pure code only (`imported`: as function_kinds reads imports). Called
-    again without `reuse`, TF1 shared their variables, and so does one variable store."""
+    `variable_scope(..., reuse=tf.AUTO_REUSE)` (or `reuse=True`), or a `reuse` parameter defaulting to
+    it, or by such functions of the module: what they do outside those scopes reaches pure code only
+    (`imported`: as function_kinds reads imports). Called again without `reuse`, TF1 shared their
+    variables, and so does one variable store."""
     tree = _parsed(data)
     if tree is None:
         return set()
@@ -328,8 +329,8 @@ def _reuse_given(call: ast.Call, callee: Optional[ast.FunctionDef]) -> bool:
 
 def _shares(node: ast.FunctionDef, lines, kinds: Dict[str, str], modules, names, shared: set,
             defined: Dict[str, ast.FunctionDef]) -> bool:
-    """Every variable `node` makes is made under `reuse=tf.AUTO_REUSE`, its own or that of the
-    module's functions in `shared` it calls; the rest of it reaches pure code only."""
+    """Every variable `node` makes is made under a sharing `reuse` (`_auto_reused`), its own or that
+    of the module's functions in `shared` it calls; the rest of it reaches pure code only."""
     positional = node.args.posonlyargs + node.args.args
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(node.args.defaults):]], node.args.defaults))
     defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None})
@@ -337,11 +338,11 @@ def _shares(node: ast.FunctionDef, lines, kinds: Dict[str, str], modules, names,
         getattr(node.body[0], "value", None), ast.Constant) else node.body
     own = [s for s in body if isinstance(s, ast.With) and any(_auto_reused(i.context_expr, defaults) for i in s.items)]
     rest = [s for s in body if not any(s is t for t in own)]
-    calls = [c for s in rest for c in ast.walk(s) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-             and c.func.id in shared]
-    if any(_reuse_given(c, defined.get(c.func.id)) for c in calls):
+    reached = [n for s in rest for n in ast.walk(s)]
+    if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in shared
+           and _reuse_given(c, defined.get(c.func.id)) for c in reached):
         return False  # (`encode(y, reuse=None)`: not the default the callee shares by)
-    called = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name) and n.id in shared}
+    called = {n.id for n in reached if isinstance(n, ast.Name) and n.id in shared}
     return bool(own or called) and all(_kind(b"".join(lines[s.lineno - 1:s.end_lineno]), False) == PURE and all(
         k == PURE for k in _called_kinds(s, modules, names, GRAPH, GRAPH)) and all(
         kinds.get(n.id, PURE) == PURE or n.id in shared for n in ast.walk(s) if isinstance(n, ast.Name)) for s in rest)

@@ -929,8 +929,7 @@ class Emitter:
                         and f"*{layer.name}.trainable_variables" not in made:
                     made.append(f"*{layer.name}.trainable_variables")
             if statement.kind is Kind.VARIABLE and statement.trainable and (statement.scope + "/").startswith(var_scope):
-                spread = {"dict": f"*{statement.targets[0]}.values()", "list": f"*{statement.targets[0]}"}
-                made += [spread.get(statement.container, statement.targets[0])] if statement.container else statement.targets
+                made += _variables_made(statement)
             for name, call in statement.tracked:  # a model function's object: its variables by TF1 name
                 listed = self._under_scope(self.script.builders[name], call, var_scope)
                 if listed is not None and listed not in made:
@@ -950,9 +949,7 @@ class Emitter:
                 continue
             seen[id(definition)] = definition
             if definition.kind is Kind.VARIABLE and definition.trainable:
-                name = definition.targets[0]
-                spread = {"dict": f"*{name}.values()", "list": f"*{name}"}
-                found.append((self._position(definition), spread.get(definition.container, name)))
+                found.append((self._position(definition), _variables_made(definition)[0]))
             elif definition.kind is Kind.GRAPH:
                 for i, (name, call) in enumerate(definition.tracked):  # a model function's object
                     model = self.script.builders[name].objects[id(call)]
@@ -1052,6 +1049,14 @@ class _Rename(cst.CSTTransformer):
         if original.keyword is not None and original.keyword.value in self.names:
             return updated.with_changes(keyword=original.keyword)  # a keyword is not the variable
         return updated
+
+
+def _variables_made(statement: Statement) -> List[str]:
+    """The variables a module-level VARIABLE statement makes, as list elements: its names, or its
+    container spread (`*weights.values()` of a dict, `*layers` of a list)."""
+    name = statement.targets[0]
+    spread = {"dict": f"*{name}.values()", "list": f"*{name}"}
+    return [spread[statement.container]] if statement.container in spread else list(statement.targets)
 
 
 def joined_pieces(pieces: Sequence[str]) -> str:

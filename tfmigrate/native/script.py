@@ -29,7 +29,7 @@ import tfmigrate.native.seeded_draws as seeded_draws
 from tfmigrate.native.optimizers import KEPT_TF1, OPTIMIZERS, keras_optimizer, learning_rate_of
 from tfmigrate.native.feed_builds import escape_reason, feed_uses, keys_added_before, set_key, update_dict
 from tfmigrate.native.control_flow import CONTROL_FLOW, control_flow_differs
-from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, holds, names_assigned,
+from tfmigrate.native.syntax import (assignments_in, bind, calls_in, code, fresh_name, functions_in, names_assigned,
                                      names_in, names_read)
 
 PLACEHOLDERS = ("placeholder", "placeholder_with_default", "sparse_placeholder")
@@ -299,7 +299,7 @@ class Script:
         self.kinds: Dict[str, Kind] = {}        # a name's current kind, in program order
         # a collection of the program's own -> the statements so far that add to it (own_collections)
         self.collection_adders: Dict[str, List[Statement]] = {}
-        self._graph_value: Optional[cst.CSTNode] = None  # the graph expression `_graph` is reading
+        self._reading_graph = False  # `_graph` is reading a graph expression (its collections' reads are followed)
         self.defs: Dict[str, Statement] = {}    # the statement that defines each graph name now
         self.placeholders: Dict[str, Statement] = {}
         self.helpers: Set[str] = set()
@@ -1403,8 +1403,7 @@ class Script:
                 path = script.tf_call(call)
                 if path in REGULARIZATION_READS and script._regularization(call, path, at):
                     return False
-                if path == own_collections.READ and own_collections.read_key(call) is not None \
-                        and script._graph_value is not None and holds(script._graph_value, call):
+                if path == own_collections.READ and script._reading_graph and own_collections.read_key(call) is not None:
                     return False  # (read in the traced graph: `_collection_deps`)
                 if path is not None and not script.pinned and any(
                         a.keyword is not None and a.keyword.value == "seed" for a in call.args):
@@ -1449,7 +1448,7 @@ class Script:
         read = own_collections.keys_read(value, self.tf_call)
         added = own_collections.keys_added(value, self.tf_call)
         for name, _call in statement.tracked:
-            added |= self.builders[name].collections if name in self.builders else set()
+            added |= self.builders[name].collections
         if read & added:
             raise Blocked(statement.line, f"a statement that both adds to the collection `{sorted(read & added)[0]}` "
                                           "and reads it (which comes first is not read here)")
@@ -1888,11 +1887,11 @@ class Script:
 
     def _graph(self, statement: Statement, value: cst.BaseExpression) -> None:
         at = statement.line
-        self._graph_value = value
+        self._reading_graph = True
         try:
             self._check_supported(value, at)
         finally:
-            self._graph_value = None
+            self._reading_graph = False
         script = self
 
         class _Inline(cst.CSTVisitor):

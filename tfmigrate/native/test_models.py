@@ -21,8 +21,9 @@ A variable read by name the graph way (`v.op.name`) is read eagerly (`v.name.spl
 Refused (the test keeps the compat route), because the object shares what TF1 made anew: a model
 function called again without `reuse=True` (TF1 made other variables, `scope_1/...`, or raised that
 they existed) unless each such call names a scope of its own, a call in a loop, a comprehension or
-a lambda (but of a function whose variables are all made under `reuse=tf.AUTO_REUSE`), a model function read other than called, and a variable list read in a test that also
-makes variables itself. A model function expected to raise (`assertRaises`) where variables may
+a lambda (but of a function that shares its variables by default: `reuse=tf.AUTO_REUSE`), a model
+function read other than called, and a variable list read in a test that also makes variables
+itself. A model function expected to raise (`assertRaises`) where variables may
 exist is built in a TF1 graph after the test's earlier model calls (`_in_tf1_graph`), else refused.
 A variable read by name (`with tf.variable_scope("s", reuse=True): w = tf.get_variable("w")`) is
 the object's variable of that name (`variable`). The variables' initializers draw eagerly other numbers than TF1's test graph
