@@ -9,6 +9,8 @@ tests/fixtures/imported_models/expected/<case>/ (TFMIGRATE_UPDATE_SNAPSHOTS=1 re
 """
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -63,14 +65,17 @@ def test_a_second_call_must_reuse_or_name_its_own_scope():
     check_calls({"lib.model": [calls[0], cst.parse_expression("lib.model(y)")]}, frozenset({"lib.model"}))
 
 
-@pytest.mark.parametrize("case", ["seeded", "by_name", "own_seeds"])
+@pytest.mark.parametrize("case", ["seeded", "by_name", "own_seeds", "builder", "builder_by_name", "builder_class"])
 def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, tmp_path, monkeypatch):
     root = _copy(case, tmp_path / "native")
     fix_project(root, monkeypatch, "--native", "--unsafe-fixes")
     train = (root / "train.py").read_text()
     assert not any(marker in train for marker in GRAPH), train
-    assert "class TF1Imports(tf.Module):" in train and "tf1_imports(" in train
-    library = next(p for p in root.glob("*.py") if p.name != "train.py")
+    if case == "builder_class":  # the library's class taken in, made a tracked module (native.classes)
+        assert "class Regressor(tf.Module):" in train and "import nets\n" in train, train
+    else:
+        assert "class TF1Imports(tf.Module):" in train and "tf1_imports(" in train
+    library = next(p for p in sorted(root.glob("*.py")) if p.name != "train.py" and not p.name.endswith("_test.py"))
     text = library.read_text()
     assert "import tensorflow.compat.v1 as tf\n" in text and "disable_v2" not in text, text  # TF1 code kept
     assert "keras.layers" not in text, text
@@ -85,7 +90,7 @@ def test_fix_native_routes_the_librarys_model_functions_through_the_store(case, 
     assert {p.name: p.read_text() for p in root.glob("*.py")} == before
 
 
-@pytest.mark.parametrize("case", ["seeded", "by_name", "own_seeds"])
+@pytest.mark.parametrize("case", ["seeded", "by_name", "own_seeds", "builder", "builder_by_name", "builder_class"])
 def test_the_eager_script_prints_the_compat_routes_numbers(case, tmp_path, monkeypatch):
     pytest.importorskip("tensorflow")
     compat = _copy(case, tmp_path / "compat")
@@ -95,6 +100,10 @@ def test_the_eager_script_prints_the_compat_routes_numbers(case, tmp_path, monke
     expected = fixed_line(FIXTURES / case / "train.py")
     assert last_line(compat, "train.py") == expected
     assert last_line(native, "train.py") == expected
+    for test in native.glob("*_test.py"):  # (the library kept TF1 code for its tests, on the compat route)
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test.name], cwd=native,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
 
 
 def test_calls_whose_variables_are_not_read_keep_the_compat_route(tmp_path, monkeypatch):
@@ -189,3 +198,74 @@ def test_the_call_a_second_model_function_repeats_is_the_line_named(tmp_path, mo
     found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
     assert "internal" not in found["train.py"], found
     assert "stopped at line 7: `lib.dense` called again without `reuse=True`" in found["train.py"], found
+
+
+def _listed(root: Path) -> tuple:
+    files = sorted(str(p) for p in root.glob("*.py"))
+    return eager_imports(files, read_source, stateful_imports(files, read_source))[str(root / "train.py")]
+
+
+def test_a_librarys_graph_builders_are_listed_with_their_text_for_its_scripts():
+    """`lib.build_graph` makes placeholders and a train op: no store call runs it eagerly, so the
+    script is given its text (and what its names are in the library) to take it in."""
+    from tfmigrate.facts.library_builders import parse_entry
+
+    listed = _listed(FIXTURES / "builder")
+    builds = dict(parse_entry(e) for e in listed if parse_entry(e) is not None)
+    assert set(builds) == {"lib.build_graph"}, listed
+    payload = builds["lib.build_graph"]
+    assert payload["text"].startswith("def build_graph(learning_rate):") and payload["line"] == 17
+    assert payload["imports"] == {"np": "numpy", "tf": "tensorflow"}
+    assert {"HIDDEN", "model", "mse"} <= set(payload["defined"]) and payload["literals"] == {"HIDDEN": "8"}
+    assert "lib.model:model" in listed and "lib.mse" in listed
+    # a function making the train op and the global step is graph code, not a pure function
+    assert "nets._optimize" not in _listed(FIXTURES / "builder_by_name")
+
+
+def _taken(source: str, library: str, module: str = "lib"):
+    from tfmigrate.facts.library_builders import entry, payloads
+    from tfmigrate.native.library_builders import taken_in
+
+    found = payloads(library.encode(), ["build"])
+    return taken_in(source, tuple(entry(module, name, payload) for name, payload in found.items()))
+
+
+_LIBRARY = ("import numpy as np\nimport tensorflow as tf\nfrom helpers import *\nSIZE = 3\n\n\n"
+            "def build(n=SIZE):\n    x = tf.placeholder(tf.float32, [None, n])\n    return x, np.float32(SIZE)\n")
+
+
+def test_a_builder_is_written_into_the_script_with_its_names_read_through_the_library():
+    taken = _taken("import tensorflow as tf\nimport lib\nx, s = lib.build()\nwith tf.Session() as sess:\n"
+                   "    print(sess.run(x * s, {x: [[1.0, 2.0, 3.0]]}))\n", _LIBRARY)
+    assert "def build(n=3):\n    x = tf.placeholder(tf.float32, [None, n])\n    return x, np.float32(lib.SIZE)" \
+        in taken.code, taken.code  # (the default read at `def`: the literal the library bound)
+    assert "import numpy as np\n" in taken.code and "x, s = build()" in taken.code
+    assert taken.where(taken.code.splitlines().index("    x = tf.placeholder(tf.float32, [None, n])") + 1) == (
+        "lib.build", "lib", 8)
+
+
+def test_a_builder_is_not_taken_where_its_names_would_mean_another_thing():
+    call = "import tensorflow as tf\nimport lib\nx, s = lib.build()\n"
+    assert _taken(call, _LIBRARY.replace("np.float32(SIZE)", "helper(SIZE)")) is None  # (from a star import)
+    assert _taken("np = 3\n" + call, _LIBRARY) is None  # the script's `np` is not numpy
+    assert _taken(call + "f = lib.build\n", _LIBRARY) is None  # passed as a value: the library's TF1 function
+    looped = _taken(call, _LIBRARY.replace("return x, np.float32(SIZE)", "return build(n) if n < 0 else x"))
+    assert "return build(n) if n < 0 else x" in looped.code  # (itself: the local function)
+    named = _taken("import tensorflow as tf\nfrom lib import build\nlib = 2\nx, s = build()\n", _LIBRARY)
+    assert "import lib as lib_2\n" in named.code and "np.float32(lib_2.SIZE)" in named.code, named.code
+    assert "from lib import build" not in named.code and "x, s = build()" in named.code
+
+
+def test_a_script_taking_a_builder_in_names_the_librarys_line_that_holds_it(tmp_path, monkeypatch):
+    (tmp_path / "lib.py").write_text(
+        "import tensorflow as tf\n\n\ndef build():\n    x = tf.placeholder(tf.float32, [None, 1])\n"
+        "    y = tf.py_func(lambda a: a, [x], tf.float32)\n    return x, y\n")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nimport lib\n\nx, y = lib.build()\nwith tf.Session() as sess:\n"
+        "    print(sess.run(y, {x: [[1.0]]}))\n")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--select", "TFM216", "--format", "json", "."],
+                           catch_exceptions=False)
+    found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
+    assert "stopped at line 4: `lib.build`, graph code of `lib` taken into this script to run eagerly, stops at " \
+           "its line 6 there: `tf.py_func`" in found["train.py"], found

@@ -1276,8 +1276,9 @@ def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
     """Inlined into each `tf.function` that reads its tensors, it made one iterator per function:
     `x * 2` and `x * 3` of the same element read two streams (0 0, 2 3, ... instead of 0 3, 4 9).
     Called once, it is written where it is called (native.inline): one iterator, at module level,
-    as TF1 made it; called twice, once inside an expression, it is refused, naming the iterator and
-    that call (each call written where it is needs statements: native.inline.inline_each)."""
+    as TF1 made it; called twice, once inside an expression, each call is written where it is
+    (native.inline.inline_each; the one in `pipeline() * 3` first given a statement of its own):
+    two iterators, as TF1's two calls made."""
     source = ("import tensorflow as tf\ndef pipeline():\n    ds = tf.data.Dataset.range(9)\n"
               "    return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()\n"
               "x = pipeline()\na = x * 2\nb = x * 3\nwith tf.Session() as s:\n    print(s.run(a), s.run(b))\n")
@@ -1285,8 +1286,9 @@ def test_a_function_that_makes_an_iterator_is_not_a_pure_helper():
     assert outcome.blocker is None and "def pipeline" not in outcome.code
     assert outcome.code.count("iter(ds)") == 1 and "iterator.get_next()" in outcome.code
     twice = rewrite(source.replace("b = x * 3", "b = pipeline() * 3"))
-    assert twice.code is None and "make_one_shot_iterator" in twice.blocker.construct
-    assert "a function called inside an expression" in twice.blocker.construct
+    assert twice.blocker is None and "def pipeline" not in twice.code, twice.blocker
+    assert "iterator = iter(ds)" in twice.code and "iterator_2 = iter(ds_2)" in twice.code, twice.code
+    assert "compute_b(iterator_2.get_next())" in twice.code, twice.code
 
 
 def test_a_helper_of_a_script_made_eager_by_an_unsafe_queue_conversion_stays_eager(tmp_path):
@@ -1462,7 +1464,10 @@ TRAINING = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None])\nw 
     (("    return opt.minimize(loss)\n", "    if rate > 1:\n        return None\n    return opt.minimize(loss)\n"),
      "a `return` before its end"),
     (("    opt = tf", "    global w\n    opt = tf"), "`global`"),
-    (("train_op = training(loss, 0.1)\n", "train_op = [training(loss, 0.1)][0]\n"), "called inside an expression"),
+    (("train_op = training(loss, 0.1)\n", "train_op = training(loss, 0.1) if loss is not None else None\n"),
+     "called inside an expression"),
+    (("train_op = training(loss, 0.1)\n", "train_op = [tf.no_op(), training(loss, 0.1)][1]\n"),
+     "called inside an expression"),
     (("    return opt.minimize(loss)\n", "    return opt.minimize(loss) if rate else training(loss, 0)\n"),
      "a recursive function"),
 ])
@@ -1482,6 +1487,28 @@ def test_a_graph_function_is_written_in_place_only_where_that_is_exact(change, r
             or "does not give" in construct, construct
     else:
         assert f"not written where it is called: {reason}" in construct or reason in construct, construct
+
+
+def test_a_graph_function_called_inside_an_expression_gets_a_statement_of_its_own():
+    """native.inline: `total = xent + weight_decay(1e-4)` is first `loss = weight_decay(1e-4)`, then
+    `total = xent + loss` (the function's body written there): nothing of the statement ran before
+    the call. A returned pair of a pair assigned is written name by name (the script route reads each)."""
+    import libcst as cst
+
+    from tfmigrate.native.inline import inline
+
+    source = ("import tensorflow as tf\n\ndef weight_decay(scale):\n    w = tf.add_n(tf.get_collection('w'))\n"
+              "    loss = scale * w\n    return loss\n\ndef main():\n    xent = tf.constant(1.0)\n"
+              "    total = xent + weight_decay(1e-4)\n    print(total)\n")
+    code = inline(cst.parse_module(source), "weight_decay").module.code
+    assert "    scale = 1e-4\n    w = tf.add_n(tf.get_collection('w'))\n    loss = scale * w\n" \
+           "    total = xent + loss\n" in code, code
+    paired = ("import tensorflow as tf\n\ndef _optimize(loss, rate):\n    step = tf.train.get_or_create_global_step()\n"
+              "    return tf.train.GradientDescentOptimizer(rate).minimize(loss, global_step=step), step\n\n"
+              "loss = tf.constant(1.0)\ntrain_op, step = _optimize(loss, 0.1)\nprint(step)\n")
+    code = inline(cst.parse_module(paired), "_optimize").module.code
+    assert "train_op = tf.train.GradientDescentOptimizer(rate).minimize(loss, global_step=step_2)\n" \
+           "step = step_2\n" in code, code
 
 
 def test_a_model_function_making_variables_inside_and_outside_its_scopes_is_named_per_call():
@@ -1556,7 +1583,8 @@ def test_a_function_returning_its_step_and_a_local_gives_each_back_by_name():
     assert "\ntrain_op = opt.minimize(loss, global_step=step)\n" in out and "train_op, lr" not in out
     crossed = source.replace("return opt.minimize(loss, global_step=step), lr", "return lr * 2.0, lr") \
         .replace("train_op, lr = training", "scaled, lr = training")
-    assert "scaled, lr = " in inline(cst.parse_module(crossed), "training").module.code
+    # (the pair written name by name, its values read no target: the same assignment)
+    assert "\nscaled = lr_2 * 2.0\nlr = lr_2\n" in inline(cst.parse_module(crossed), "training").module.code
 
 
 @pytest.mark.parametrize("name, construct", [

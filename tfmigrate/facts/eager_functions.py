@@ -388,8 +388,18 @@ def _names_outside_init(node: ast.ClassDef) -> set:
     return {n.id for n in ast.walk(_outside_init(node)) if isinstance(n, ast.Name)}
 
 
+# What a function building a training step calls (a TF1 optimizer's `minimize` of a loss tensor, the
+# graph's global step): eagerly it raises, or makes a new step at each call. Graph code, though
+# facts.eager_calls.NOT_EAGER leaves it to the modules (a TF2 module may well call `minimize`).
+_TRAINS = re.compile(rb"\.(?:minimize|compute_gradients)\s*\(|\b(?:get_or_create_global_step|get_global_step"
+                     rb"|create_global_step)\s*\(")
+
+
 def _kind(text: bytes, is_class: bool) -> str:
-    found = [hit.group(0) for hit in NOT_EAGER.finditer(code_only(text))]
+    text = code_only(text)
+    if _TRAINS.search(text):
+        return GRAPH
+    found = [hit.group(0) for hit in NOT_EAGER.finditer(text)]
     if not found:
         return PURE
     if is_class or not all(_MAKES_VARIABLES.match(hit) for hit in found):

@@ -48,7 +48,21 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
     if group:
         from tfmigrate.native.groups import member_outcome
 
-        return Outcome(*member_outcome(source, group, rewrite, unsafe))
+        outcome = Outcome(*member_outcome(source, group, rewrite, unsafe))
+        if outcome.code is None and group[0] != group[1] and "TestCase" not in source:
+            # the group keeps the library TF1 code: a program may still go eager on its own, calling
+            # that code through the store or taking its graph classes in (native.library_builders)
+            alone = rewrite(source, stateful, eager, unsafe, keras3)
+            if alone.code is not None:
+                return alone
+        return outcome
+    from tfmigrate.native.library_builders import taken_in, without_builders
+
+    builders = taken_in(source, eager)  # `ops = lib.build_graph(...)`: the library's graph function written in
+    eager = without_builders(eager)
+    if builders is not None:
+        text = builders.inlined()
+        return _taken_lines(source, builders, text, rewrite(text, stateful, eager, unsafe, keras3))
     from tfmigrate.native.global_steps import named, read_by_run
 
     stepped = named(source)  # `global_step=tf.train.get_global_step()`: the step by one name
@@ -64,7 +78,8 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
         return _lines_of(source, trained, rewrite(trained, stateful, eager, unsafe, keras3))
     outcome = _with_tf1_seeds(source, stateful, eager, unsafe, keras3)
     if outcome is None:
-        outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe)
+        outcome = _seeded(source, _slim_layers_kept(source, _rewrite(source, stateful, eager, unsafe, keras3)), unsafe,
+                          eager)
         outcome = _own_seed_named(source, outcome, unsafe)
     if outcome.blocker is None or outcome.blocker.function is None:
         return outcome
@@ -80,6 +95,10 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
             return Outcome(None, Blocker(1, LIBRARY_MODULE))  # (its callers are elsewhere: TFM216 names them)
         return Outcome(None, Blocker(blocker.line, f"{blocker.construct}, not written where it is called: {why}"))
     inlined = rewrite(text, stateful, eager, unsafe, keras3)
+    from tfmigrate.native.script import LIBRARY_MODULE
+
+    if inlined.blocker is not None and inlined.blocker.construct == LIBRARY_MODULE:
+        return Outcome(None, Blocker(1, LIBRARY_MODULE))  # (its graph functions' callers are elsewhere: TFM216 names them)
     if inlined.blocker is not None:  # both: the function, and what stops the module with it written in place
         line = inline.original_line(source, text, inlined.blocker.line)
         return Outcome(None, Blocker(blocker.line, f"{blocker.construct}; written where it is called, the module "
@@ -93,6 +112,12 @@ def _library(source: str) -> bool:
                          source, re.MULTILINE)
 
 
+def _original_line(source: str, changed: str, line: int) -> int:
+    from tfmigrate.native.inline import original_line
+
+    return original_line(source, changed, line)
+
+
 def _lines_of(source: str, changed: str, outcome: Outcome) -> Outcome:
     """`outcome` of the rewrite of `changed` (a line added to `source`), its blocker at the line of
     `source` it names."""
@@ -101,6 +126,22 @@ def _lines_of(source: str, changed: str, outcome: Outcome) -> Outcome:
     from tfmigrate.native.inline import original_line
 
     return Outcome(None, dataclasses.replace(outcome.blocker, line=original_line(source, changed, outcome.blocker.line)))
+
+
+def _taken_lines(source: str, builders, text: str, outcome: Outcome) -> Outcome:
+    """`outcome` of `text`, the script with its library builders written in (native.library_builders)
+    and where they are called: a blocker inside one named at the call, at the builder's own line in
+    its library."""
+    if outcome.blocker is None:
+        return outcome
+    line = builders.line_in_code(text, outcome.blocker.line)
+    inside = builders.where(line)
+    if inside is None:
+        return Outcome(None, dataclasses.replace(outcome.blocker, line=_original_line(source, builders.code, line)))
+    spelling, module, line = inside
+    return Outcome(None, Blocker(builders.call_line(source, spelling),
+                                 f"`{spelling}`, graph code of `{module}` taken into this script to run eagerly, "
+                                 f"stops at its line {line} there: {outcome.blocker.construct}"))
 
 
 def _own_seed_named(source: str, outcome: Outcome, unsafe: bool) -> Outcome:
@@ -149,14 +190,15 @@ def _slim_layers_kept(source: str, outcome: Outcome) -> Outcome:
     return outcome
 
 
-def _seeded(source: str, outcome: Outcome, unsafe: bool) -> Outcome:
+def _seeded(source: str, outcome: Outcome, unsafe: bool, eager: tuple = ()) -> Outcome:
     """A rewrite of a seeded program that draws random numbers is unsafe (native.seeded_draws):
-    refused without `--unsafe-fixes`, and with it noted above the seed."""
+    refused without `--unsafe-fixes`, and with it noted above the seed. Its draws may be its
+    project's (`eager`: a library function it calls draws, `lib.dense:draws=init`)."""
     if outcome.code is None:
         return outcome
     from tfmigrate.native.seeded_draws import noted, seed_line
 
-    line = seed_line(source)
+    line = seed_line(source, _drawing_calls(source, eager))
     if line is None:
         return outcome
     if not unsafe:
@@ -165,6 +207,18 @@ def _seeded(source: str, outcome: Outcome, unsafe: bool) -> Outcome:
                                            "numbers change (equal under `DeterministicRandomTestTool`); "
                                            "`fix --unsafe-fixes --native` rewrites it and says so in the code"))
     return Outcome(noted(outcome.code), None, outcome.kept)
+
+
+def _drawing_calls(source: str, eager: tuple) -> Tuple[str, ...]:
+    """How the module spells the functions of its project that draw (eager_imports' `:draws=`)."""
+    if ":draws=" not in "".join(eager):
+        return ()
+    from tfmigrate.native.imported_models import imported
+
+    try:
+        return tuple(sorted(imported(cst.parse_module(source), eager).draws))
+    except Exception:  # noqa: BLE001 - the caller reports unparsable files itself
+        return ()
 
 
 def _with_tf1_seeds(source: str, stateful: tuple, eager: tuple, unsafe: bool, keras3: bool) -> Optional[Outcome]:

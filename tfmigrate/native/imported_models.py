@@ -110,7 +110,7 @@ def imported(module: cst.Module, listed: Tuple[str, ...]) -> Imported:
     the names the module imports."""
     if not listed:
         return Imported()
-    outside = _imported(module)
+    outside = top_level_imports(module)
     kinds: Dict[str, set] = {}
     draws: Dict[str, str] = {}
     for entry in listed:
@@ -141,7 +141,7 @@ def local_spellings(outside: Dict[str, str], name: str) -> List[str]:
     return found
 
 
-def _imported(module: cst.Module) -> Dict[str, str]:
+def top_level_imports(module: cst.Module) -> Dict[str, str]:
     """Local name -> what it names (`lib`, `lib.model`), for the module's top-level imports."""
     found: Dict[str, str] = {}
     for statement in module.body:

@@ -57,7 +57,13 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
         raise Refused("a function also used as a value (passed or stored, not only called)")
     if len(calls) != 1:
         raise CalledAgain(f"a function called {len(calls)} times (each call built its own graph state)")
-    site, assigned = _site(module, calls[0])
+    try:
+        site, assigned = _site(module, calls[0])
+    except Refused:
+        hoisted = _hoisted(module, definition, calls[0])
+        if hoisted is None:
+            raise
+        return inline(hoisted, name, rename)
     params = definition.params
     if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg:
         raise Refused("a function with `*args` or `**kwargs`")
@@ -143,7 +149,8 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
     elif same:
         result = []
     elif target_node is not None:
-        result = [stmt(f"{code(target_node)} = {code(_renamed(returned, names))}")]
+        result = _one_by_one(target_node, _renamed(returned, names)) or [
+            stmt(f"{code(target_node)} = {code(_renamed(returned, names))}")]
     elif returned is not None:
         result = [cst.SimpleStatementLine([cst.Expr(_renamed(returned, names))])]
     else:
@@ -182,6 +189,21 @@ def inline_each(module: cst.Module, name: str) -> Inlined:
         done = inline(module, copy)
         module, targets = done.module, targets | done.targets
     return Inlined(module, targets, done.scope)
+
+
+def _one_by_one(target: cst.BaseExpression, value: cst.BaseExpression) -> Optional[List[cst.BaseStatement]]:
+    """`a, b = x, y` as `a = x` and `b = y` (the script route reads each name's own graph), where
+    that is the same: names, as many as the values, none read by a later value; else None."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements) > 1
+            and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements)
+            and all(isinstance(e, cst.Element) for e in value.elements)):
+        return None
+    names = [e.value.value for e in target.elements]
+    if len(set(names)) < len(names) or any(names_read(e.value) & set(names[:k])
+                                           for k, e in enumerate(value.elements)):
+        return None
+    return [stmt(f"{name} = {code(e.value)}") for name, e in zip(names, value.elements)]
 
 
 def _only_bound(node: cst.CSTNode, name: str) -> bool:
@@ -300,6 +322,69 @@ def _site(module: cst.Module, call: cst.Call):
     return sites[0]
 
 
+_CONDITIONAL = (cst.Lambda, cst.IfExp, cst.BooleanOperation, cst.ListComp, cst.SetComp, cst.DictComp,
+                cst.GeneratorExp)
+
+
+def _hoisted(module: cst.Module, definition: cst.FunctionDef, call: cst.Call) -> Optional[cst.Module]:
+    """`loss = xent + weight_decay(1e-4)` as `weight_loss = weight_decay(1e-4)` then `loss = xent +
+    weight_loss`, so that the call is a statement of its own (`_site`); None where that could
+    change what runs first: the call in a lambda, a comprehension, a conditional expression or a
+    `and` / `or`, or after another call of the statement that is not one it is an argument of
+    (Python evaluates left to right; a call's own arguments and callee before it)."""
+    lines = []
+
+    class _Lines(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, line) -> None:
+            if any(c is call for c in calls_in(line)):
+                lines.append(line)
+
+    module.visit(_Lines())
+    if len(lines) != 1 or len(lines[0].body) != 1:
+        return None
+    line, small = lines[0], lines[0].body[0]
+    if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        if any(calls_in(t) for t in targets) or small.value is None:
+            return None
+        value = small.value
+    elif isinstance(small, (cst.Expr, cst.Return)) and small.value is not None:
+        value = small.value
+    else:
+        return None
+    ancestors: List[cst.CSTNode] = []
+    order: List[cst.Call] = []
+    path: List[cst.CSTNode] = []
+
+    class _Order(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if node is call:
+                ancestors.extend(path)
+            if isinstance(node, cst.Call):
+                order.append(node)
+            path.append(node)
+            return True
+
+        def on_leave(self, original) -> None:
+            path.pop()
+
+    value.visit(_Order())
+    if not any(c is call for c in order) or any(isinstance(a, _CONDITIONAL) for a in ancestors):
+        return None
+    before = order[:next(k for k, c in enumerate(order) if c is call)]
+    if any(not any(c is a for a in ancestors) for c in before):
+        return None
+    returned = only_statement(definition.body.body[-1]) if definition.body.body else None
+    preferred = returned.value.value if isinstance(returned, cst.Return) and isinstance(returned.value, cst.Name) \
+        else f"{definition.name.value}_value"
+    taken = names_of_module(cst.Module([s for s in module.body if s is not definition]))  # (its own are its own)
+    fresh = fresh_name(taken | {definition.name.value}, preferred)
+    first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(fresh))], call)],
+                                    leading_lines=line.leading_lines)
+    rest = line.with_changes(leading_lines=[]).visit(Replace({id(call): cst.Name(fresh)}))
+    return module.visit(Replace({id(line): [first, rest]}))
+
+
 def _same_at_call(module: cst.Module, definition: cst.FunctionDef, node) -> bool:
     """A default whose value at `def` is its value at the call: a literal, or a module name bound
     by one statement, before the `def`."""
@@ -307,6 +392,8 @@ def _same_at_call(module: cst.Module, definition: cst.FunctionDef, node) -> bool
         node = node.expression
     if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
         return True
+    if isinstance(node, cst.Tuple):  # (immutable: `hidden_sizes=(64, 64)`)
+        return all(isinstance(e, cst.Element) and _same_at_call(module, definition, e.value) for e in node.elements)
     if not isinstance(node, cst.Name):
         return False
     if node.value in ("True", "False", "None"):

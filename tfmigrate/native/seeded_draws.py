@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
@@ -46,12 +46,14 @@ NOTE = (  # the comment the rewrite carries above the seed, one line each
 )
 
 
-def seed_line(source: str) -> Optional[int]:
-    """The line of the program's graph-level seed, when the program also draws random numbers; None
-    otherwise (nothing that the rewrite draws differs) or for a test file."""
+def seed_line(source: str, drawing: Sequence[str] = ()) -> Optional[int]:
+    """The line of the program's graph-level seed, when the program also draws random numbers (or
+    calls one of `drawing`, its project's functions that draw: `lib.dense`); None otherwise
+    (nothing that the rewrite draws differs) or for a test file."""
     code = code_only(source)
     seed = _SEED.search(code)
-    if seed is None or "TestCase" in code or not _DRAWS.search(code):
+    if seed is None or "TestCase" in code or not (_DRAWS.search(code) or any(
+            re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", code) for name in drawing)):
         return None
     return code.count("\n", 0, seed.start()) + 1
 

@@ -22,6 +22,8 @@ from tfmigrate.facts.eager_functions import (DRAWS_ENTRY, GRAPH, MODEL, MODEL_EN
                                              UNTRACKED_ENTRY, WholeModule, function_draws, function_kinds,
                                              library_only, shared_by_default, untracked_functions)
 from tfmigrate.facts.graph_words import HELPER_GRAPH_BYTES, HELPER_GRAPH_CALL_BYTES, MAPPED_GRAPH_CALL_BYTES
+from tfmigrate.facts.library_builders import entry as builds_entry
+from tfmigrate.facts.library_builders import payloads as builder_payloads
 from tfmigrate.observed import note, read_noted
 
 # A module that imports TensorFlow and uses a TF1 graph construct (graph_words.HELPER_GRAPH_CALLS).
@@ -155,7 +157,9 @@ def eager_imports(files: Iterable[str], read, scripts: Container[str] = ()) -> D
     variables the TF1 way (`ops.output_projection:model`, facts.eager_functions); and of those a
     test may call, the ones whose numbers depend on the graph seed (`ops.sample_noise:draws=run`).
     Listed for test files, and for `scripts` (those importing modules that make variables), whose
-    entries also name the functions that make untracked state (`ops.dense:untracked`)."""
+    entries also name the functions that make untracked state (`ops.dense:untracked`), and carry
+    the text of the functions and classes that build other graph state, for the script to take in
+    (`lib.build_graph:builds={...}`, facts.library_builders)."""
     files = [f for f in files if f.endswith(".py")]
     known = {os.path.normpath(os.path.abspath(f)): f for f in files}
     clean: Dict[str, bool] = {}
@@ -171,6 +175,8 @@ def eager_imports(files: Iterable[str], read, scripts: Container[str] = ()) -> D
 
     listed_of: Dict[str, Dict[str, str]] = {}
     shares_of: Dict[str, set] = {}  # path -> its model functions that share their variables by default
+    builders_of: Dict[str, set] = {}  # path -> its functions that build other graph state (a script may take them in)
+    payloads_of: Dict[str, Dict[str, str]] = {}  # path -> what a script needs to take them in (facts.library_builders)
 
     def functions(path: str, seen: frozenset) -> Dict[str, str]:
         """(once per module: `seen` only keeps an import cycle from recursing)"""
@@ -217,6 +223,7 @@ def eager_imports(files: Iterable[str], read, scripts: Container[str] = ()) -> D
         if partial - consulted:  # (imported in a way not read here: `import pkg.mod`)
             return {}
         shares_of[path] = shared_by_default(data, kinds, listed)
+        builders_of[path] = {name for name, kind in kinds.items() if kind == GRAPH}
         return {name: kind for name, kind in kinds.items() if kind != GRAPH}
 
     drawn: Dict[str, Optional[dict]] = {}
@@ -278,6 +285,9 @@ def eager_imports(files: Iterable[str], read, scripts: Container[str] = ()) -> D
                 if script:
                     made = untracked(target, frozenset({path, target}))
                     names += [f"{module}.{name}{UNTRACKED_ENTRY}" for name in callable_ if made is None or name in made]
+                    if target not in payloads_of:
+                        payloads_of[target] = builder_payloads(read(target) or b"", builders_of.get(target, ()))
+                    names += [builds_entry(module, name, payload) for name, payload in payloads_of[target].items()]
             drawing = module_draws(module, path)
             if drawing is None:  # (it may draw anywhere)
                 names.append(f"{module}{DRAWS_ENTRY}{RUN_DRAWS}")
