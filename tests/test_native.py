@@ -1511,6 +1511,24 @@ def test_a_graph_function_called_inside_an_expression_gets_a_statement_of_its_ow
            "step = step_2\n" in code, code
 
 
+def test_a_nested_function_keeps_its_own_names_when_its_function_is_written_in_place():
+    """native.inline: `def body(i, x)` of a `while_loop` binds `d` for itself: the caller's `d` is
+    not what the function reads from its module (written in place); a parameter given the caller's
+    `d` is bound to it, not substituted (the nested `d` would be read instead)."""
+    import libcst as cst
+
+    from tfmigrate.native.inline import Refused, inline
+
+    source = ("import tensorflow as tf\n\ndef sample(n, dim):\n    def body(i, x):\n        d = i * 2\n"
+              "        return i + 1, x + d + dim\n    x0 = tf.zeros([n, dim])\n"
+              "    _, samples = tf.while_loop(lambda i, x: i < dim, body, [tf.constant(0), x0])\n    return samples\n\n"
+              "def fit():\n    d = 3\n    s = sample(4, d)\n    print(s)\n")
+    code = inline(cst.parse_module(source), "sample").module.code
+    assert "    dim = d\n" in code and "        return i + 1, x + d + dim\n" in code, code
+    with pytest.raises(Refused, match="reads the module's `d`, which `fit` binds"):
+        inline(cst.parse_module(source.replace("        d = i * 2\n", "")), "sample")
+
+
 def test_a_model_function_making_variables_inside_and_outside_its_scopes_is_named_per_call():
     """A model function making `emb` beside `with tf.variable_scope("rnn_layer")` (research code's
     encoders) is read as one making its variables outside a scope: named from each call's scope
@@ -2391,3 +2409,22 @@ def test_functions_that_build_in_a_new_graph_at_each_call_are_found_in_both_spel
               "def c(graph):\n    with graph.as_default():\n        pass\n\n\n"
               "def d():\n    with tf.get_default_graph().as_default():\n        pass\n")
     assert own_graphs(cst.parse_module(source), source) == ("a", "b")
+
+
+def test_a_graph_classs_tf_module_members_are_renamed_where_every_use_is_its_own():
+    """native.class_members: `self.variables` of a class that becomes a `tf.Module` (whose
+    `variables` is its own) is `self.variables_`, with the reads of the objects the module makes of
+    it; another object's `.variables` leaves the module as it was (the class route names the clash)."""
+    import libcst as cst
+
+    from tfmigrate.native.class_members import renamed
+
+    source = ("import tensorflow as tf\n\nclass Agent(object):\n    def __init__(self):\n"
+              "        self.x = tf.placeholder(tf.float32, [None, 2])\n"
+              "        self.variables = tf.trainable_variables()\n\n    def count(self):\n"
+              "        return len(self.variables)\n\nagent = Agent()\nprint(len(agent.variables))\n")
+    code = renamed(cst.parse_module(source)).code
+    assert code == source.replace(".variables", ".variables_"), code
+    other = source + "model = make()\nprint(model.variables)\n"
+    assert renamed(cst.parse_module(other)) is None
+    assert renamed(cst.parse_module(source.replace("agent = Agent()\n", "agent = Agent()\nagent = None\n"))) is None

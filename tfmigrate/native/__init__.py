@@ -367,6 +367,10 @@ def _routes(module: cst.Module, source: str, written: str, stateful: tuple, eage
 
             evals = as_session_runs(flat or module, source)  # `t.eval(feed)`: its one Session's run (same lines)
             flat = evals or flat
+            from tfmigrate.native.class_members import renamed
+
+            members = renamed(flat or module)  # `self.variables` of a graph class: `self.variables_` (same lines)
+            flat = members or flat
             if flat is not None:
                 module, lines = _with_lines(flat)
             try:  # a class builds the graph (native.classes), or functions run by `main` (entry_functions)

@@ -100,8 +100,10 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
         code(e.value) for e in returned.elements] == targets))
     # a parameter given a name that the function does not assign reads that name (no binding),
     # with `rename`; without it, only the caller's name of the same name (`images = f(images)`)
+    # (not a name a nested `def`, lambda or comprehension binds for itself: it would read its own)
+    nested = _nested_bound(inner)
     substituted = {p.name.value: given[p.name.value].value for p in params.params
-                   if isinstance(given.get(p.name.value), cst.Name) and (
+                   if isinstance(given.get(p.name.value), cst.Name) and given[p.name.value].value not in nested and (
                        (p.name.value not in assigned_inside and (rename or given[p.name.value].value == p.name.value))
                        or (given[p.name.value].value == p.name.value and same and p.name.value in targets))}
     local = ({p.name.value for p in params.params} - set(substituted)) | assigned_inside
@@ -112,7 +114,7 @@ def inline(module: cst.Module, name: str, rename: bool = True) -> Inlined:
     if isinstance(scope, cst.FunctionDef):  # a name the function reads from the module must stay the module's
         caller_locals = names_assigned(scope.body) | {p.name.value for p in scope.params.params}
         free = names_read(definition.body) - local - set(substituted)
-        shadowed = sorted(free & caller_locals)
+        shadowed = sorted(_module_reads(definition, free & caller_locals))
         if shadowed:
             raise Refused(f"a function that reads the module's `{shadowed[0]}`, which `{scope.name.value}` binds")
     given_back = {} if same or not rename else _given_back(returned, targets, local, inner, call)
@@ -320,6 +322,42 @@ def _site(module: cst.Module, call: cst.Call):
         raise Refused("a function called inside an expression (only `x = f(...)` or `f(...)` as a statement "
                       "is written where it is called)")
     return sites[0]
+
+
+def _nested_bound(node: cst.CSTNode) -> Set[str]:
+    """The names the nested `def`s, lambdas and comprehensions of `node` bind for themselves."""
+    found: Set[str] = set()
+
+    class _Bound(cst.CSTVisitor):
+        def visit_FunctionDef(self, function: cst.FunctionDef) -> None:
+            found.update(p.name.value for p in function.params.params)
+            found.update(names_assigned(function.body))
+
+        def visit_Lambda(self, lam: cst.Lambda) -> None:
+            found.update(p.name.value for p in lam.params.params)
+
+        def visit_CompFor(self, comp: cst.CompFor) -> None:
+            found.update(n.value for n in name_nodes(comp.target))
+
+    node.visit(_Bound())
+    return found
+
+
+def _module_reads(definition: cst.FunctionDef, names: Set[str]) -> Set[str]:
+    """Those of `names` that the function reads from its module: not the ones a nested `def`, a
+    lambda or a comprehension binds for itself (`def body(i, x)` of a `while_loop`)."""
+    if not names:
+        return names
+    from libcst.metadata import GlobalScope, MetadataWrapper, ScopeProvider
+
+    wrapper = MetadataWrapper(cst.Module([definition]))
+    found = set()
+    for scope in {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}:
+        for access in scope.accesses:
+            if isinstance(access.node, cst.Name) and access.node.value in names and (
+                    not access.referents or any(isinstance(r.scope, GlobalScope) for r in access.referents)):
+                found.add(access.node.value)
+    return found
 
 
 _CONDITIONAL = (cst.Lambda, cst.IfExp, cst.BooleanOperation, cst.ListComp, cst.SetComp, cst.DictComp,
