@@ -2665,6 +2665,8 @@ def _narrow_dtype(dtype, script: Script) -> bool:
 def _literal_dtype(node, script: Script) -> Optional[str]:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return "bool"
+    if isinstance(node, cst.Comparison) or isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return "bool"  # (`config["mode"] == "st_gumbel"`: a bool, or an array or tensor of bools)
     if isinstance(node, cst.Float):
         return "float32"
     if isinstance(node, cst.Integer):
