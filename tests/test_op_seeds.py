@@ -816,3 +816,17 @@ def test_the_entry_point_runs_main_once(entry):
     out = _pin("def main(_):\n    tf.set_random_seed(2)\n    w = tf.Variable(tf.random_normal([4, 2]))\n"
                "    b = tf.Variable(tf.random_normal([2]))\n\n\n" + entry)
     assert "tf.random_normal([4, 2], seed=0)" in out and "tf.random_normal([2], seed=1)" in out
+
+
+def test_an_object_of_a_project_class_that_draws_nothing_does_not_stop_the_count():
+    """`source.sample(...)` of `source = data.Source(...)`, a class of the project listed pure and
+    drawing nothing (its `sample` draws with numpy): counted through; an object bound otherwise
+    too, or of a class that draws, stops the count as a method that may draw."""
+    body = ("import data\ntf.set_random_seed(1)\nsource = data.Source(3)\nxs = source.sample(4)\n"
+            "w = tf.Variable(tf.random_normal([2]))\n")
+    source = HEADER + body
+    listed = ("data.Source",)
+    assert "tf.random_normal([2], seed=0)" in pinned(cst.parse_module(source), source, listed).code
+    assert pinned(cst.parse_module(source), source, ("data.Source", "data.Source:draws=run")) is None
+    rebound = source.replace("xs = ", "source = other()\nxs = ")
+    assert pinned(cst.parse_module(rebound), rebound, listed) is None

@@ -33,7 +33,7 @@ from tfmigrate.facts.names import ImportTable, dotted
 import tfmigrate.native.imported_models as imported_models
 from tfmigrate.fixers.arguments import joined, keyword
 from tfmigrate.native.class_bases import merged
-from tfmigrate.native.syntax import bind, bound_names, calls_in, code, names_in
+from tfmigrate.native.syntax import bind, bound_names, calls_in, code, found_in, name_nodes, names_in
 
 # The sampled losses, each drawing its negative classes with a log-uniform candidate sampler made
 # inside it, and how many of their arguments may be given by position (the seed is not among them).
@@ -169,6 +169,29 @@ def _counted(module: cst.Module, source: str, listed: Tuple[str, ...] = ()):
     return counter, counter.count()
 
 
+def _pure_objects(module: cst.Module, imported: imported_models.Imported) -> Set[str]:
+    """The names the module binds only to an object of its project's classes that build no graph
+    and draw nothing (`source = factors.TwoFactorData(...)`: its `sample` draws with numpy)."""
+    made: Set[str] = set()
+    other: Set[str] = set()
+    for assign in found_in(module, "visit_Assign"):
+        for target in assign.targets:
+            name = target.target.value if isinstance(target.target, cst.Name) else None
+            spelled = dotted(assign.value.func) if isinstance(assign.value, cst.Call) else None
+            if name is not None and len(assign.targets) == 1 and spelled in imported.pure \
+                    and not imported.draws.get(spelled):
+                made.add(name)
+            else:
+                other.update(n.value for n in name_nodes(target.target))
+    bound = [f.target for f in found_in(module, "visit_For")] + [
+        w.asname.name for w in found_in(module, "visit_WithItem") if w.asname is not None] + [
+        a.target for a in found_in(module, "visit_AugAssign") + found_in(module, "visit_AnnAssign")]
+    for target in bound:  # (bound otherwise too: a loop's, a `with`'s, a parameter of that name)
+        other.update(n.value for n in name_nodes(target))
+    other.update(p.name.value for f in found_in(module, "visit_FunctionDef") for p in f.params.params)
+    return made - other
+
+
 class _Counter:
     def __init__(self, module: cst.Module, names: ImportTable, imported: Optional[imported_models.Imported] = None):
         self.module, self.names = module, names
@@ -213,6 +236,7 @@ class _Counter:
         self.safe_libraries = {name for name, root in bound.items() if root in _NO_GRAPH}
         self.other_libraries = {name for name, root in bound.items()  # (what they build: not known)
                                 if name not in names.aliases and root not in _NO_GRAPH}
+        self.pure_objects = _pure_objects(module, self.imported)
 
     def count(self) -> Dict[int, int]:
         """The op seed of each draw, by id of its call (a run RNN's: by id of its statement too); a
@@ -830,6 +854,8 @@ class _Counter:
             return True  # (a project module's function may build graph ops that draw)
         if isinstance(root, cst.Name) and root.value in self.safe_libraries:
             return False
+        if isinstance(root, cst.Name) and root.value in self.pure_objects:
+            return False  # (`source.sample(...)` of `source = data.Source(...)`, a class of the project drawing nothing)
         name = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
             call.func.value if isinstance(call.func, cst.Name) else ""
         # (an instance's method whose class is not known here: one of the module's that draws may)
