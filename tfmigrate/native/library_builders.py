@@ -320,6 +320,16 @@ def _written(module: cst.Module, called: List[cst.Call], calls: Dict[str, str], 
     funcs = {id(c.func): c for c in called}
 
     class _Calls(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original, updated):
+            """A statement calling a builder says where its graph code comes from."""
+            here = [funcs[i] for i in funcs if any(c is funcs[i] for c in calls_in(original))]
+            if not here:
+                return updated
+            one = taken[calls[dotted(here[0].func)]]
+            where = "its class is written above" if isinstance(one.definition, cst.ClassDef) else "its body is written here"
+            note = cst.EmptyLine(comment=cst.Comment(f"# tfmigrate: `{one.spelling}` ({_file(one)}): {where}, to run eagerly"))
+            return updated.with_changes(leading_lines=[*updated.leading_lines, note])
+
         def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
             if id(original.func) in funcs:
                 return updated.with_changes(func=cst.Name(local[dotted(original.func)]))
@@ -344,7 +354,9 @@ def _written(module: cst.Module, called: List[cst.Call], calls: Dict[str, str], 
         at = 1
     pieces: List[cst.BaseStatement] = [cst.parse_statement(statement) for statement in added]
     ordered = sorted(taken.values(), key=lambda t: (t.module, t.line))
-    pieces += [one.definition.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) for one in ordered]
+    pieces += [one.definition.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), cst.EmptyLine(
+        comment=cst.Comment(f"# tfmigrate: from {_file(one)}, taken in to run eagerly (the library keeps it for its "
+                            "other callers)"))]) for one in ordered]
     code = module.with_changes(body=body[:at] + pieces + body[at:]).code
     wrapper = MetadataWrapper(cst.parse_module(code), unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
@@ -352,6 +364,10 @@ def _written(module: cst.Module, called: List[cst.Call], calls: Dict[str, str], 
     spans = [(at_line[one.local].start.line, at_line[one.local].end.line, one.spelling, one.module, one.line)
              for one in ordered]
     return TakenIn(code, spans, [one.local for one in ordered if isinstance(one.definition, cst.FunctionDef)])
+
+
+def _file(one: _Taken) -> str:
+    return f"{one.module.lstrip('.').replace('.', '/')}.py line {one.line}"
 
 
 def _docstring(statement: cst.BaseStatement) -> bool:
