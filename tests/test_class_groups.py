@@ -263,3 +263,26 @@ def test_a_module_import_the_group_cannot_read_back_holds_the_group(tmp_path, mo
     assert "tf.disable_v2_behavior" not in (native / "models.py").read_text()
     pytest.importorskip("tensorflow")
     assert last_line(native, "train.py") == fixed_line(FIXTURES / "together" / "train.py")
+
+
+def test_a_program_a_held_group_leaves_says_what_stops_it_on_its_own(tmp_path, monkeypatch):
+    """The group (a library class using a module that makes variables) keeps the compat route, and
+    the program, tried on its own with the class taken in, stops at its own `tf.py_func`: its
+    TFM216 names both."""
+    (tmp_path / "layers.py").write_text(
+        "import tensorflow as tf\n\n\ndef dense(x, n, name):\n    with tf.variable_scope(name):\n"
+        "        w = tf.get_variable('w', [int(x.shape[-1]), n])\n        return tf.matmul(x, w)\n")
+    (tmp_path / "models.py").write_text(
+        "import tensorflow as tf\n\nimport layers\n\n\nclass Net(object):\n    def __init__(self):\n"
+        "        self.x = tf.placeholder(tf.float32, [None, 2])\n        self.y = layers.dense(self.x, 1, 'out')\n")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\n\nimport models\n\nnet = models.Net()\n"
+        "z = tf.py_func(lambda a: a, [net.y], tf.float32)\nwith tf.Session() as sess:\n"
+        "    sess.run(tf.global_variables_initializer())\n    print(sess.run(z, {net.x: [[1.0, 2.0]]}).shape)\n")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["check", "--no-cache", "--native", "--unsafe-fixes", "--select", "TFM216",
+                                 "--format", "json", "."], catch_exceptions=False)
+    found = {Path(d["path"]).name: d["message"] for d in json.loads(result.stdout)}
+    assert "`./models.py` holds the group on the compat route at its line 1: its classes use `layers`" \
+        in found["train.py"], found
+    assert "; on its own, it stops at its line 6: `tf.py_func` at module level" in found["train.py"], found

@@ -55,6 +55,10 @@ def rewrite(source: str, stateful: tuple = (), eager: tuple = (), unsafe: bool =
             alone = rewrite(source, stateful, eager, unsafe, keras3)
             if alone.code is not None:
                 return alone
+            if alone.blocker is not None and alone.blocker.construct not in outcome.blocker.construct:
+                return Outcome(None, dataclasses.replace(outcome.blocker, construct=(
+                    f"{outcome.blocker.construct}; on its own, it stops at its line {alone.blocker.line}: "
+                    f"{alone.blocker.construct}")))
         return outcome
     from tfmigrate.native.library_builders import taken_in, without_builders
 
