@@ -116,12 +116,6 @@ def _library(source: str) -> bool:
                          source, re.MULTILINE)
 
 
-def _original_line(source: str, changed: str, line: int) -> int:
-    from tfmigrate.native.inline import original_line
-
-    return original_line(source, changed, line)
-
-
 def _lines_of(source: str, changed: str, outcome: Outcome) -> Outcome:
     """`outcome` of the rewrite of `changed` (a line added to `source`), its blocker at the line of
     `source` it names."""
@@ -141,7 +135,9 @@ def _taken_lines(source: str, builders, text: str, outcome: Outcome) -> Outcome:
     line = builders.line_in_code(text, outcome.blocker.line)
     inside = builders.where(line)
     if inside is None:
-        return Outcome(None, dataclasses.replace(outcome.blocker, line=_original_line(source, builders.code, line)))
+        from tfmigrate.native.inline import original_line
+
+        return Outcome(None, dataclasses.replace(outcome.blocker, line=original_line(source, builders.code, line)))
     spelling, module, line = inside
     return Outcome(None, Blocker(builders.call_line(source, spelling),
                                  f"`{spelling}`, graph code of `{module}` taken into this script to run eagerly, "

@@ -19,26 +19,26 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
+from tfmigrate.native.class_facts import attrs_of
 from tfmigrate.native.classes import MODULE_MEMBERS
-from tfmigrate.native.syntax import calls_in, names_in
+from tfmigrate.native.syntax import names_in
 
 
 def renamed(module: cst.Module) -> Optional[cst.Module]:
     """`module` with its classes' `tf.Module` members renamed where that is exact, or None."""
-    if not any(member in module.code for member in MODULE_MEMBERS):
+    owners = [(cls, attrs_of(cls)[1] & MODULE_MEMBERS) for cls in module.body
+              if isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)]
+    owners = [(cls, owned) for cls, owned in owners if owned]
+    if not owners:
         return None
-    classes = [s for s in module.body if isinstance(s, cst.ClassDef) and isinstance(s.body, cst.IndentedBlock)]
+    taken = _attribute_names(module) | set(names_in(module))  # (a new name must be free everywhere)
     renames: Dict[int, str] = {}  # id(Attribute.attr Name) -> its new name
-    for cls in classes:
-        owned = _self_attributes(cls) & MODULE_MEMBERS
-        if not owned:
-            continue
+    for cls, owned in owners:
         instances = _instances(module, cls.name.value)
         for attr in sorted(owned):
             found = _accesses(module, cls, attr, instances)
-            new = f"{attr}_"
-            if found is not None and new not in _attribute_names(module) and new not in names_in(module):
-                renames.update({id(name): new for name in found})
+            if found is not None and f"{attr}_" not in taken:
+                renames.update({id(name): f"{attr}_" for name in found})
     if not renames:
         return None
 
@@ -48,21 +48,6 @@ def renamed(module: cst.Module) -> Optional[cst.Module]:
             return updated.with_changes(value=new) if new is not None else updated
 
     return module.visit(_Rename())
-
-
-def _self_attributes(cls: cst.ClassDef) -> Set[str]:
-    """The attributes the class's methods assign on `self`."""
-    found: Set[str] = set()
-
-    class _Assigned(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            for target in _targets(node.target):
-                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                        and target.value.value == "self":
-                    found.add(target.attr.value)
-
-    cls.visit(_Assigned())
-    return found
 
 
 def _targets(target: cst.BaseExpression):
@@ -127,4 +112,4 @@ def _attribute_names(module: cst.Module) -> Set[str]:
             names.add(attribute.attr.value)
 
     module.visit(_Names())
-    return names | {c.func.attr.value for c in calls_in(module) if isinstance(c.func, cst.Attribute)}
+    return names

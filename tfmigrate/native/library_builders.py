@@ -18,8 +18,9 @@ library is left as it is: its other callers (its tests) keep calling the TF1 fun
 
 Taken only where exact: every name of the function known (a parameter, a local, a builtin, a name
 its library defines or imports from `facts.library_builders._SHARED_MODULES`), the script's names
-for those modules the library's (`tensorflow.compat.v1` and `tensorflow` alike: a TF1 script's `tf` is TF1's API), the function only called (not passed as a value). Graph functions it
-calls of its library are taken in with it. Facts (text, imports, names) come from
+for those modules the library's (`tensorflow.compat.v1` and `tensorflow` alike: a TF1 script's `tf`
+is TF1's API), the function only called (not passed as a value). Graph functions it calls of its
+library are taken in with it. Facts (text, imports, names) come from
 facts.library_builders, gathered by project.graph_imports.eager_imports.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from tfmigrate.facts.library_builders import BUILDS_ENTRY, parse_entry
 from tfmigrate.facts.names import dotted
+from tfmigrate.native.class_facts import is_docstring
 from tfmigrate.native.imported_models import local_spellings, top_level_imports
 from tfmigrate.native.syntax import calls_in, fresh_name, name_counts
 
@@ -350,7 +352,7 @@ def _written(module: cst.Module, called: List[cst.Call], calls: Dict[str, str], 
     last_import = max((k for k, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
                        and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)), default=-1)
     at = last_import + 1
-    if at == 0 and body and _docstring(body[0]):
+    if at == 0 and body and is_docstring(body[0]):
         at = 1
     pieces: List[cst.BaseStatement] = [cst.parse_statement(statement) for statement in added]
     ordered = sorted(taken.values(), key=lambda t: (t.module, t.line))
@@ -368,8 +370,3 @@ def _written(module: cst.Module, called: List[cst.Call], calls: Dict[str, str], 
 
 def _file(one: _Taken) -> str:
     return f"{one.module.lstrip('.').replace('.', '/')}.py line {one.line}"
-
-
-def _docstring(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
-        statement.body[0], cst.Expr) and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
